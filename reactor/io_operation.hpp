@@ -1,0 +1,66 @@
+// IoOperation: the base of every reactor awaitable (ReadWait, Recv, Send, ...).
+#pragma once
+
+#include <sys/socket.h>
+
+#include <coroutine>
+#include <cstddef>
+#include <cstdint>
+
+#include "reactor/io_result.hpp"
+
+namespace tiffany {
+
+class Reactor;
+class Scheduler;
+class TaskRecord;
+
+enum class IoKind : std::uint8_t { poll, recv, send, accept };
+
+/// A backend-neutral description of one operation.
+struct IoRequest {
+  IoKind kind;
+  int fd;
+  void* buffer = nullptr;          // recv/send
+  std::size_t length = 0;          // recv/send
+  int flags = 0;                   // MSG_* for recv/send
+  std::uint32_t poll_mask = 0;     // POLLIN/POLLOUT for poll
+  sockaddr* address = nullptr;     // accept: peer address out (optional)
+  socklen_t* address_length = nullptr;
+};
+
+/// One operation a task parks on. Lives in the awaiting coroutine's frame and
+/// is its own completion record, so the hot path allocates nothing.
+///
+/// Lifetime: if the frame is destroyed while the operation is in flight, the
+/// destructor cancels it and waits for the kernel to let go of it, so a late
+/// completion can never touch freed memory.
+class IoOperation {
+ public:
+  explicit IoOperation(const IoRequest& request) noexcept : request_(request) {}
+  IoOperation(const IoOperation&) = delete;
+  IoOperation& operator=(const IoOperation&) = delete;
+  ~IoOperation();
+
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> caller);
+  IoResult await_resume() const noexcept { return IoResult{result_}; }
+
+  // ---- the reactor's side ----
+  const IoRequest& request() const noexcept { return request_; }
+  bool in_flight() const noexcept { return in_flight_; }
+  /// Records the kernel's answer and wakes the parked task (unless orphaned).
+  void complete(int result) noexcept;
+  /// Detaches the operation from its task: its completion will wake nobody.
+  void orphan() noexcept { task_ = nullptr; }
+
+ private:
+  IoRequest request_;
+  Reactor* reactor_ = nullptr;
+  Scheduler* scheduler_ = nullptr;
+  TaskRecord* task_ = nullptr;
+  int result_ = 0;
+  bool in_flight_ = false;
+};
+
+}  // namespace tiffany

@@ -1,0 +1,37 @@
+// Reactor: the I/O backend interface. One per worker thread, beside its Scheduler.
+#pragma once
+
+#include <string>
+
+#include "coro/poller.hpp"
+#include "reactor/io_operation.hpp"
+
+namespace tiffany {
+
+/// Starts operations for parked tasks and wakes them when the kernel answers.
+/// The scheduler drives it through the Poller interface.
+///
+/// Threading: one per thread; while it exists it is that thread's
+/// `Reactor::current()`. Construct it before the Scheduler that polls it, so
+/// it outlives the tasks (and their in-flight operations).
+class Reactor : public Poller {
+ public:
+  Reactor();
+  Reactor(const Reactor&) = delete;
+  Reactor& operator=(const Reactor&) = delete;
+  ~Reactor() override;
+
+  /// The reactor of the calling thread; aborts if there is none.
+  static Reactor& current() noexcept;
+
+  /// Queues `op`; it is submitted at the next poll. `op` must stay put until
+  /// it completes or is canceled.
+  virtual void start(IoOperation& op) = 0;
+  /// Cancels an in-flight `op` and returns only once the backend no longer
+  /// refers to it (or its buffers). Its task is not woken.
+  virtual void cancel(IoOperation& op) noexcept = 0;
+  /// One line for start-up logs, e.g. "io_uring (single issuer, deferred task run)".
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace tiffany

@@ -1,0 +1,41 @@
+// UringReactor: the io_uring backend. One ring per thread, one submit per loop turn.
+#pragma once
+
+#include <liburing.h>
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "reactor/reactor.hpp"
+
+namespace tiffany {
+
+/// io_uring implementation of Reactor. Operations queue SQEs as tasks park;
+/// poll() submits them all and reaps every available completion in one batch.
+class UringReactor final : public Reactor {
+ public:
+  /// Sets up the ring, preferring SINGLE_ISSUER and DEFER_TASKRUN.
+  /// Throws std::system_error when io_uring is unavailable (EPERM, ENOSYS, ...).
+  explicit UringReactor(unsigned entries = 4096);
+  ~UringReactor() override;
+
+  void start(IoOperation& op) override;
+  void cancel(IoOperation& op) noexcept override;
+  void poll(std::optional<std::chrono::nanoseconds> timeout) override;
+  bool has_pending() const noexcept override { return in_flight_ > 0; }
+  std::string describe() const override;
+
+ private:
+  io_uring_sqe* next_sqe();
+  void enter(std::optional<std::chrono::nanoseconds> timeout);
+  void reap() noexcept;
+
+  io_uring ring_{};
+  unsigned setup_flags_ = 0;
+  std::size_t in_flight_ = 0;   // operations whose completion is still due
+  unsigned unsubmitted_ = 0;    // SQEs queued since the last submit
+};
+
+}  // namespace tiffany

@@ -1,0 +1,82 @@
+// tiffany: the server binary. Parses the command line, loads the config, runs.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "conf/config_error.hpp"
+#include "conf/config_loader.hpp"
+#include "server/server.hpp"
+#include "server/shutdown_signals.hpp"
+#include "server/version.hpp"
+
+namespace {
+
+constexpr const char* kDefaultConfig = "conf/tiffany.json";
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;  // bad config, cannot listen, no I/O backend
+constexpr int kExitUsage = 2;
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out,
+               "Usage: tiffany [--config FILE] [--check-config]\n"
+               "       tiffany --help | --version\n"
+               "\n"
+               "Serves the listeners described in FILE (default: %s) until SIGINT or SIGTERM.\n"
+               "\n"
+               "  --config FILE    the JSON config to serve\n"
+               "  --check-config   validate the config and exit (0 if valid)\n"
+               "  --help           show this text\n"
+               "  --version        show the version\n",
+               kDefaultConfig);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_path = kDefaultConfig;
+  bool check_only = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      print_usage(stdout);
+      return kExitOk;
+    }
+    if (arg == "--version") {
+      std::printf("tiffany %s\n", tiffany::kVersion);
+      return kExitOk;
+    }
+    if (arg == "--check-config") {
+      check_only = true;
+    } else if (arg == "--config" && i + 1 < argc) {
+      config_path = argv[++i];
+    } else if (arg.starts_with("--config=")) {
+      config_path = std::string(arg.substr(std::strlen("--config=")));
+    } else {
+      std::fprintf(stderr, "tiffany: unknown or incomplete argument '%s'\n", argv[i]);
+      print_usage(stderr);
+      return kExitUsage;
+    }
+  }
+
+  try {
+    tiffany::Config config = tiffany::load_config(config_path);
+    if (check_only) {
+      std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());
+      return kExitOk;
+    }
+    tiffany::UniqueFd signals = tiffany::block_shutdown_signals();
+    tiffany::Server server(std::move(config));
+    return server.run(signals.get());
+  } catch (const tiffany::ConfigError& e) {
+    std::fprintf(stderr, "tiffany: config error: %s\n", e.what());
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "tiffany: cannot start: %s\n", e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tiffany: fatal: %s\n", e.what());
+  }
+  return kExitFailure;
+}

@@ -1,0 +1,63 @@
+// Server: bind, report, and run the accept loops plus the signal watcher.
+#include "server/server.hpp"
+
+#include <cstdio>
+#include <system_error>
+
+#include "conf/config_error.hpp"
+#include "coro/scheduler.hpp"
+#include "reactor/uring_reactor.hpp"
+#include "server/accept_loop.hpp"
+#include "server/echo_protocol.hpp"
+#include "server/shutdown_signals.hpp"
+#include "server/version.hpp"
+
+namespace tiffany {
+namespace {
+
+ConnectionHandler handler_for(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::echo: return serve_echo;
+  }
+  return serve_echo;
+}
+
+const char* protocol_name(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::echo: return "echo";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Server::Server(Config config) : config_(std::move(config)) {
+  for (const ListenerConfig& listener : config_.listeners) {
+    try {
+      sockets_.push_back(open_listen_socket(listener.address));
+    } catch (const std::system_error& e) {
+      throw ConfigError(config_.file, listener.json_path + ".address",
+                        "cannot listen on " + listener.address.to_string() + ": " + e.what());
+    }
+  }
+}
+
+int Server::run(int signal_fd) {
+  UringReactor reactor;  // declared before the scheduler: it must outlive the tasks
+  Scheduler scheduler(&reactor);
+
+  std::printf("tiffany %s: I/O backend %s\n", kVersion, reactor.describe().c_str());
+  for (std::size_t i = 0; i < sockets_.size(); ++i) {
+    const ListenerConfig& listener = config_.listeners[i];
+    std::printf("tiffany: listener \"%s\" serving %s on %s\n", listener.name.c_str(), protocol_name(listener.protocol),
+                sockets_[i].bound.to_string().c_str());
+    (void)scheduler.spawn(accept_loop(sockets_[i].fd.get(), handler_for(listener.protocol)));
+  }
+  std::fflush(stdout);
+
+  (void)scheduler.spawn(stop_on_signal(signal_fd));
+  scheduler.run();
+  return 0;
+}
+
+}  // namespace tiffany
