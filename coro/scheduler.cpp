@@ -62,6 +62,7 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
   TaskRecord& ref = *record;
   promise.set_record(&ref);
   tasks_.emplace(id, std::move(record));
+  ++unfinished_;
   push_ready(ref);
   return ref;
 }
@@ -96,9 +97,9 @@ TaskRecord* Scheduler::pop_ready() noexcept {
 
 void Scheduler::run() {
   stop_requested_ = false;
-  while (!stop_requested_ && !tasks_.empty()) {
+  while (!stop_requested_ && unfinished_ > 0) {
     run_ready_batch();
-    if (stop_requested_ || tasks_.empty()) break;
+    if (stop_requested_ || unfinished_ == 0) break;
     wait_for_events();
     fire_due_timers();
   }
@@ -181,6 +182,7 @@ void Scheduler::release(TaskRecord& task) noexcept {
 std::coroutine_handle<> Scheduler::on_task_finished(TaskRecord& task) noexcept {
   const auto& error = task.promise().exception();
   task.state_ = error ? TaskState::failed : TaskState::completed;
+  --unfinished_;
   if (error && failure_logger_) failure_logger_(task.id_, error);
   if (task.joiner_ != nullptr) wake(*std::exchange(task.joiner_, nullptr));
   // Why: the frame is suspended at its final point, so freeing it here is safe

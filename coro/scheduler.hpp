@@ -46,12 +46,14 @@ class Scheduler {
   template <class T>
   JoinHandle<T> spawn(Task<T> task);
 
-  /// Runs tasks until none is left or stop() is called. When every task is
+  /// Runs tasks until every one has finished or stop() is called. When every task is
   /// blocked it waits in the poller (the kernel), never spinning.
   void run();
   /// Makes run() return after the task now running suspends. Callable from a task.
   void stop() noexcept { stop_requested_ = true; }
 
+  /// Entries in the task table: unfinished tasks plus finished ones whose
+  /// JoinHandle has not been consumed yet.
   std::size_t task_count() const noexcept { return tasks_.size(); }
   /// State of a task that is still in the table (unfinished, or finished with
   /// a JoinHandle still holding it); nullopt once it is gone.
@@ -100,6 +102,7 @@ class Scheduler {
 
   Poller* poller_;
   std::unordered_map<TaskId, std::unique_ptr<TaskRecord>> tasks_;
+  std::size_t unfinished_ = 0;
   TaskRecord* ready_head_ = nullptr;
   TaskRecord* ready_tail_ = nullptr;
   std::size_t ready_count_ = 0;

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs tiffany on the shipped config (extra arguments are passed on).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+build_dir=$(scripts/build.sh | tail -n 1)
+exec "$build_dir/server/tiffany" --config conf/tiffany.json "$@"

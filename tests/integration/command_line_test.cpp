@@ -1,0 +1,102 @@
+// The binary's command line and its refusals of bad configs.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "reactor/unique_fd.hpp"
+#include "server_process.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+TEST(CommandLine, HelpDescribesTheOptions) {
+  const RunResult run = run_tiffany({"--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.out.find("--config FILE"), std::string::npos);
+  EXPECT_NE(run.out.find("--check-config"), std::string::npos);
+}
+
+TEST(CommandLine, VersionPrintsTheVersion) {
+  const RunResult run = run_tiffany({"--version"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, "tiffany 0.1.0\n");
+}
+
+TEST(CommandLine, AnUnknownArgumentIsAUsageError) {
+  const RunResult run = run_tiffany({"--frobnicate"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("unknown or incomplete argument '--frobnicate'"), std::string::npos);
+}
+
+TEST(CommandLine, CheckConfigAcceptsTheShippedConfig) {
+  const RunResult run = run_tiffany({"--check-config", "--config", TIFFANY_SOURCE_DIR "/conf/tiffany.json"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("is valid"), std::string::npos);
+}
+
+// Runs the binary on `config_json` and returns its stderr, checking that it
+// refused to start: exit 1, exactly one line, nothing listening.
+std::string refusal_for(const std::string& config_json) {
+  TempDir dir;
+  const std::string path = dir.write("bad.json", config_json);
+  const RunResult run = run_tiffany({"--config", path});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_EQ(run.out.find("listener"), std::string::npos) << "something started: " << run.out;
+  std::string message = run.err;
+  const std::string prefix = "tiffany: config error: " + path + ": ";
+  EXPECT_EQ(message.rfind(prefix, 0), 0u) << message;
+  return message.substr(std::min(prefix.size(), message.size()));
+}
+
+TEST(CommandLine, RefusesInvalidJson) {
+  EXPECT_EQ(refusal_for("{\"listeners\": [\n  {\"name\": \"e\",}\n]}"),
+            "$: invalid JSON: syntax error at line 2 near: }\n");
+}
+
+TEST(CommandLine, RefusesAnUnknownKey) {
+  EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "adress": "127.0.0.1:0", "protocol": "echo"}]})"),
+            "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\"\n");
+}
+
+TEST(CommandLine, RefusesAWrongType) {
+  EXPECT_EQ(refusal_for(R"({"listeners": [{"name": ["e"], "address": "127.0.0.1:0", "protocol": "echo"}]})"),
+            "$.listeners[0].name: expected a non-empty string, got an array\n");
+}
+
+TEST(CommandLine, RefusesABadAddress) {
+  EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "address": "127.0.0.1:99999", "protocol": "echo"}]})"),
+            "$.listeners[0].address: expected \"HOST:PORT\" with an IPv4 address, [IPv6] address or localhost and a "
+            "port from 0 to 65535, got \"127.0.0.1:99999\"\n");
+}
+
+TEST(CommandLine, RefusesAPortInUseAndStartsNoOtherListener) {
+  UniqueFd taken(::socket(AF_INET, SOCK_STREAM, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(taken.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(taken.get(), 1), 0);
+  ASSERT_EQ(::getsockname(taken.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  EXPECT_EQ(refusal_for(R"({"listeners": [
+      {"name": "free", "address": "127.0.0.1:0", "protocol": "echo"},
+      {"name": "taken", "address": "127.0.0.1:)" + port + R"(", "protocol": "echo"}]})"),
+            "$.listeners[1].address: cannot listen on 127.0.0.1:" + port + ": bind: Address already in use\n");
+}
+
+TEST(CommandLine, RefusesAMissingConfigFile) {
+  const RunResult run = run_tiffany({"--config", "/nonexistent/tiffany.json"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err,
+            "tiffany: config error: /nonexistent/tiffany.json: $: cannot read the file: No such file or directory\n");
+}
+
+}  // namespace
+}  // namespace tiffany::testing

@@ -1,0 +1,143 @@
+// ServerProcess: fork/exec of the real binary with captured output.
+#include "server_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace tiffany::testing {
+namespace {
+
+pid_t spawn_binary(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
+  // Why: everything is prepared before fork(); the child of a threaded
+  // process may only make async-signal-safe calls (no allocation).
+  static const char* const binary = TIFFANY_BINARY;
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary));
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ::dup2(out, STDOUT_FILENO);
+  ::dup2(err, STDERR_FILENO);
+  ::execv(binary, argv.data());
+  ::_exit(127);
+}
+
+// Waits for `pid` up to `timeout`; returns its exit code, or -1 after killing it.
+int reap(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "tiffany-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::string TempDir::write(const std::string& name, const std::string& content) const {
+  const std::string file = path_ + "/" + name;
+  std::ofstream(file, std::ios::binary) << content;
+  return file;
+}
+
+ServerProcess::ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args)
+    : config_path_(dir_.write("tiffany.json", config_json)) {
+  std::vector<std::string> args{"--config", config_path_};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  pid_ = spawn_binary(args, dir_.path() + "/stdout", dir_.path() + "/stderr");
+}
+
+ServerProcess::~ServerProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+}
+
+int ServerProcess::port_of(const std::string& listener) {
+  const std::string marker = "listener \"" + listener + "\" serving ";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string text = out();
+    const auto at = text.find(marker);
+    const auto end_of_line = text.find('\n', at);
+    if (at != std::string::npos && end_of_line != std::string::npos) {
+      const auto colon = text.rfind(':', end_of_line);  // "... on 127.0.0.1:PORT"
+      return std::stoi(text.substr(colon + 1, end_of_line - colon - 1));
+    }
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      ADD_FAILURE() << "tiffany exited before listening; stderr: " << err();
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ADD_FAILURE() << "no start-up line for listener " << listener << "; stdout: " << out() << " stderr: " << err();
+  return 0;
+}
+
+void ServerProcess::send_signal(int signal) const {
+  if (pid_ > 0) ::kill(pid_, signal);
+}
+
+int ServerProcess::wait_for_exit(std::chrono::milliseconds timeout) {
+  if (pid_ > 0) {
+    exit_code_ = reap(pid_, timeout);
+    pid_ = -1;
+  }
+  return exit_code_;
+}
+
+std::string ServerProcess::out() const { return read_file(dir_.path() + "/stdout"); }
+std::string ServerProcess::err() const { return read_file(dir_.path() + "/stderr"); }
+
+RunResult run_tiffany(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  TempDir dir;
+  const pid_t pid = spawn_binary(args, dir.path() + "/stdout", dir.path() + "/stderr");
+  RunResult result;
+  result.exit_code = reap(pid, timeout);
+  result.out = read_file(dir.path() + "/stdout");
+  result.err = read_file(dir.path() + "/stderr");
+  return result;
+}
+
+}  // namespace tiffany::testing

@@ -1,0 +1,69 @@
+// ServerProcess: runs the real tiffany binary on a temporary config for tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace tiffany::testing {
+
+/// What a finished run of the binary left behind.
+struct RunResult {
+  int exit_code = -1;  // -1: killed after the timeout
+  std::string out;
+  std::string err;
+};
+
+/// A temporary directory removed (with its files) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  /// Writes `content` to `name` inside the directory; returns the full path.
+  std::string write(const std::string& name, const std::string& content) const;
+
+ private:
+  std::string path_;
+};
+
+/// One running tiffany process, its stdout and stderr captured to files.
+/// Killed (SIGKILL) on destruction if still running.
+class ServerProcess {
+ public:
+  /// Starts `tiffany --config <temp file holding config_json> extra_args...`.
+  explicit ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args = {});
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+  ~ServerProcess();
+
+  /// Waits for the start-up line of `listener` and returns its bound port.
+  /// Fails the test (returns 0) if it does not appear within 10 s.
+  int port_of(const std::string& listener);
+  void send_signal(int signal) const;
+  /// Waits for exit; returns the exit code, or -1 after `timeout` (then kills).
+  int wait_for_exit(std::chrono::milliseconds timeout);
+  bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  std::string out() const;
+  std::string err() const;
+  const std::string& config_path() const { return config_path_; }
+
+ private:
+  TempDir dir_;
+  std::string config_path_;
+  pid_t pid_ = -1;
+  int exit_code_ = -1;
+};
+
+/// Runs the binary with `args` to completion (or kills it after `timeout`).
+RunResult run_tiffany(const std::vector<std::string>& args, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+/// Reads a whole file; empty if missing.
+std::string read_file(const std::string& path);
+
+}  // namespace tiffany::testing

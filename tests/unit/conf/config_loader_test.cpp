@@ -1,0 +1,89 @@
+// Config loading: a valid file, and one precise message per kind of mistake.
+#include "conf/config_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "conf/config_error.hpp"
+
+namespace tiffany {
+namespace {
+
+std::string error_for(const std::string& text) {
+  try {
+    parse_config(text, "test.json");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(ConfigLoader, AcceptsTheDocumentedShape) {
+  const Config config = parse_config(R"({"listeners": [
+      {"name": "echo", "address": "127.0.0.1:7000", "protocol": "echo"},
+      {"name": "echo6", "address": "[::1]:7001", "protocol": "echo"}]})",
+                                     "test.json");
+  EXPECT_EQ(config.file, "test.json");
+  ASSERT_EQ(config.listeners.size(), 2u);
+  EXPECT_EQ(config.listeners[0].name, "echo");
+  EXPECT_EQ(config.listeners[0].address.port, 7000);
+  EXPECT_EQ(config.listeners[0].protocol, Protocol::echo);
+  EXPECT_EQ(config.listeners[0].json_path, "$.listeners[0]");
+  EXPECT_TRUE(config.listeners[1].address.ipv6);
+}
+
+TEST(ConfigLoader, ShippedDefaultConfigIsValid) {
+  const Config config = load_config(std::string(TIFFANY_SOURCE_DIR) + "/conf/tiffany.json");
+  EXPECT_FALSE(config.listeners.empty());
+}
+
+struct Case {
+  const char* name;
+  const char* json;
+  const char* message;
+};
+
+class ConfigErrors : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ConfigErrors, NameTheFilePathAndExpectation) { EXPECT_EQ(error_for(GetParam().json), GetParam().message); }
+
+INSTANTIATE_TEST_SUITE_P(
+    ConfigLoader, ConfigErrors,
+    ::testing::Values(
+        Case{"InvalidJson", R"({"listeners": [)", "test.json: $: invalid JSON: syntax error at line 1 near: "},
+        Case{"RootNotAnObject", R"([])", "test.json: $: expected an object, got an array"},
+        Case{"MissingListeners", R"({})", "test.json: $.listeners: missing required key"},
+        Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
+             "test.json: $.lisener: unknown key; expected one of \"listeners\""},
+        Case{"ListenersNotAnArray", R"({"listeners": {}})", "test.json: $.listeners: expected an array, got an object"},
+        Case{"NoListeners", R"({"listeners": []})", "test.json: $.listeners: expected at least one listener, got an array"},
+        Case{"UnknownListenerKey", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "port": 1}]})",
+             "test.json: $.listeners[0].port: unknown key; expected one of \"name\", \"address\", \"protocol\""},
+        Case{"NameNotAString", R"({"listeners": [{"name": 5, "address": "127.0.0.1:1", "protocol": "echo"}]})",
+             "test.json: $.listeners[0].name: expected a non-empty string, got 5"},
+        Case{"AddressWithoutPort", R"({"listeners": [{"name": "e", "address": "127.0.0.1", "protocol": "echo"}]})",
+             "test.json: $.listeners[0].address: expected \"HOST:PORT\" with an IPv4 address, [IPv6] address or "
+             "localhost and a port from 0 to 65535, got \"127.0.0.1\""},
+        Case{"AddressNotAString", R"({"listeners": [{"name": "e", "address": 7000, "protocol": "echo"}]})",
+             "test.json: $.listeners[0].address: expected a string, got 7000"},
+        Case{"UnknownProtocol", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "gopher"}]})",
+             "test.json: $.listeners[0].protocol: expected one of \"echo\", got \"gopher\""},
+        Case{"MissingProtocol", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1"}]})",
+             "test.json: $.listeners[0].protocol: missing required key"},
+        Case{"DuplicateName", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"},
+                               {"name": "e", "address": "127.0.0.1:2", "protocol": "echo"}]})",
+             "test.json: $.listeners[1].name: duplicate listener name \"e\""}),
+    [](const ::testing::TestParamInfo<Case>& param_info) { return std::string(param_info.param.name); });
+
+TEST(ConfigLoader, AMissingFileIsNamed) {
+  try {
+    load_config("/nonexistent/tiffany.json");
+    FAIL() << "accepted a missing file";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/tiffany.json: $: cannot read the file: No such file or directory");
+  }
+}
+
+}  // namespace
+}  // namespace tiffany

@@ -1,0 +1,54 @@
+// Destroying a task with an operation in flight cancels the operation, so a
+// late completion never writes into freed memory (run under ASan to prove it).
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "coro/syscalls.hpp"
+#include "reactor/recv.hpp"
+#include "reactor/unique_fd.hpp"
+#include "reactor/uring_reactor.hpp"
+#include "uring_fixture.hpp"
+
+namespace tiffany {
+namespace {
+
+TEST(IoCancel, DestroyingATaskBlockedInRecvCancelsTheReceive) {
+  std::unique_ptr<UringReactor> reactor;
+  try {
+    reactor = std::make_unique<UringReactor>(64);
+  } catch (const std::system_error& e) {
+    GTEST_SKIP() << "io_uring unavailable here: " << e.what();
+  }
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  UniqueFd ours(fds[0]), theirs(fds[1]);
+  bool resumed = false;
+  {
+    Scheduler scheduler(reactor.get());
+    auto receiver = [](int fd, bool& after) -> Task<void> {
+      char buffer[4096];  // in the frame that is about to be freed
+      (void)co_await Recv{fd, buffer, sizeof buffer};
+      after = true;
+    };
+    auto stopper = []() -> Task<void> {
+      co_await Yield{};
+      Scheduler::current().stop();
+    };
+    (void)scheduler.spawn(receiver(ours.get(), resumed));
+    (void)scheduler.spawn(stopper());
+    scheduler.run();
+    EXPECT_TRUE(reactor->has_pending());
+  }  // the receiver's frame is destroyed here, with its Recv in flight
+  EXPECT_FALSE(reactor->has_pending());
+  // Data arriving now must go nowhere: the receive was canceled.
+  ASSERT_EQ(::send(theirs.get(), "late", 4, 0), 4);
+  reactor->poll(std::chrono::milliseconds(10));
+  EXPECT_FALSE(resumed);
+  char buffer[8];
+  EXPECT_EQ(::recv(ours.get(), buffer, sizeof buffer, MSG_DONTWAIT), 4);  // still in the socket
+}
+
+}  // namespace
+}  // namespace tiffany

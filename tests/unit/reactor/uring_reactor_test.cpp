@@ -1,0 +1,196 @@
+// UringReactor: readiness, socket I/O, timers and sleeping in the kernel.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coro/syscalls.hpp"
+#include "reactor/accept.hpp"
+#include "reactor/readiness.hpp"
+#include "reactor/recv.hpp"
+#include "reactor/send.hpp"
+#include "reactor/unique_fd.hpp"
+#include "uring_fixture.hpp"
+
+namespace tiffany {
+namespace {
+
+using namespace std::chrono_literals;
+using Log = std::vector<std::string>;
+
+struct Pipe {
+  UniqueFd read_end;
+  UniqueFd write_end;
+  Pipe() {
+    int fds[2];
+    EXPECT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
+    read_end.reset(fds[0]);
+    write_end.reset(fds[1]);
+  }
+};
+
+struct SocketPair {
+  UniqueFd a;
+  UniqueFd b;
+  SocketPair() {
+    int fds[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    a.reset(fds[0]);
+    b.reset(fds[1]);
+  }
+};
+
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+using UringReactorTest = UringTest;
+
+TEST_F(UringReactorTest, ReadWaitOnAPipeWakesOnlyOnceDataIsWritten) {
+  Pipe pipe;
+  Log log;
+  auto reader = [](int fd, Log& out) -> Task<void> {
+    const IoResult ready = co_await ReadWait{fd};
+    out.push_back(ready && (ready.value() & POLLIN) ? "readable" : "error: " + ready.message());
+    char byte = 0;
+    out.push_back(::read(fd, &byte, 1) == 1 ? std::string(1, byte) : "nothing to read");
+  };
+  auto writer = [](int fd, Log& out) -> Task<void> {
+    for (int i = 0; i < 5; ++i) co_await Yield{};  // the reader has had turns to (wrongly) wake
+    co_await Sleep{20ms};
+    out.push_back("writing");
+    EXPECT_EQ(::write(fd, "x", 1), 1);
+  };
+  (void)scheduler().spawn(reader(pipe.read_end.get(), log));
+  (void)scheduler().spawn(writer(pipe.write_end.get(), log));
+  scheduler().run();
+  EXPECT_EQ(log, (Log{"writing", "readable", "x"}));
+}
+
+TEST_F(UringReactorTest, WriteWaitOnAnEmptyPipeIsReadyAtOnce) {
+  Pipe pipe;
+  auto waiter = [](int fd) -> Task<int> { co_return (co_await WriteWait{fd}).value(); };
+  auto handle = scheduler().spawn(waiter(pipe.write_end.get()));
+  scheduler().run();
+  EXPECT_TRUE(handle.take_result() & POLLOUT);
+}
+
+TEST_F(UringReactorTest, RecvAndSendMoveBytesOverASocketpair) {
+  SocketPair pair;
+  auto sender = [](int fd) -> Task<std::size_t> {
+    const std::string message = "ping over io_uring";
+    co_return (co_await Send{fd, message.data(), message.size()}).bytes();
+  };
+  auto receiver = [](int fd) -> Task<std::string> {
+    char buffer[64];
+    const IoResult got = co_await Recv{fd, buffer, sizeof buffer};
+    co_return got ? std::string(buffer, got.bytes()) : got.message();
+  };
+  auto received = scheduler().spawn(receiver(pair.b.get()));
+  auto sent = scheduler().spawn(sender(pair.a.get()));
+  scheduler().run();
+  EXPECT_EQ(sent.take_result(), 18u);
+  EXPECT_EQ(received.take_result(), "ping over io_uring");
+}
+
+TEST_F(UringReactorTest, RecvReturnsZeroWhenThePeerCloses) {
+  SocketPair pair;
+  auto receiver = [](int fd) -> Task<int> {
+    char buffer[8];
+    co_return (co_await Recv{fd, buffer, sizeof buffer}).value();
+  };
+  auto closer = [](UniqueFd& fd) -> Task<void> {
+    co_await Sleep{5ms};
+    fd.reset();
+  };
+  auto result = scheduler().spawn(receiver(pair.b.get()));
+  (void)scheduler().spawn(closer(pair.a));
+  scheduler().run();
+  EXPECT_EQ(result.take_result(), 0);
+}
+
+TEST_F(UringReactorTest, SendToAClosedPeerIsAnErrorValueNotASignal) {
+  SocketPair pair;
+  pair.b.reset();
+  auto sender = [](int fd) -> Task<int> {
+    const char data[] = "lost";
+    co_return (co_await Send{fd, data, sizeof data}).error();
+  };
+  auto result = scheduler().spawn(sender(pair.a.get()));
+  scheduler().run();
+  EXPECT_EQ(result.take_result(), EPIPE);
+}
+
+TEST_F(UringReactorTest, AcceptReturnsAConnectedSocket) {
+  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener.get(), 8), 0);
+  ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
+
+  auto acceptor = [](int fd) -> Task<std::string> {
+    const IoResult accepted = co_await Accept{fd};
+    if (!accepted) co_return accepted.message();
+    UniqueFd connection(accepted.value());
+    char buffer[16];
+    const IoResult got = co_await Recv{connection.get(), buffer, sizeof buffer};
+    co_return std::string(buffer, got.bytes());
+  };
+  auto result = scheduler().spawn(acceptor(listener.get()));
+  std::thread client([address] {
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+    ASSERT_EQ(::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(::send(fd.get(), "hello", 5, 0), 5);
+  });
+  scheduler().run();
+  client.join();
+  EXPECT_EQ(result.take_result(), "hello");
+}
+
+TEST_F(UringReactorTest, SleepsWakeInDeadlineOrder) {
+  Log log;
+  auto sleeper = [](std::string name, std::chrono::milliseconds d, Log& out) -> Task<void> {
+    co_await Sleep{d};
+    out.push_back(name);
+  };
+  (void)scheduler().spawn(sleeper("30", 30ms, log));
+  (void)scheduler().spawn(sleeper("10", 10ms, log));
+  (void)scheduler().spawn(sleeper("20", 20ms, log));
+  scheduler().run();
+  EXPECT_EQ(log, (Log{"10", "20", "30"}));
+}
+
+TEST_F(UringReactorTest, ASchedulerWithOnlyBlockedTasksSleepsInTheKernel) {
+  Pipe pipe;
+  auto reader = [](int fd) -> Task<bool> { co_return static_cast<bool>(co_await ReadWait{fd}); };
+  auto sleeper = []() -> Task<void> { co_await Sleep{300ms}; };
+  auto woke = scheduler().spawn(reader(pipe.read_end.get()));
+  (void)scheduler().spawn(sleeper());
+  std::thread writer([fd = pipe.write_end.get()] {
+    std::this_thread::sleep_for(300ms);
+    EXPECT_EQ(::write(fd, "x", 1), 1);
+  });
+  const double cpu_before = thread_cpu_ms();
+  const auto wall_before = std::chrono::steady_clock::now();
+  scheduler().run();
+  const double cpu_ms = thread_cpu_ms() - cpu_before;
+  writer.join();
+  EXPECT_TRUE(woke.take_result());
+  EXPECT_GE(std::chrono::steady_clock::now() - wall_before, 300ms);
+  EXPECT_LT(cpu_ms, 50.0) << "the scheduler spun instead of waiting in io_uring_enter";
+}
+
+}  // namespace
+}  // namespace tiffany
