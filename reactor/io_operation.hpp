@@ -15,7 +15,7 @@ class Reactor;
 class Scheduler;
 class TaskRecord;
 
-enum class IoKind : std::uint8_t { poll, recv, send, accept };
+enum class IoKind : std::uint8_t { poll, recv, send, accept, connect };
 
 /// A backend-neutral description of one operation.
 struct IoRequest {
@@ -25,8 +25,9 @@ struct IoRequest {
   std::size_t length = 0;          // recv/send
   int flags = 0;                   // MSG_* for recv/send
   std::uint32_t poll_mask = 0;     // POLLIN/POLLOUT for poll
-  sockaddr* address = nullptr;     // accept: peer address out (optional)
-  socklen_t* address_length = nullptr;
+  sockaddr* address = nullptr;     // accept: peer address out (optional); connect: target
+  socklen_t* address_length = nullptr;  // accept only
+  socklen_t connect_length = 0;         // connect only
 };
 
 /// One operation a task parks on. Lives in the awaiting coroutine's frame and

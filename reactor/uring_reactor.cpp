@@ -80,6 +80,9 @@ void UringReactor::start(IoOperation& op) {
     case IoKind::accept:
       io_uring_prep_accept(sqe, r.fd, r.address, r.address_length, SOCK_CLOEXEC);
       break;
+    case IoKind::connect:
+      io_uring_prep_connect(sqe, r.fd, r.address, r.connect_length);
+      break;
   }
   io_uring_sqe_set_data(sqe, &op);
   ++in_flight_;

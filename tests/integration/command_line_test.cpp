@@ -1,14 +1,10 @@
 // The binary's command line and its refusals of bad configs.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
-#include "reactor/unique_fd.hpp"
+#include "support/loopback_socket.hpp"
 #include "server_process.hpp"
 
 namespace tiffany::testing {
@@ -76,15 +72,9 @@ TEST(CommandLine, RefusesABadAddress) {
 }
 
 TEST(CommandLine, RefusesAPortInUseAndStartsNoOtherListener) {
-  UniqueFd taken(::socket(AF_INET, SOCK_STREAM, 0));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ASSERT_EQ(::bind(taken.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  ASSERT_EQ(::listen(taken.get(), 1), 0);
-  ASSERT_EQ(::getsockname(taken.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
-  const std::string port = std::to_string(ntohs(address.sin_port));
+  LoopbackSocket taken(true);
+  ASSERT_TRUE(taken.fd);
+  const std::string port = std::to_string(taken.port());
   EXPECT_EQ(refusal_for(R"({"listeners": [
       {"name": "free", "address": "127.0.0.1:0", "protocol": "echo"},
       {"name": "taken", "address": "127.0.0.1:)" + port + R"(", "protocol": "echo"}]})"),

@@ -13,10 +13,12 @@
 
 #include "coro/syscalls.hpp"
 #include "reactor/accept.hpp"
+#include "reactor/connect.hpp"
 #include "reactor/readiness.hpp"
 #include "reactor/recv.hpp"
 #include "reactor/send.hpp"
 #include "reactor/unique_fd.hpp"
+#include "support/loopback_socket.hpp"
 #include "uring_fixture.hpp"
 
 namespace tiffany {
@@ -131,14 +133,10 @@ TEST_F(UringReactorTest, SendToAClosedPeerIsAnErrorValueNotASignal) {
 }
 
 TEST_F(UringReactorTest, AcceptReturnsAConnectedSocket) {
-  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  ASSERT_EQ(::listen(listener.get(), 8), 0);
-  ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
+  testing::LoopbackSocket listening(true);
+  ASSERT_TRUE(listening.fd);
+  const int listener = listening.fd.get();
+  const sockaddr_in address = listening.address;
 
   auto acceptor = [](int fd) -> Task<std::string> {
     const IoResult accepted = co_await Accept{fd};
@@ -148,7 +146,7 @@ TEST_F(UringReactorTest, AcceptReturnsAConnectedSocket) {
     const IoResult got = co_await Recv{connection.get(), buffer, sizeof buffer};
     co_return std::string(buffer, got.bytes());
   };
-  auto result = scheduler().spawn(acceptor(listener.get()));
+  auto result = scheduler().spawn(acceptor(listener));
   std::thread client([address] {
     UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
     ASSERT_EQ(::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
@@ -157,6 +155,45 @@ TEST_F(UringReactorTest, AcceptReturnsAConnectedSocket) {
   scheduler().run();
   client.join();
   EXPECT_EQ(result.take_result(), "hello");
+}
+
+TEST_F(UringReactorTest, ConnectReachesAListenerAcceptedOnTheSameRing) {
+  testing::LoopbackSocket listening(true);
+  ASSERT_TRUE(listening.fd);
+  const int listener = listening.fd.get();
+  const sockaddr_in address = listening.address;
+
+  auto server = [](int fd) -> Task<std::string> {
+    const IoResult accepted = co_await Accept{fd};
+    UniqueFd connection(accepted.value());
+    char buffer[16];
+    const IoResult got = co_await Recv{connection.get(), buffer, sizeof buffer};
+    co_return std::string(buffer, got.bytes());
+  };
+  auto client = [](sockaddr_in to) -> Task<int> {
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    const IoResult connected = co_await Connect{fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to};
+    if (!connected) co_return connected.error();
+    co_return (co_await Send{fd.get(), "over the ring", 13}).error();
+  };
+  auto received = scheduler().spawn(server(listener));
+  auto client_error = scheduler().spawn(client(address));
+  scheduler().run();
+  EXPECT_EQ(client_error.take_result(), 0);
+  EXPECT_EQ(received.take_result(), "over the ring");
+}
+
+TEST_F(UringReactorTest, ConnectToAClosedPortIsRefused) {
+  testing::LoopbackSocket bound_only(false);  // owns a port nobody listens on
+  ASSERT_TRUE(bound_only.fd);
+  const sockaddr_in address = bound_only.address;
+  auto client = [](sockaddr_in to) -> Task<int> {
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    co_return (co_await Connect{fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to}).error();
+  };
+  auto error = scheduler().spawn(client(address));
+  scheduler().run();
+  EXPECT_EQ(error.take_result(), ECONNREFUSED);
 }
 
 TEST_F(UringReactorTest, SleepsWakeInDeadlineOrder) {
