@@ -1,6 +1,7 @@
 // Config loading: JSON text -> validated Config, with precise errors.
 #include "conf/config_loader.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -21,7 +22,8 @@ ListenerConfig read_listener(const JsonNode& node) {
 
   const JsonNode address = reader.required("address");
   auto parsed = ListenAddress::parse(address.as_string());
-  if (!parsed) address.fail("\"HOST:PORT\" with an IPv4 address, [IPv6] address or localhost and a port from 0 to 65535");
+  if (!parsed)
+    address.fail("\"HOST:PORT\" with an IPv4 address, [IPv6] address or localhost and a port from 0 to 65535");
   listener.address = *parsed;
 
   reader.required("protocol").as_choice({"echo"});
@@ -37,7 +39,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   if (!error.empty()) {
     std::string message = error;
     while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
-    for (char& c : message) if (c == '\n') c = ' ';
+    std::replace(message.begin(), message.end(), '\n', ' ');
     throw ConfigError(file, "$", "invalid JSON: " + message);
   }
 

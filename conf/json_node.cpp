@@ -56,7 +56,8 @@ std::int64_t JsonNode::as_integer(std::int64_t min, std::int64_t max) const {
   const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
   if (!value_->is<double>()) fail(range);
   const double number = value_->get<double>();
-  if (std::floor(number) != number || number < static_cast<double>(min) || number > static_cast<double>(max)) fail(range);
+  if (std::floor(number) != number || number < static_cast<double>(min) || number > static_cast<double>(max))
+    fail(range);
   return static_cast<std::int64_t>(number);
 }
 
@@ -95,7 +96,8 @@ ObjectReader::ObjectReader(const JsonNode& node, std::initializer_list<std::stri
     bool known = false;
     for (std::string_view allowed : allowed_keys) known = known || key == allowed;
     if (!known) {
-      throw ConfigError(node.file(), node.child(key, value).path(), "unknown key; expected one of " + join_choices(allowed_keys));
+      throw ConfigError(node.file(), node.child(key, value).path(),
+                        "unknown key; expected one of " + join_choices(allowed_keys));
     }
   }
 }

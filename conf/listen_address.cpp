@@ -7,9 +7,7 @@
 
 namespace tiffany {
 
-std::string ListenAddress::to_string() const {
-  return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-}
+std::string ListenAddress::to_string() const { return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port); }
 
 std::optional<ListenAddress> ListenAddress::parse(std::string_view text) {
   const auto colon = text.rfind(':');

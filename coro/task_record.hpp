@@ -27,12 +27,12 @@ class TaskRecord {
 
   TaskId id_;
   TaskState state_ = TaskState::ready;
-  std::coroutine_handle<> root_;             // the spawned Task's frame; owned
-  detail::TaskPromiseBase* promise_;         // root_'s promise, type-erased
-  std::coroutine_handle<> resume_point_;     // innermost coroutine to resume next
-  TaskRecord* next_ready_ = nullptr;         // intrusive FIFO link
-  TaskRecord* joiner_ = nullptr;             // task parked in Join on this one
-  bool handle_alive_ = true;                 // a JoinHandle still refers to it
+  std::coroutine_handle<> root_;          // the spawned Task's frame; owned
+  detail::TaskPromiseBase* promise_;      // root_'s promise, type-erased
+  std::coroutine_handle<> resume_point_;  // innermost coroutine to resume next
+  TaskRecord* next_ready_ = nullptr;      // intrusive FIFO link
+  TaskRecord* joiner_ = nullptr;          // task parked in Join on this one
+  bool handle_alive_ = true;              // a JoinHandle still refers to it
 };
 
 }  // namespace tiffany

@@ -10,9 +10,7 @@ namespace tiffany {
 /// `co_await Yield{};` moves the caller to the back of the ready queue.
 struct Yield {
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> caller) const noexcept {
-    Scheduler::current().yield_current(caller);
-  }
+  void await_suspend(std::coroutine_handle<> caller) const noexcept { Scheduler::current().yield_current(caller); }
   void await_resume() const noexcept {}
 };
 

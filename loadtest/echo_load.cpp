@@ -116,8 +116,7 @@ Task<void> drive_connection(const Options& options, const sockaddr_in& server, C
     }
     if (options.verify && reply != message) ++totals.errors;
     ++totals.messages;
-    totals.latencies_us.push_back(
-        std::chrono::duration<float, std::micro>(Clock::now() - start).count());
+    totals.latencies_us.push_back(std::chrono::duration<float, std::micro>(Clock::now() - start).count());
   }
 }
 
@@ -141,8 +140,8 @@ int main(int argc, char** argv) {
   Totals totals;
   totals.latencies_us.reserve(1 << 20);
   const auto start = Clock::now();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(options.duration_seconds));
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.duration_seconds));
   for (int i = 0; i < options.connections; ++i) {
     (void)scheduler.spawn(drive_connection(options, server, deadline, totals));
   }

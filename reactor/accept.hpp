@@ -11,7 +11,8 @@ namespace tiffany {
 /// (close-on-exec). Pass `peer`/`peer_length` to learn the client's address.
 struct Accept : IoOperation {
   explicit Accept(int listen_fd, sockaddr* peer = nullptr, socklen_t* peer_length = nullptr) noexcept
-      : IoOperation(IoRequest{.kind = IoKind::accept, .fd = listen_fd, .address = peer, .address_length = peer_length}) {}
+      : IoOperation(
+            IoRequest{.kind = IoKind::accept, .fd = listen_fd, .address = peer, .address_length = peer_length}) {}
 };
 
 }  // namespace tiffany

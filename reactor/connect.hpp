@@ -11,10 +11,8 @@ namespace tiffany {
 /// `address` must stay valid until the await returns.
 struct Connect : IoOperation {
   Connect(int fd, const sockaddr* address, socklen_t length) noexcept
-      : IoOperation(IoRequest{.kind = IoKind::connect,
-                              .fd = fd,
-                              .address = const_cast<sockaddr*>(address),
-                              .connect_length = length}) {}
+      : IoOperation(IoRequest{
+            .kind = IoKind::connect, .fd = fd, .address = const_cast<sockaddr*>(address), .connect_length = length}) {}
 };
 
 }  // namespace tiffany

@@ -21,11 +21,11 @@ enum class IoKind : std::uint8_t { poll, recv, send, accept, connect };
 struct IoRequest {
   IoKind kind;
   int fd;
-  void* buffer = nullptr;          // recv/send
-  std::size_t length = 0;          // recv/send
-  int flags = 0;                   // MSG_* for recv/send
-  std::uint32_t poll_mask = 0;     // POLLIN/POLLOUT for poll
-  sockaddr* address = nullptr;     // accept: peer address out (optional); connect: target
+  void* buffer = nullptr;               // recv/send
+  std::size_t length = 0;               // recv/send
+  int flags = 0;                        // MSG_* for recv/send
+  std::uint32_t poll_mask = 0;          // POLLIN/POLLOUT for poll
+  sockaddr* address = nullptr;          // accept: peer address out (optional); connect: target
   socklen_t* address_length = nullptr;  // accept only
   socklen_t connect_length = 0;         // connect only
 };

@@ -11,7 +11,8 @@ namespace tiffany {
 /// asked: loop until all is sent. Never raises SIGPIPE: a closed peer is EPIPE.
 struct Send : IoOperation {
   Send(int fd, const void* data, std::size_t size, int flags = 0) noexcept
-      : IoOperation(IoRequest{.kind = IoKind::send, .fd = fd, .buffer = const_cast<void*>(data), .length = size, .flags = flags}) {}
+      : IoOperation(IoRequest{
+            .kind = IoKind::send, .fd = fd, .buffer = const_cast<void*>(data), .length = size, .flags = flags}) {}
 };
 
 }  // namespace tiffany

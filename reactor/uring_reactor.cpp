@@ -68,21 +68,11 @@ void UringReactor::start(IoOperation& op) {
   const IoRequest& r = op.request();
   io_uring_sqe* sqe = next_sqe();
   switch (r.kind) {
-    case IoKind::poll:
-      io_uring_prep_poll_add(sqe, r.fd, r.poll_mask);
-      break;
-    case IoKind::recv:
-      io_uring_prep_recv(sqe, r.fd, r.buffer, r.length, r.flags);
-      break;
-    case IoKind::send:
-      io_uring_prep_send(sqe, r.fd, r.buffer, r.length, r.flags | MSG_NOSIGNAL);
-      break;
-    case IoKind::accept:
-      io_uring_prep_accept(sqe, r.fd, r.address, r.address_length, SOCK_CLOEXEC);
-      break;
-    case IoKind::connect:
-      io_uring_prep_connect(sqe, r.fd, r.address, r.connect_length);
-      break;
+    case IoKind::poll: io_uring_prep_poll_add(sqe, r.fd, r.poll_mask); break;
+    case IoKind::recv: io_uring_prep_recv(sqe, r.fd, r.buffer, r.length, r.flags); break;
+    case IoKind::send: io_uring_prep_send(sqe, r.fd, r.buffer, r.length, r.flags | MSG_NOSIGNAL); break;
+    case IoKind::accept: io_uring_prep_accept(sqe, r.fd, r.address, r.address_length, SOCK_CLOEXEC); break;
+    case IoKind::connect: io_uring_prep_connect(sqe, r.fd, r.address, r.connect_length); break;
   }
   io_uring_sqe_set_data(sqe, &op);
   ++in_flight_;

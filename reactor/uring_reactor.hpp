@@ -34,8 +34,8 @@ class UringReactor final : public Reactor {
 
   io_uring ring_{};
   unsigned setup_flags_ = 0;
-  std::size_t in_flight_ = 0;   // operations whose completion is still due
-  unsigned unsubmitted_ = 0;    // SQEs queued since the last submit
+  std::size_t in_flight_ = 0;  // operations whose completion is still due
+  unsigned unsubmitted_ = 0;   // SQEs queued since the last submit
 };
 
 }  // namespace tiffany

@@ -47,7 +47,8 @@ ListenSocket open_listen_socket(const ListenAddress& address) {
   ListenSocket result{std::move(fd), address};
   sockaddr_storage bound{};
   socklen_t bound_length = sizeof bound;
-  if (::getsockname(result.fd.get(), reinterpret_cast<sockaddr*>(&bound), &bound_length) != 0) throw_errno("getsockname");
+  if (::getsockname(result.fd.get(), reinterpret_cast<sockaddr*>(&bound), &bound_length) != 0)
+    throw_errno("getsockname");
   result.bound.port = ntohs(address.ipv6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                                          : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   return result;

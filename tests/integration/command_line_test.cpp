@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "support/loopback_socket.hpp"
 #include "server_process.hpp"
+#include "support/loopback_socket.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -77,7 +77,8 @@ TEST(CommandLine, RefusesAPortInUseAndStartsNoOtherListener) {
   const std::string port = std::to_string(taken.port());
   EXPECT_EQ(refusal_for(R"({"listeners": [
       {"name": "free", "address": "127.0.0.1:0", "protocol": "echo"},
-      {"name": "taken", "address": "127.0.0.1:)" + port + R"(", "protocol": "echo"}]})"),
+      {"name": "taken", "address": "127.0.0.1:)" +
+                        port + R"(", "protocol": "echo"}]})"),
             "$.listeners[1].address: cannot listen on 127.0.0.1:" + port + ": bind: Address already in use\n");
 }
 

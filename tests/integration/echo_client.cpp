@@ -38,14 +38,19 @@ std::string echo_roundtrip(int fd, const std::string& payload, bool half_close, 
     if (::poll(&p, 1, 1000) < 0 && errno != EINTR) break;
     if ((p.revents & POLLOUT) && sent < payload.size()) {
       const ssize_t n = ::send(fd, payload.data() + sent, payload.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n > 0) sent += static_cast<std::size_t>(n);
-      else if (n < 0 && errno != EAGAIN) break;
+      if (n > 0)
+        sent += static_cast<std::size_t>(n);
+      else if (n < 0 && errno != EAGAIN)
+        break;
     }
     if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
-      if (n > 0) received.append(buffer, static_cast<std::size_t>(n));
-      else if (n == 0) eof = true;
-      else if (errno != EAGAIN) break;
+      if (n > 0)
+        received.append(buffer, static_cast<std::size_t>(n));
+      else if (n == 0)
+        eof = true;
+      else if (errno != EAGAIN)
+        break;
       if (eof && !half_close) break;
     }
   }

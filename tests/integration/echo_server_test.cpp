@@ -19,8 +19,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kEchoConfig =
-    R"({"listeners": [{"name": "echo", "address": "127.0.0.1:0", "protocol": "echo"}]})";
+const std::string kEchoConfig = R"({"listeners": [{"name": "echo", "address": "127.0.0.1:0", "protocol": "echo"}]})";
 
 std::string random_bytes(std::mt19937& rng, std::size_t size) {
   std::string bytes(size, '\0');

@@ -61,7 +61,8 @@ class ServerProcess {
 };
 
 /// Runs the binary with `args` to completion (or kills it after `timeout`).
-RunResult run_tiffany(const std::vector<std::string>& args, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+RunResult run_tiffany(const std::vector<std::string>& args,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 /// Reads a whole file; empty if missing.
 std::string read_file(const std::string& path);

@@ -75,8 +75,14 @@ void run_on_stack(std::size_t stack_bytes, void (*body)()) {
   pthread_attr_init(&attributes);
   pthread_attr_setstacksize(&attributes, stack_bytes);
   pthread_t thread;
-  ASSERT_EQ(pthread_create(&thread, &attributes, [](void* f) -> void* { reinterpret_cast<void (*)()>(f)(); return nullptr; },
-                           reinterpret_cast<void*>(body)), 0);
+  ASSERT_EQ(pthread_create(
+                &thread, &attributes,
+                [](void* f) -> void* {
+                  reinterpret_cast<void (*)()>(f)();
+                  return nullptr;
+                },
+                reinterpret_cast<void*>(body)),
+            0);
   pthread_join(thread, nullptr);
   pthread_attr_destroy(&attributes);
 }
