@@ -1,6 +1,9 @@
 // Config: the validated contents of a tiffany.json file.
 #pragma once
 
+#include <picojson.h>
+
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -8,17 +11,36 @@
 
 namespace tiffany {
 
-enum class Protocol { echo };
+enum class Protocol { echo, http };
+
+/// One entry of an HTTP listener's `routes`.
+struct RouteConfig {
+  std::vector<std::string> methods;  // empty: any method ("*")
+  std::string path;                  // pattern: "/users/:id", "/static/*"
+  std::string handler;               // registered handler name
+  picojson::object params;           // every other key, for the handler's factory
+  std::string json_path;             // "$.listeners[1].routes[0]"
+};
+
+/// Request size limits of an HTTP listener (`limits`).
+struct HttpLimitsConfig {
+  std::size_t max_header_bytes = 16 * 1024;
+  std::size_t max_uri_bytes = 8 * 1024;
+  std::size_t max_body_bytes = 1024 * 1024;
+};
 
 struct ListenerConfig {
   std::string name;
   ListenAddress address;
   Protocol protocol = Protocol::echo;
-  std::string json_path;  // where it came from, for errors found later (e.g. bind)
+  std::vector<RouteConfig> routes;  // http only
+  HttpLimitsConfig limits;          // http only
+  std::string json_path;            // where it came from, for errors found later (e.g. bind)
 };
 
 struct Config {
-  std::string file;  // the path it was loaded from, for error messages
+  std::string file;       // the path it was loaded from, for error messages
+  std::string directory;  // the folder holding it: relative paths in it start here
   std::vector<ListenerConfig> listeners;
 };
 

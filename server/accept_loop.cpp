@@ -26,9 +26,11 @@ bool is_fatal(int error) { return error == EBADF || error == EINVAL || error == 
 
 }  // namespace
 
-Task<void> accept_loop(int listen_fd, ConnectionHandler handler) {
+Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol) {
   for (;;) {
-    const IoResult accepted = co_await Accept{listen_fd};
+    sockaddr_storage peer{};
+    socklen_t peer_length = sizeof peer;
+    const IoResult accepted = co_await Accept{listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length};
     if (!accepted) {
       if (is_fatal(accepted.error())) throw std::system_error(accepted.error(), std::system_category(), "accept");
       // Why: with no descriptors left, accepting again at once fails again at
@@ -39,7 +41,7 @@ Task<void> accept_loop(int listen_fd, ConnectionHandler handler) {
     UniqueFd socket(accepted.value());
     const int one = 1;
     ::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    co_await Spawn{handler(std::move(socket))};
+    co_await Spawn{protocol.serve(std::move(socket), peer)};
   }
 }
 

@@ -11,7 +11,7 @@ namespace {
 constexpr std::size_t kEchoBufferSize = 16 * 1024;
 }
 
-Task<void> serve_echo(UniqueFd socket) {
+Task<void> EchoProtocol::serve(UniqueFd socket, sockaddr_storage) {
   const int fd = socket.get();
   char buffer[kEchoBufferSize];  // lives in the coroutine frame: no allocation per message
   for (;;) {

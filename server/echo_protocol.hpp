@@ -1,14 +1,17 @@
 // The echo protocol: every byte received is sent back.
 #pragma once
 
-#include "coro/task.hpp"
-#include "reactor/unique_fd.hpp"
+#include "server/connection_protocol.hpp"
 
 namespace tiffany {
 
-/// Echoes everything `socket` receives until the peer closes its side or the
-/// connection fails, then closes the socket. Partial sends are completed
+/// Echoes everything a connection receives until the peer closes its side or
+/// the connection fails, then closes the socket. Partial sends are completed
 /// before the next receive, so bytes come back in order and none are lost.
-Task<void> serve_echo(UniqueFd socket);
+class EchoProtocol final : public ConnectionProtocol {
+ public:
+  Task<void> serve(UniqueFd socket, sockaddr_storage peer) override;
+  const char* name() const noexcept override { return "echo"; }
+};
 
 }  // namespace tiffany

@@ -8,6 +8,8 @@
 
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
+#include "handlers/handler_registry.hpp"
+#include "server/connection_protocol.hpp"
 #include "server/server.hpp"
 #include "server/shutdown_signals.hpp"
 #include "server/version.hpp"
@@ -64,12 +66,15 @@ int main(int argc, char** argv) {
 
   try {
     tiffany::Config config = tiffany::load_config(config_path);
+    tiffany::HandlerRegistry registry;
+    tiffany::register_builtin_handlers(registry);
     if (check_only) {
+      (void)tiffany::build_protocols(config, registry);  // routes and handler params, without binding
       std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());
       return kExitOk;
     }
     tiffany::UniqueFd signals = tiffany::block_shutdown_signals();
-    tiffany::Server server(std::move(config));
+    tiffany::Server server(std::move(config), registry);
     return server.run(signals.get());
   } catch (const tiffany::ConfigError& e) {
     std::fprintf(stderr, "tiffany: config error: %s\n", e.what());

@@ -8,30 +8,13 @@
 #include "coro/scheduler.hpp"
 #include "reactor/uring_reactor.hpp"
 #include "server/accept_loop.hpp"
-#include "server/echo_protocol.hpp"
 #include "server/shutdown_signals.hpp"
 #include "server/version.hpp"
 
 namespace tiffany {
-namespace {
 
-ConnectionHandler handler_for(Protocol protocol) {
-  switch (protocol) {
-    case Protocol::echo: return serve_echo;
-  }
-  return serve_echo;
-}
-
-const char* protocol_name(Protocol protocol) {
-  switch (protocol) {
-    case Protocol::echo: return "echo";
-  }
-  return "?";
-}
-
-}  // namespace
-
-Server::Server(Config config) : config_(std::move(config)) {
+Server::Server(Config config, const HandlerRegistry& registry)
+    : config_(std::move(config)), protocols_(build_protocols(config_, registry)) {
   for (const ListenerConfig& listener : config_.listeners) {
     try {
       sockets_.push_back(open_listen_socket(listener.address));
@@ -48,10 +31,9 @@ int Server::run(int signal_fd) {
 
   std::printf("tiffany %s: I/O backend %s\n", kVersion, reactor.describe().c_str());
   for (std::size_t i = 0; i < sockets_.size(); ++i) {
-    const ListenerConfig& listener = config_.listeners[i];
-    std::printf("tiffany: listener \"%s\" serving %s on %s\n", listener.name.c_str(), protocol_name(listener.protocol),
-                sockets_[i].bound.to_string().c_str());
-    (void)scheduler.spawn(accept_loop(sockets_[i].fd.get(), handler_for(listener.protocol)));
+    std::printf("tiffany: listener \"%s\" serving %s on %s\n", config_.listeners[i].name.c_str(),
+                protocols_[i]->name(), sockets_[i].bound.to_string().c_str());
+    (void)scheduler.spawn(accept_loop(sockets_[i].fd.get(), *protocols_[i]));
   }
   std::fflush(stdout);
 

@@ -1,20 +1,25 @@
-// Server: turns a Config into bound listeners and runs them on one worker.
+// Server: turns a Config into protocols and bound listeners, and runs them.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "conf/config.hpp"
+#include "server/connection_protocol.hpp"
 #include "server/listen_socket.hpp"
 
 namespace tiffany {
 
-/// Owns the listening sockets of one config. Binding happens in the
-/// constructor, so a port in use is reported before anything runs.
+class HandlerRegistry;
+
+/// Owns the listening sockets of one config and each listener's protocol.
+/// Everything that can fail at start-up happens in the constructor, so a bad
+/// route or a port in use is reported before anything runs.
 class Server {
  public:
-  /// Binds every listener; throws ConfigError naming the listener's JSON path
-  /// when one cannot listen (bad address for this host, port in use).
-  explicit Server(Config config);
+  /// Builds protocols (routes, handlers) and binds every listener; throws
+  /// ConfigError naming the JSON path of the first problem.
+  Server(Config config, const HandlerRegistry& registry);
 
   /// Runs the worker until SIGINT/SIGTERM arrives on `signal_fd`. Prints the
   /// I/O backend and one line per listener first. Returns the exit code.
@@ -22,7 +27,8 @@ class Server {
 
  private:
   Config config_;
-  std::vector<ListenSocket> sockets_;  // parallel to config_.listeners
+  std::vector<std::unique_ptr<ConnectionProtocol>> protocols_;  // parallel to config_.listeners
+  std::vector<ListenSocket> sockets_;                           // parallel to config_.listeners
 };
 
 }  // namespace tiffany

@@ -1,0 +1,16 @@
+// echo: answers any request with its own body and content type.
+#pragma once
+
+#include "handlers/handler.hpp"
+#include "handlers/handler_params.hpp"
+
+namespace tiffany {
+
+/// No params. The reply's Content-Type is the request's (or application/octet-stream).
+class EchoHandler final : public Handler {
+ public:
+  explicit EchoHandler(const HandlerParams&) {}
+  Task<void> handle(http::Request& request, http::Response& response) override;
+};
+
+}  // namespace tiffany

@@ -1,0 +1,178 @@
+// static: openat2(RESOLVE_BENEATH) under the root, validators, ranges, streaming.
+#include "handlers/builtin/static_handler.hpp"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
+
+#include "handlers/builtin/byte_range.hpp"
+#include "handlers/builtin/mime_types.hpp"
+#include "server/http/http_date.hpp"
+
+namespace tiffany {
+namespace {
+
+constexpr std::uint64_t kWholeFileLimit = 64 * 1024;  // smaller files go out in one piece
+constexpr std::size_t kStreamPiece = 64 * 1024;
+
+// Opens `relative` beneath `root_fd`; the kernel refuses any path (via "..",
+// absolute or symlinked components) that would leave the root.
+UniqueFd open_beneath(int root_fd, std::string_view relative, int& error) {
+  open_how how{};
+  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  const std::string path = relative.empty() ? std::string(".") : std::string(relative);
+  const int fd = static_cast<int>(::syscall(SYS_openat2, root_fd, path.c_str(), &how, sizeof how));
+  error = fd < 0 ? errno : 0;
+  return UniqueFd(fd);
+}
+
+std::string etag_for(const struct stat& info) {
+  char text[64];
+  const auto mtime_ns = static_cast<unsigned long long>(info.st_mtim.tv_sec) * 1'000'000'000ULL +
+                        static_cast<unsigned long long>(info.st_mtim.tv_nsec);
+  std::snprintf(text, sizeof text, "\"%llx-%llx\"", mtime_ns, static_cast<unsigned long long>(info.st_size));
+  return text;
+}
+
+// If-None-Match: "*" or a list of entity tags, compared weakly (W/ ignored).
+bool etag_listed(std::string_view header, std::string_view etag) {
+  while (!header.empty()) {
+    const auto comma = header.find(',');
+    std::string_view candidate = header.substr(0, comma);
+    header = comma == std::string_view::npos ? std::string_view{} : header.substr(comma + 1);
+    while (!candidate.empty() && candidate.front() == ' ') candidate.remove_prefix(1);
+    while (!candidate.empty() && candidate.back() == ' ') candidate.remove_suffix(1);
+    if (candidate.starts_with("W/")) candidate.remove_prefix(2);
+    if (candidate == "*" || candidate == etag) return true;
+  }
+  return false;
+}
+
+void plain_status(http::Response& response, int status, std::string_view text) {
+  response.status = status;
+  response.headers.add("Content-Type", "text/plain; charset=utf-8");
+  response.body = text;
+}
+
+// Reads exactly `length` bytes at `offset` into `into`; throws on failure.
+void read_exactly(int fd, char* into, std::size_t length, std::uint64_t offset) {
+  while (length > 0) {
+    const ssize_t got = ::pread(fd, into, length, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) throw std::system_error(got < 0 ? errno : EIO, std::system_category(), "reading a static file");
+    into += got;
+    length -= static_cast<std::size_t>(got);
+    offset += static_cast<std::uint64_t>(got);
+  }
+}
+
+}  // namespace
+
+StaticHandler::StaticHandler(const HandlerParams& params)
+    : root_(params.path("root")), index_(params.string_or("index", "index.html")) {
+  root_fd_.reset(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root_fd_) throw ParamError("root", "cannot open \"" + root_ + "\" as a folder: " + std::strerror(errno));
+  if (index_.empty() || index_.find('/') != std::string::npos) {
+    throw ParamError("index", "expected a file name without '/', got \"" + index_ + "\"");
+  }
+}
+
+Task<void> StaticHandler::handle(http::Request& request, http::Response& response) {
+  if (request.method != "GET" && request.method != "HEAD") {
+    response.headers.add("Allow", "GET, HEAD");
+    plain_status(response, 405, "method not allowed\n");
+    co_return;
+  }
+  std::string relative(request.param("*").value_or(std::string_view(request.path).substr(1)));
+  int error = 0;
+  UniqueFd file = open_beneath(root_fd_.get(), relative, error);
+  struct stat info {};
+  if (file && ::fstat(file.get(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    if (!request.path.ends_with('/')) {  // let relative links in the index resolve
+      response.headers.add("Location", request.path + "/" + (request.query.empty() ? "" : "?" + request.query));
+      plain_status(response, 301, "moved\n");
+      co_return;
+    }
+    relative += (relative.empty() || relative.back() == '/') ? index_ : "/" + index_;
+    file = open_beneath(root_fd_.get(), relative, error);
+    if (!file && error == ENOENT) error = EACCES;  // a folder without an index: no listing
+  }
+  if (!file) {
+    const bool forbidden = error == EXDEV || error == ELOOP || error == EACCES || error == EPERM;
+    plain_status(response, forbidden ? 403 : 404, forbidden ? "forbidden\n" : "not found\n");
+    co_return;
+  }
+  if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    plain_status(response, 403, "forbidden\n");
+    co_return;
+  }
+
+  const std::uint64_t size = static_cast<std::uint64_t>(info.st_size);
+  const std::string etag = etag_for(info);
+  const std::string last_modified = http::format_http_date(info.st_mtim.tv_sec);
+  response.headers.add("ETag", etag);
+  response.headers.add("Last-Modified", last_modified);
+  response.headers.add("Accept-Ranges", "bytes");
+  if (auto if_none_match = request.headers.get("If-None-Match")) {
+    if (etag_listed(*if_none_match, etag)) {
+      response.status = 304;
+      co_return;
+    }
+  } else if (auto if_modified_since = request.headers.get("If-Modified-Since")) {
+    const auto since = http::parse_http_date(*if_modified_since);
+    if (since && info.st_mtim.tv_sec <= *since) {
+      response.status = 304;
+      co_return;
+    }
+  }
+  response.headers.add("Content-Type", mime_type_for(relative));
+
+  std::uint64_t offset = 0;
+  std::uint64_t length = size;
+  if (auto range_header = request.headers.get("Range"); range_header && request.method == "GET") {
+    const auto if_range = request.headers.get("If-Range");
+    ByteRange range{};
+    const RangeOutcome outcome = (!if_range || *if_range == etag || *if_range == last_modified)
+                                     ? parse_byte_range(*range_header, size, range)
+                                     : RangeOutcome::ignore;
+    if (outcome == RangeOutcome::unsatisfiable) {
+      response.headers.add("Content-Range", "bytes */" + std::to_string(size));
+      plain_status(response, 416, "range not satisfiable\n");
+      co_return;
+    }
+    if (outcome == RangeOutcome::satisfiable) {
+      response.status = 206;
+      response.headers.add("Content-Range", "bytes " + std::to_string(range.first) + "-" + std::to_string(range.last) +
+                                                "/" + std::to_string(size));
+      offset = range.first;
+      length = range.last - range.first + 1;
+    }
+  }
+
+  response.set_content_length(length);
+  if (request.is_head()) co_return;
+  if (length <= kWholeFileLimit) {
+    response.body.resize(length);
+    read_exactly(file.get(), response.body.data(), length, offset);
+    co_return;
+  }
+  // Why: a large file goes out piece by piece so memory stays bounded.
+  std::string piece(kStreamPiece, '\0');
+  while (length > 0) {
+    const std::size_t now = length < kStreamPiece ? static_cast<std::size_t>(length) : kStreamPiece;
+    read_exactly(file.get(), piece.data(), now, offset);
+    if (!co_await response.write(std::string_view(piece.data(), now))) co_return;
+    offset += now;
+    length -= now;
+  }
+}
+
+}  // namespace tiffany

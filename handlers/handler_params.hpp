@@ -1,0 +1,62 @@
+// HandlerParams: a route's handler-specific settings, read by a handler factory.
+#pragma once
+
+#include <picojson.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tiffany {
+
+/// Thrown by factories for a bad parameter. The server turns it into a
+/// config error naming the file and the route's JSON path plus `key`.
+class ParamError : public std::runtime_error {
+ public:
+  ParamError(std::string key, const std::string& message) : std::runtime_error(message), key_(std::move(key)) {}
+  /// The offending key, or empty for a problem with the route as a whole.
+  const std::string& key() const noexcept { return key_; }
+
+ private:
+  std::string key_;
+};
+
+/// The keys of a route object other than method, path and handler. Every
+/// accessor records the key as known; keys no accessor asked about are
+/// reported as unknown after the factory returns (typos are errors).
+class HandlerParams {
+ public:
+  /// `base_directory` is the config file's folder: relative paths in params
+  /// are resolved against it (see path()).
+  explicit HandlerParams(const picojson::object& params, std::string base_directory = ".")
+      : params_(&params), base_directory_(std::move(base_directory)) {}
+
+  std::string string(const std::string& key) const;                              // required
+  std::string string_or(const std::string& key, std::string fallback) const;      // optional
+  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const;
+  bool boolean_or(const std::string& key, bool fallback) const;
+  /// A required string naming a file or folder, made absolute against the
+  /// config file's folder when relative.
+  std::string path(const std::string& key) const;
+  /// The raw JSON value of `key`, or nullptr when absent.
+  const picojson::value* json(const std::string& key) const;
+
+  /// Keys present but never asked for.
+  std::vector<std::string> unknown_keys() const;
+  /// Every key asked for, for "expected one of ..." messages.
+  const std::set<std::string>& known_keys() const noexcept { return known_; }
+
+ private:
+  const picojson::value* find(const std::string& key) const;
+
+  const picojson::object* params_;
+  std::string base_directory_;
+  mutable std::set<std::string> known_;
+};
+
+}  // namespace tiffany

@@ -1,0 +1,22 @@
+// ServerStats: process-wide counters the server moves and handlers may read.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+namespace tiffany {
+
+/// Counters shared by every worker. Relaxed atomics: each is exact on its
+/// own, but a reader may see them at slightly different instants.
+struct ServerStats {
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::atomic<std::uint64_t> connections_open{0};
+  std::atomic<std::uint64_t> connections_total{0};
+  std::atomic<std::uint64_t> requests_total{0};
+};
+
+/// The process's counters.
+ServerStats& server_stats() noexcept;
+
+}  // namespace tiffany

@@ -1,0 +1,92 @@
+// build_protocols: config listeners → protocol objects; HTTP routes → handlers.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <stdexcept>
+
+#include "conf/config.hpp"
+#include "conf/config_error.hpp"
+#include "handlers/handler_registry.hpp"
+#include "server/connection_protocol.hpp"
+#include "server/echo_protocol.hpp"
+#include "server/http_protocol.hpp"
+
+namespace tiffany {
+namespace {
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "\"" : ", \"") + item + "\"";
+  return text;
+}
+
+std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& route,
+                                       const HandlerRegistry& registry) {
+  const HandlerFactory* factory = registry.find(route.handler);
+  if (factory == nullptr) {
+    throw ConfigError(config.file, route.json_path + ".handler",
+                      "unknown handler \"" + route.handler + "\"; expected one of " + quoted_list(registry.names()));
+  }
+  const HandlerParams params(route.params, config.directory);
+  std::unique_ptr<Handler> handler;
+  try {
+    handler = (*factory)(params);
+  } catch (const ParamError& e) {
+    throw ConfigError(config.file, route.json_path + (e.key().empty() ? "" : "." + e.key()), e.what());
+  } catch (const std::exception& e) {
+    throw ConfigError(config.file, route.json_path, "handler \"" + route.handler + "\" refused its params: " + e.what());
+  }
+  if (const auto unknown = params.unknown_keys(); !unknown.empty()) {
+    std::vector<std::string> expected{"method", "path", "handler"};
+    expected.insert(expected.end(), params.known_keys().begin(), params.known_keys().end());
+    throw ConfigError(config.file, route.json_path + "." + unknown.front(),
+                      "unknown key for handler \"" + route.handler + "\"; expected one of " + quoted_list(expected));
+  }
+  return handler;
+}
+
+std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const ListenerConfig& listener,
+                                               const HandlerRegistry& registry) {
+  http::HttpSite site;
+  site.limits.max_header_bytes = listener.limits.max_header_bytes;
+  site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
+  site.limits.max_body_bytes = listener.limits.max_body_bytes;
+  for (const RouteConfig& route : listener.routes) {
+    std::shared_ptr<Handler> handler = build_handler(config, route, registry);
+    try {
+      site.router.add(route.methods, route.path, std::move(handler));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(config.file, route.json_path + ".path", e.what());
+    }
+  }
+  return std::make_unique<HttpProtocol>(std::move(site));
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
+                                                                 const HandlerRegistry& registry) {
+  std::vector<std::unique_ptr<ConnectionProtocol>> protocols;
+  for (const ListenerConfig& listener : config.listeners) {
+    if (listener.protocol == Protocol::http) {
+      protocols.push_back(build_http(config, listener, registry));
+    } else {
+      protocols.push_back(std::make_unique<EchoProtocol>());
+    }
+  }
+  return protocols;
+}
+
+std::string format_peer(const sockaddr_storage& peer) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (peer.ss_family == AF_INET6) {
+    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(peer);
+    inet_ntop(AF_INET6, &in6.sin6_addr, host, sizeof host);
+    return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6.sin6_port));
+  }
+  const auto& in4 = reinterpret_cast<const sockaddr_in&>(peer);
+  inet_ntop(AF_INET, &in4.sin_addr, host, sizeof host);
+  return std::string(host) + ":" + std::to_string(ntohs(in4.sin_port));
+}
+
+}  // namespace tiffany

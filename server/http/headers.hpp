@@ -1,0 +1,56 @@
+// Headers: an ordered list of HTTP header fields with case-insensitive lookup.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tiffany::http {
+
+/// True when `a` and `b` are equal ignoring ASCII case.
+bool iequals(std::string_view a, std::string_view b) noexcept;
+
+/// Header fields in the order received or added. Repeated fields are kept
+/// as separate entries. Clearing keeps the storage for reuse, so a
+/// keep-alive connection parses request after request without allocating.
+class Headers {
+ public:
+  struct Field {
+    std::string name;
+    std::string value;
+  };
+
+  /// The first value of `name`, or nullopt.
+  std::optional<std::string_view> get(std::string_view name) const noexcept;
+  /// Every value of `name`, in order.
+  std::vector<std::string_view> get_all(std::string_view name) const;
+  bool contains(std::string_view name) const noexcept { return get(name).has_value(); }
+
+  /// Appends a field (a repeated name is kept as another entry).
+  void add(std::string_view name, std::string_view value);
+  /// Replaces every field called `name` with one holding `value`.
+  void set(std::string_view name, std::string_view value);
+  /// Removes every field called `name`.
+  void remove(std::string_view name);
+  void clear() noexcept { size_ = 0; }
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  const Field* begin() const noexcept { return fields_.data(); }
+  const Field* end() const noexcept { return fields_.data() + size_; }
+
+  // ---- for parsers that build a field from fragments ----
+  /// Starts a new, empty field and returns it.
+  Field& start_field();
+  /// The field being built (the last one); requires !empty().
+  Field& last() noexcept { return fields_[size_ - 1]; }
+
+ private:
+  std::vector<Field> fields_;  // [0, size_) are live; the rest keep their capacity
+  std::size_t size_ = 0;
+};
+
+}  // namespace tiffany::http

@@ -1,0 +1,224 @@
+// HttpConnection: the request loop, response serialisation, streaming.
+#include "server/http/http_connection.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+#include "handlers/handler.hpp"
+#include "handlers/server_stats.hpp"
+#include "server/http/http_date.hpp"
+#include "server/http/http_status.hpp"
+
+namespace tiffany::http {
+namespace {
+
+constexpr std::size_t kReadBufferSize = 16 * 1024;
+
+void append_number(std::string& out, std::uint64_t value, int base = 10) {
+  char digits[24];
+  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, value, base);
+  out.append(digits, static_cast<std::size_t>(end - digits));
+}
+
+// Headers the connection owns; a handler's copies are dropped.
+bool is_managed_header(std::string_view name) noexcept {
+  switch (name.size()) {
+    case 4: return iequals(name, "Date");
+    case 6: return iequals(name, "Server");
+    case 10: return iequals(name, "Connection");
+    case 14: return iequals(name, "Content-Length");
+    case 17: return iequals(name, "Transfer-Encoding");
+    default: return false;
+  }
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(ByteStream& stream, const HttpSite& site, std::string peer)
+    : stream_(stream), site_(site), peer_(std::move(peer)), parser_(site.limits) {
+  response_.attach(this);
+  ServerStats& stats = server_stats();
+  stats.connections_open.fetch_add(1, std::memory_order_relaxed);
+  stats.connections_total.fetch_add(1, std::memory_order_relaxed);
+}
+
+HttpConnection::~HttpConnection() { server_stats().connections_open.fetch_sub(1, std::memory_order_relaxed); }
+
+Task<void> HttpConnection::run() {
+  const auto buffer = std::make_unique<char[]>(kReadBufferSize);
+  for (;;) {
+    const IoResult got = co_await stream_.read(buffer.get(), kReadBufferSize);
+    if (!got || got.bytes() == 0) {
+      if (got && parser_.finish() == RequestParser::Event::error) {  // cut off mid-request
+        append_error(parser_.error_status());
+        co_await flush();
+        stream_.finish();
+      }
+      co_return;
+    }
+    std::string_view input(buffer.get(), got.bytes());
+    while (!input.empty()) {
+      const RequestParser::Result parsed = parser_.feed(input);
+      input.remove_prefix(parsed.consumed);
+      if (parsed.event == RequestParser::Event::need_more) break;
+      if (parsed.event == RequestParser::Event::error) {
+        append_error(parser_.error_status());
+        co_await flush();
+        stream_.finish();
+        co_return;
+      }
+      const bool keep_open = co_await answer();
+      parser_.next();
+      if (!keep_open) {
+        if (co_await flush()) stream_.finish();
+        co_return;
+      }
+    }
+    if (parser_.take_continue_request()) out_ += "HTTP/1.1 100 Continue\r\n\r\n";
+    if (!co_await flush()) co_return;
+  }
+}
+
+Task<bool> HttpConnection::answer() {
+  Request& request = parser_.request();
+  request.peer = peer_;
+  server_stats().requests_total.fetch_add(1, std::memory_order_relaxed);
+  response_.clear();
+  keep_alive_ = parser_.keep_alive();
+  head_request_ = request.is_head();
+  http10_ = request.version_minor == 0;
+  chunked_ = false;
+  streamed_bytes_ = 0;
+
+  const Router::Result routed = site_.router.route(request);
+  if (routed.outcome == Router::Outcome::not_found) {
+    append_error(404);
+    co_return keep_alive_;
+  }
+  if (routed.outcome == Router::Outcome::method_not_allowed) {
+    response_.status = 405;
+    response_.headers.add("Allow", routed.allow);
+    response_.headers.add("Content-Type", "text/plain; charset=utf-8");
+    response_.body = "405 Method Not Allowed\n";
+    append_whole_response(response_);
+    co_return keep_alive_;
+  }
+
+  std::exception_ptr failure;
+  try {
+    co_await routed.handler->handle(request, response_);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (failure) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tiffany: handler failed on %s %s: %s\n", request.method.c_str(), request.path.c_str(),
+                   e.what());
+    } catch (...) {
+      std::fprintf(stderr, "tiffany: handler failed on %s %s: unknown exception\n", request.method.c_str(),
+                   request.path.c_str());
+    }
+    keep_alive_ = false;  // the handler's state is unknown; start afresh on a new connection
+    if (response_.streaming()) co_return false;  // the head is out: all we can do is close
+    append_error(500);
+    co_return false;
+  }
+  if (response_.streaming()) co_return finish_stream();
+  append_whole_response(response_);
+  co_return keep_alive_;
+}
+
+void HttpConnection::append_head(const Response& response, std::uint64_t content_length, bool chunked) {
+  out_ += "HTTP/1.1 ";
+  append_number(out_, static_cast<std::uint64_t>(response.status));
+  out_ += ' ';
+  out_ += reason_phrase(response.status);
+  out_ += "\r\nServer: tiffany\r\nDate: ";
+  out_ += current_http_date();
+  if (!keep_alive_) {
+    out_ += "\r\nConnection: close";
+  } else if (http10_) {
+    out_ += "\r\nConnection: keep-alive";
+  }
+  if (chunked) {
+    out_ += "\r\nTransfer-Encoding: chunked";
+  } else if (!status_forbids_body(response.status) && content_length != UINT64_MAX) {
+    out_ += "\r\nContent-Length: ";
+    append_number(out_, content_length);
+  }
+  for (const Headers::Field& field : response.headers) {
+    if (is_managed_header(field.name)) continue;
+    out_ += "\r\n";
+    out_ += field.name;
+    out_ += ": ";
+    out_ += field.value;
+  }
+  out_ += "\r\n\r\n";
+}
+
+void HttpConnection::append_whole_response(const Response& response) {
+  const std::uint64_t length = response.content_length().value_or(response.body.size());
+  append_head(response, length, false);
+  if (!head_request_ && !status_forbids_body(response.status)) out_ += response.body;
+}
+
+void HttpConnection::append_error(int status) {
+  keep_alive_ = keep_alive_ && status < 500 && status != 400 && status != 413 && status != 414 && status != 431 &&
+                status != 501 && status != 505 && status != 417;
+  Response error;
+  error.status = status;
+  error.headers.add("Content-Type", "text/plain; charset=utf-8");
+  error.body = std::to_string(status) + " " + std::string(reason_phrase(status)) + "\n";
+  append_whole_response(error);
+}
+
+Task<bool> HttpConnection::write_body(Response& response, std::string_view piece) {
+  if (!response.streaming()) {
+    response.mark_head_sent();
+    if (response.content_length()) {
+      append_head(response, *response.content_length(), false);
+    } else if (http10_) {
+      keep_alive_ = false;  // HTTP/1.0 has no chunking: the body ends when we close
+      append_head(response, UINT64_MAX, false);
+    } else {
+      chunked_ = true;
+      append_head(response, 0, true);
+    }
+  }
+  if (!head_request_ && !piece.empty()) {
+    streamed_bytes_ += piece.size();
+    if (chunked_) {
+      append_number(out_, piece.size(), 16);
+      out_ += "\r\n";
+      out_.append(piece);
+      out_ += "\r\n";
+    } else {
+      out_.append(piece);
+    }
+  }
+  co_return co_await flush();
+}
+
+bool HttpConnection::finish_stream() {
+  if (chunked_) out_ += "0\r\n\r\n";
+  const auto& declared = response_.content_length();
+  if (declared && !head_request_ && streamed_bytes_ != *declared) {
+    std::fprintf(stderr, "tiffany: handler streamed %llu bytes but declared %llu; closing\n",
+                 static_cast<unsigned long long>(streamed_bytes_), static_cast<unsigned long long>(*declared));
+    keep_alive_ = false;
+  }
+  return keep_alive_;
+}
+
+Task<bool> HttpConnection::flush() {
+  if (out_.empty()) co_return true;
+  const IoResult written = co_await stream_.write(out_.data(), out_.size());
+  out_.clear();
+  co_return static_cast<bool>(written);
+}
+
+}  // namespace tiffany::http

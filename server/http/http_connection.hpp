@@ -1,0 +1,53 @@
+// HttpConnection: one HTTP/1.1 connection: parse, route, run handlers, reply.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "coro/task.hpp"
+#include "server/byte_stream.hpp"
+#include "server/http/http_site.hpp"
+#include "server/http/request_parser.hpp"
+#include "server/http/response.hpp"
+
+namespace tiffany::http {
+
+/// Serves requests on `stream` until the peer closes, a request asks to
+/// close, or bad input arrives. Pipelined requests are answered in order, and
+/// all responses produced from one read go out in one write.
+class HttpConnection final : public BodySink {
+ public:
+  HttpConnection(ByteStream& stream, const HttpSite& site, std::string peer);
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+  ~HttpConnection() override;
+
+  Task<void> run();
+
+  /// BodySink: streams a piece of the current response.
+  Task<bool> write_body(Response& response, std::string_view piece) override;
+
+ private:
+  /// Answers parser_.request(); false if the connection must close after it.
+  Task<bool> answer();
+  Task<bool> flush();
+  void append_head(const Response& response, std::uint64_t content_length, bool chunked);
+  void append_whole_response(const Response& response);
+  void append_error(int status);
+  bool finish_stream();
+
+  ByteStream& stream_;
+  const HttpSite& site_;
+  std::string peer_;
+  RequestParser parser_;
+  Response response_;
+  std::string out_;  // responses waiting for the next write
+  // Per request:
+  bool keep_alive_ = true;
+  bool head_request_ = false;
+  bool http10_ = false;
+  bool chunked_ = false;
+  std::uint64_t streamed_bytes_ = 0;
+};
+
+}  // namespace tiffany::http

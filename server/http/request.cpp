@@ -1,0 +1,43 @@
+// Request: parameter lookup and reuse.
+#include "server/http/request.hpp"
+
+#include "server/http/uri.hpp"
+
+namespace tiffany::http {
+
+std::optional<std::string_view> Request::param(std::string_view name) const noexcept {
+  for (const auto& [key, value] : params) {
+    if (key == name) return std::string_view(value);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Request::query_param(std::string_view name) const {
+  std::string_view rest = query;
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
+    const auto eq = pair.find('=');
+    std::string key;
+    if (!percent_decode(pair.substr(0, eq), key, /*plus_is_space=*/true) || key != name) continue;
+    std::string value;
+    if (eq != std::string_view::npos && !percent_decode(pair.substr(eq + 1), value, true)) return std::nullopt;
+    return value;
+  }
+  return std::nullopt;
+}
+
+void Request::clear() noexcept {
+  method.clear();
+  target.clear();
+  path.clear();
+  query.clear();
+  version_major = 1;
+  version_minor = 1;
+  headers.clear();
+  body.clear();
+  params.clear();
+}
+
+}  // namespace tiffany::http

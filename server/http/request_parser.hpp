@@ -1,0 +1,80 @@
+// RequestParser: the llhttp adapter. Turns bytes into Requests one at a time,
+// enforcing limits and mapping every kind of bad input to a precise status.
+#pragma once
+
+#include <llhttp.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "server/http/http_limits.hpp"
+#include "server/http/request.hpp"
+
+namespace tiffany::http {
+
+/// Incremental parser for a stream of pipelined requests. Feed it whatever
+/// arrived; it stops after each complete request so the caller can answer it
+/// before parsing on. Fragmentation anywhere (even one byte at a time) is fine.
+class RequestParser {
+ public:
+  enum class Event {
+    need_more,      ///< everything was consumed; read more bytes
+    request_ready,  ///< request() is complete; answer it, then call next()
+    error,          ///< bad input: answer error_status() and close
+  };
+  struct Result {
+    Event event;
+    std::size_t consumed;  ///< bytes of the input used
+  };
+
+  explicit RequestParser(const HttpLimits& limits);
+  RequestParser(const RequestParser&) = delete;
+  RequestParser& operator=(const RequestParser&) = delete;
+
+  Result feed(std::string_view data);
+  /// The peer closed its side. Returns error if a request was cut short.
+  Event finish();
+  /// Prepares for the next request (after request_ready).
+  void next();
+
+  Request& request() noexcept { return request_; }
+  /// For the request just completed: may the connection stay open?
+  bool keep_alive() const noexcept { return keep_alive_; }
+  /// True (once) when the headers asked for "100 Continue" and the body has
+  /// not arrived yet; the caller should send the interim response.
+  bool take_continue_request() noexcept;
+  /// True when bytes of a request have been received but it is incomplete.
+  bool in_message() const noexcept { return in_message_; }
+
+  int error_status() const noexcept { return error_status_; }
+  const std::string& error_detail() const noexcept { return error_detail_; }
+
+ private:
+  static int on_message_begin(llhttp_t* parser);
+  static int on_url(llhttp_t* parser, const char* at, std::size_t length);
+  static int on_header_field(llhttp_t* parser, const char* at, std::size_t length);
+  static int on_header_value(llhttp_t* parser, const char* at, std::size_t length);
+  static int on_headers_complete(llhttp_t* parser);
+  static int on_body(llhttp_t* parser, const char* at, std::size_t length);
+  static int on_message_complete(llhttp_t* parser);
+
+  int fail(int status, std::string detail);
+  bool count_header_bytes(std::size_t length);
+  int check_headers();
+  void map_llhttp_error(llhttp_errno_t error, std::string_view data, const char* error_pos);
+
+  HttpLimits limits_;
+  llhttp_settings_t settings_;
+  llhttp_t parser_;
+  Request request_;
+  std::size_t header_bytes_ = 0;
+  bool in_message_ = false;
+  bool last_was_value_ = false;  // header callbacks alternate field/value, possibly in pieces
+  bool keep_alive_ = true;
+  bool continue_pending_ = false;
+  int error_status_ = 0;
+  std::string error_detail_;
+};
+
+}  // namespace tiffany::http

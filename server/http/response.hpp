@@ -1,0 +1,66 @@
+// Response: what a handler fills in, either whole or streamed piece by piece.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "coro/task.hpp"
+#include "server/http/headers.hpp"
+
+namespace tiffany::http {
+
+class Response;
+
+/// Where a streamed body goes; the HTTP connection implements it.
+class BodySink {
+ public:
+  virtual ~BodySink() = default;
+  /// Sends the response head (first call only) and then `piece`. Returns
+  /// false once the peer is gone; the handler should stop writing.
+  virtual Task<bool> write_body(Response& response, std::string_view piece) = 0;
+};
+
+/// A response under construction. Two ways to produce a body:
+/// - whole: set `body`; the connection sends it after the handler returns,
+///   with Content-Length, batched with other pipelined responses;
+/// - streamed: `co_await write(piece)` repeatedly; the head goes out with the
+///   first piece, with Content-Length if set_content_length() was called,
+///   otherwise chunked (HTTP/1.1) or ended by closing (HTTP/1.0).
+/// `Server`, `Date`, `Content-Length` and `Connection` are set by the server.
+class Response {
+ public:
+  int status = 200;
+  Headers headers;
+  std::string body;
+
+  void set_content_type(std::string_view type) { headers.set("Content-Type", type); }
+
+  /// Declares the exact size of a streamed body (e.g. a file).
+  void set_content_length(std::uint64_t length) noexcept { content_length_ = length; }
+  const std::optional<std::uint64_t>& content_length() const noexcept { return content_length_; }
+
+  /// Streams one piece of the body. False if the connection failed.
+  Task<bool> write(std::string_view piece) { return sink_->write_body(*this, piece); }
+  bool streaming() const noexcept { return head_sent_; }
+
+  // ---- the connection's side ----
+  void attach(BodySink* sink) noexcept { sink_ = sink; }
+  void mark_head_sent() noexcept { head_sent_ = true; }
+  /// Resets for the next request, keeping storage.
+  void clear() noexcept {
+    status = 200;
+    headers.clear();
+    body.clear();
+    content_length_.reset();
+    head_sent_ = false;
+  }
+
+ private:
+  BodySink* sink_ = nullptr;
+  std::optional<std::uint64_t> content_length_;
+  bool head_sent_ = false;
+};
+
+}  // namespace tiffany::http

@@ -1,0 +1,131 @@
+// Router: pattern compilation, matching, precedence and 404/405.
+#include "server/http/router.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tiffany::http {
+namespace {
+
+// Calls `visit(segment)` for each segment of a path ("/a/b/" → "a", "b", "").
+template <class Visit>
+void for_each_segment(std::string_view path, Visit&& visit) {
+  std::size_t i = 1;  // skip the leading '/'
+  for (;;) {
+    const std::size_t end = path.find('/', i);
+    if (!visit(path.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i), end)) return;
+    if (end == std::string_view::npos) return;
+    i = end + 1;
+  }
+}
+
+}  // namespace
+
+void Router::add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler) {
+  if (pattern.empty() || pattern.front() != '/') throw std::invalid_argument("a path pattern must start with '/'");
+  Route route{std::move(methods), {}, std::move(handler), false};
+  std::vector<std::string_view> names;
+  bool after_wildcard = false;
+  for_each_segment(pattern, [&](std::string_view text, std::size_t end) {
+    if (after_wildcard) throw std::invalid_argument("'*' must be the last segment of a path pattern");
+    if (text.empty()) {
+      if (end != std::string_view::npos) throw std::invalid_argument("empty segment ('//') in a path pattern");
+      route.trailing_slash = pattern.size() > 1;
+      return true;
+    }
+    if (text == "*") {
+      route.segments.push_back({SegmentKind::wildcard, "*"});
+      after_wildcard = true;
+    } else if (text.front() == ':') {
+      const std::string_view name = text.substr(1);
+      if (name.empty()) throw std::invalid_argument("a ':' parameter needs a name");
+      if (std::find(names.begin(), names.end(), name) != names.end()) {
+        throw std::invalid_argument("parameter ':" + std::string(name) + "' appears twice");
+      }
+      names.push_back(name);
+      route.segments.push_back({SegmentKind::parameter, std::string(name)});
+    } else if (text.find('*') != std::string_view::npos) {
+      throw std::invalid_argument("'*' must be a whole segment");
+    } else {
+      route.segments.push_back({SegmentKind::literal, std::string(text)});
+    }
+    return true;
+  });
+  routes_.push_back(std::move(route));
+}
+
+bool Router::matches(const Route& route, std::string_view path, Request* capture) {
+  if (path.empty() || path.front() != '/') return false;
+  std::string_view rest = path.substr(1);  // what is left after the last '/' consumed
+  bool slash_consumed = false;             // a '/' followed the last matched segment
+  for (std::size_t i = 0; i < route.segments.size(); ++i) {
+    const Segment& segment = route.segments[i];
+    if (segment.kind == SegmentKind::wildcard) {
+      if (i > 0 && !slash_consumed) return false;  // "/static/*" needs "/static/..."
+      if (capture != nullptr) capture->params.emplace_back("*", std::string(rest));
+      return true;
+    }
+    const std::size_t slash = rest.find('/');
+    const std::string_view text = rest.substr(0, slash);
+    if (text.empty()) return false;  // the path has no segment here
+    if (segment.kind == SegmentKind::literal && segment.text != text) return false;
+    if (segment.kind == SegmentKind::parameter && capture != nullptr) {
+      capture->params.emplace_back(segment.text, std::string(text));
+    }
+    slash_consumed = slash != std::string_view::npos;
+    rest = slash_consumed ? rest.substr(slash + 1) : std::string_view{};
+  }
+  return rest.empty() && slash_consumed == route.trailing_slash;
+}
+
+bool Router::more_specific(const Route& a, const Route& b) {
+  const std::size_t common = std::min(a.segments.size(), b.segments.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    if (a.segments[i].kind != b.segments[i].kind) return a.segments[i].kind > b.segments[i].kind;
+  }
+  return a.segments.size() > b.segments.size();
+}
+
+bool Router::allows(const Route& route, std::string_view method) {
+  if (route.methods.empty()) return true;
+  for (const std::string& allowed : route.methods) {
+    if (allowed == method || (method == "HEAD" && allowed == "GET")) return true;
+  }
+  return false;
+}
+
+Router::Result Router::route(Request& request) const {
+  const Route* best = nullptr;
+  bool path_matched = false;
+  for (const Route& candidate : routes_) {
+    if (!matches(candidate, request.path, nullptr)) continue;
+    path_matched = true;
+    if (!allows(candidate, request.method)) continue;
+    if (best == nullptr || more_specific(candidate, *best)) best = &candidate;
+  }
+  if (best != nullptr) {
+    request.params.clear();
+    matches(*best, request.path, &request);
+    return {Outcome::found, best->handler.get(), {}};
+  }
+  if (!path_matched) return {Outcome::not_found, nullptr, {}};
+
+  std::vector<std::string> allowed;
+  for (const Route& candidate : routes_) {
+    if (!matches(candidate, request.path, nullptr)) continue;
+    for (const std::string& method : candidate.methods) {
+      allowed.push_back(method);
+      if (method == "GET") allowed.emplace_back("HEAD");
+    }
+  }
+  std::sort(allowed.begin(), allowed.end());
+  allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
+  Result result{Outcome::method_not_allowed, nullptr, {}};
+  for (const std::string& method : allowed) {
+    if (!result.allow.empty()) result.allow += ", ";
+    result.allow += method;
+  }
+  return result;
+}
+
+}  // namespace tiffany::http

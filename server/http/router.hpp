@@ -1,0 +1,61 @@
+// Router: maps (method, path) to a handler using the routes from the config.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/http/request.hpp"
+
+namespace tiffany {
+class Handler;
+}
+
+namespace tiffany::http {
+
+/// Path patterns are '/'-separated segments: literals, `:name` parameters
+/// (one segment each) and a final `*` (the rest of the path, possibly empty).
+/// The most specific match wins: at the first segment where two patterns
+/// differ, literal beats parameter beats wildcard. A path that matches only
+/// routes for other methods gives 405 with their methods; none gives 404.
+/// HEAD requests use GET routes unless a HEAD route matches.
+class Router {
+ public:
+  enum class Outcome { found, not_found, method_not_allowed };
+  struct Result {
+    Outcome outcome;
+    Handler* handler = nullptr;  // when found
+    std::string allow;           // when method_not_allowed: "GET, HEAD"
+  };
+
+  /// Adds a route; an empty `methods` means any method. Throws
+  /// std::invalid_argument naming the problem if `pattern` is malformed.
+  void add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler);
+
+  /// Finds the handler for `request` and fills `request.params`.
+  Result route(Request& request) const;
+
+  std::size_t size() const noexcept { return routes_.size(); }
+
+ private:
+  enum class SegmentKind { literal = 2, parameter = 1, wildcard = 0 };
+  struct Segment {
+    SegmentKind kind;
+    std::string text;  // literal text or parameter name
+  };
+  struct Route {
+    std::vector<std::string> methods;
+    std::vector<Segment> segments;
+    std::shared_ptr<Handler> handler;
+    bool trailing_slash;  // pattern ends with '/', e.g. "/docs/"
+  };
+
+  static bool matches(const Route& route, std::string_view path, Request* capture);
+  static bool more_specific(const Route& a, const Route& b);
+  static bool allows(const Route& route, std::string_view method);
+
+  std::vector<Route> routes_;
+};
+
+}  // namespace tiffany::http

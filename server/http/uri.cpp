@@ -1,0 +1,82 @@
+// URI helpers: percent-decoding and dot-segment removal.
+#include "server/http/uri.hpp"
+
+namespace tiffany::http {
+namespace {
+
+int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Drops the last "/segment" of `out`.
+void pop_segment(std::string& out) {
+  const auto slash = out.rfind('/');
+  out.resize(slash == std::string::npos ? 0 : slash);
+}
+
+// True when `path` is already normal: nothing encoded, no "//", "/./", "/../".
+bool is_plain(std::string_view path) noexcept {
+  if (path.find('%') != std::string_view::npos || path.find("//") != std::string_view::npos) return false;
+  for (std::size_t dot = path.find("/."); dot != std::string_view::npos; dot = path.find("/.", dot + 1)) {
+    const std::string_view rest = path.substr(dot + 2);
+    if (rest.empty() || rest[0] == '/' || (rest[0] == '.' && (rest.size() == 1 || rest[1] == '/'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool percent_decode(std::string_view text, std::string& out, bool plus_is_space) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '%') {
+      if (i + 2 >= text.size()) return false;
+      const int high = hex_value(text[i + 1]);
+      const int low = hex_value(text[i + 2]);
+      if (high < 0 || low < 0) return false;
+      const char decoded = static_cast<char>(high * 16 + low);
+      if (decoded == '\0') return false;
+      out.push_back(decoded);
+      i += 2;
+    } else {
+      out.push_back(c == '+' && plus_is_space ? ' ' : c);
+    }
+  }
+  return true;
+}
+
+bool normalize_path(std::string_view raw_path, std::string& out) {
+  out.clear();
+  if (raw_path.empty() || raw_path.front() != '/') return false;
+  if (is_plain(raw_path)) {  // the common case: copy as is
+    out.assign(raw_path);
+    return true;
+  }
+  std::string decoded;
+  if (!percent_decode(raw_path, decoded)) return false;
+
+  bool ends_as_directory = false;  // the last segment was "." or ".."
+  for (std::size_t i = 0; i < decoded.size();) {
+    std::size_t end = decoded.find('/', i);
+    if (end == std::string::npos) end = decoded.size();
+    const std::string_view segment = std::string_view(decoded).substr(i, end - i);
+    if (segment == "..") {
+      pop_segment(out);  // never above the root: popping "" leaves ""
+      ends_as_directory = true;
+    } else if (segment == ".") {
+      ends_as_directory = true;
+    } else if (!segment.empty()) {
+      out.push_back('/');
+      out.append(segment);
+      ends_as_directory = false;
+    }
+    i = end + 1;
+  }
+  if (out.empty() || ends_as_directory || decoded.back() == '/') out.push_back('/');
+  return true;
+}
+
+}  // namespace tiffany::http

@@ -1,0 +1,19 @@
+// The HTTP/1.1 protocol of one listener: its site (routes, limits).
+#pragma once
+
+#include "server/connection_protocol.hpp"
+#include "server/http/http_site.hpp"
+
+namespace tiffany {
+
+class HttpProtocol final : public ConnectionProtocol {
+ public:
+  explicit HttpProtocol(http::HttpSite site) : site_(std::move(site)) {}
+  Task<void> serve(UniqueFd socket, sockaddr_storage peer) override;
+  const char* name() const noexcept override { return "http"; }
+
+ private:
+  http::HttpSite site_;
+};
+
+}  // namespace tiffany

@@ -1,0 +1,32 @@
+// SocketStream: Recv, Send-until-done, and a lingering half-close.
+#include "server/socket_stream.hpp"
+
+#include <sys/socket.h>
+
+#include "reactor/recv.hpp"
+#include "reactor/send.hpp"
+
+namespace tiffany {
+
+Task<IoResult> SocketStream::read(char* data, std::size_t size) { co_return co_await Recv{socket_.get(), data, size}; }
+
+Task<IoResult> SocketStream::write(const char* data, std::size_t size) {
+  std::size_t sent = 0;
+  while (sent < size) {
+    const IoResult put = co_await Send{socket_.get(), data + sent, size - sent};
+    if (!put) co_return put;
+    sent += put.bytes();
+  }
+  co_return IoResult{static_cast<int>(sent)};
+}
+
+void SocketStream::finish() noexcept {
+  ::shutdown(socket_.get(), SHUT_WR);
+  // Why: closing with unread input makes the kernel send RST, which can
+  // destroy our last response in the peer's buffer before it reads it.
+  char sink[4096];
+  for (int i = 0; i < 16 && ::recv(socket_.get(), sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+  }
+}
+
+}  // namespace tiffany
