@@ -57,7 +57,8 @@ TEST(CommandLine, RefusesInvalidJson) {
 
 TEST(CommandLine, RefusesAnUnknownKey) {
   EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "adress": "127.0.0.1:0", "protocol": "echo"}]})"),
-            "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\"\n");
+            "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\", \"routes\", "
+            "\"limits\"\n");
 }
 
 TEST(CommandLine, RefusesAWrongType) {

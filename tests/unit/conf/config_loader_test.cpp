@@ -44,6 +44,8 @@ struct Case {
   const char* message;
 };
 
+void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
+
 class ConfigErrors : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ConfigErrors, NameTheFilePathAndExpectation) { EXPECT_EQ(error_for(GetParam().json), GetParam().message); }
@@ -61,7 +63,8 @@ INSTANTIATE_TEST_SUITE_P(
              "test.json: $.listeners: expected at least one listener, got an array"},
         Case{"UnknownListenerKey",
              R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "port": 1}]})",
-             "test.json: $.listeners[0].port: unknown key; expected one of \"name\", \"address\", \"protocol\""},
+             "test.json: $.listeners[0].port: unknown key; expected one of \"name\", \"address\", \"protocol\", "
+             "\"routes\", \"limits\""},
         Case{"NameNotAString", R"({"listeners": [{"name": 5, "address": "127.0.0.1:1", "protocol": "echo"}]})",
              "test.json: $.listeners[0].name: expected a non-empty string, got 5"},
         Case{"AddressWithoutPort", R"({"listeners": [{"name": "e", "address": "127.0.0.1", "protocol": "echo"}]})",
@@ -70,7 +73,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"AddressNotAString", R"({"listeners": [{"name": "e", "address": 7000, "protocol": "echo"}]})",
              "test.json: $.listeners[0].address: expected a string, got 7000"},
         Case{"UnknownProtocol", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "gopher"}]})",
-             "test.json: $.listeners[0].protocol: expected one of \"echo\", got \"gopher\""},
+             "test.json: $.listeners[0].protocol: expected one of \"echo\", \"http\", got \"gopher\""},
         Case{"MissingProtocol", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1"}]})",
              "test.json: $.listeners[0].protocol: missing required key"},
         Case{"DuplicateName", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"},
