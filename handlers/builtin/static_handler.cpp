@@ -169,7 +169,8 @@ Task<void> StaticHandler::handle(http::Request& request, http::Response& respons
   while (length > 0) {
     const std::size_t now = length < kStreamPiece ? static_cast<std::size_t>(length) : kStreamPiece;
     read_exactly(file.get(), piece.data(), now, offset);
-    if (!co_await response.write(std::string_view(piece.data(), now))) co_return;
+    const bool sent = co_await response.write(std::string_view(piece.data(), now));
+    if (!sent) co_return;
     offset += now;
     length -= now;
   }

@@ -72,12 +72,14 @@ Task<void> HttpConnection::run() {
       const bool keep_open = co_await answer();
       parser_.next();
       if (!keep_open) {
-        if (co_await flush()) stream_.finish();
+        const bool flushed = co_await flush();
+        if (flushed) stream_.finish();
         co_return;
       }
     }
     if (parser_.take_continue_request()) out_ += "HTTP/1.1 100 Continue\r\n\r\n";
-    if (!co_await flush()) co_return;
+    const bool flushed = co_await flush();
+    if (!flushed) co_return;
   }
 }
 

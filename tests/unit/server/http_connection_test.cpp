@@ -1,0 +1,243 @@
+// HttpConnection over an in-memory stream: batching, keep-alive, errors,
+// streaming, HEAD, 100-continue and failing handlers.
+#include "server/http/http_connection.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "coro/scheduler.hpp"
+#include "coro/sleep.hpp"
+#include "handlers/handler.hpp"
+
+namespace tiffany::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Hands out scripted reads (then EOF) and records every write call.
+class ScriptedStream final : public ByteStream {
+ public:
+  explicit ScriptedStream(std::vector<std::string> reads) : reads_(reads.begin(), reads.end()) {}
+  Task<IoResult> read(char* data, std::size_t size) override {
+    if (reads_.empty()) co_return IoResult{0};
+    std::string& next = reads_.front();
+    const std::size_t n = std::min(size, next.size());
+    next.copy(data, n);
+    next.erase(0, n);
+    if (next.empty()) reads_.pop_front();
+    co_return IoResult{static_cast<int>(n)};
+  }
+  Task<IoResult> write(const char* data, std::size_t size) override {
+    writes.emplace_back(data, size);
+    co_return IoResult{static_cast<int>(size)};
+  }
+  void finish() noexcept override { finished = true; }
+
+  std::vector<std::string> writes;
+  bool finished = false;
+
+ private:
+  std::deque<std::string> reads_;
+};
+
+class Text final : public Handler {
+ public:
+  explicit Text(std::string body) : body_(std::move(body)) {}
+  Task<void> handle(Request&, Response& response) override {
+    response.headers.add("Content-Type", "text/plain");
+    response.body = body_;
+    co_return;
+  }
+
+ private:
+  std::string body_;
+};
+
+class Throws final : public Handler {
+ public:
+  Task<void> handle(Request&, Response&) override {
+    co_await Sleep{1ms};
+    throw std::runtime_error("the database is on fire");
+  }
+};
+
+class Streams final : public Handler {
+ public:
+  explicit Streams(bool declare_length) : declare_length_(declare_length) {}
+  Task<void> handle(Request&, Response& response) override {
+    if (declare_length_) response.set_content_length(11);
+    const bool sent = co_await response.write("hello");
+    if (!sent) co_return;
+    co_await Sleep{1ms};
+    co_await response.write(" world");
+  }
+
+ private:
+  bool declare_length_;
+};
+
+class Echo final : public Handler {
+ public:
+  Task<void> handle(Request& request, Response& response) override {
+    response.body = request.body;
+    co_return;
+  }
+};
+
+HttpSite make_site() {
+  HttpSite site;
+  site.router.add({"GET"}, "/hello", std::make_shared<Text>("hi"));
+  site.router.add({"GET"}, "/boom", std::make_shared<Throws>());
+  site.router.add({"GET"}, "/chunked", std::make_shared<Streams>(false));
+  site.router.add({"GET"}, "/sized", std::make_shared<Streams>(true));
+  site.router.add({"POST"}, "/echo", std::make_shared<Echo>());
+  return site;
+}
+
+// Runs one connection over `reads` to completion; returns the stream.
+std::unique_ptr<ScriptedStream> serve(std::vector<std::string> reads) {
+  static const HttpSite site = make_site();
+  auto stream = std::make_unique<ScriptedStream>(std::move(reads));
+  Scheduler scheduler;
+  auto body = [](ScriptedStream& s) -> Task<void> {
+    HttpConnection connection(s, site, "127.0.0.1:1");
+    co_await connection.run();
+  };
+  auto handle = scheduler.spawn(body(*stream));
+  scheduler.run();
+  handle.take_result();
+  return stream;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+const std::string kGetHello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
+
+TEST(HttpConnection, AnswersPipelinedRequestsFromOneReadInOneWrite) {
+  const auto stream = serve({kGetHello + kGetHello + "GET /nope HTTP/1.1\r\n\r\n" + kGetHello});
+  ASSERT_EQ(stream->writes.size(), 1u);
+  const std::string& out = stream->writes[0];
+  EXPECT_EQ(count(out, "HTTP/1.1 200 OK\r\n"), 3u);
+  EXPECT_EQ(count(out, "HTTP/1.1 404 Not Found\r\n"), 1u);
+  EXPECT_LT(out.find("404"), out.rfind("200 OK"));  // in request order
+}
+
+TEST(HttpConnection, WritesTheStandardHeaders) {
+  const auto stream = serve({kGetHello});
+  ASSERT_EQ(stream->writes.size(), 1u);
+  const std::string& out = stream->writes[0];
+  EXPECT_EQ(out.rfind("HTTP/1.1 200 OK\r\nServer: tiffany\r\nDate: ", 0), 0u) << out;
+  EXPECT_NE(out.find(" GMT\r\n"), std::string::npos);
+  EXPECT_NE(out.find("Content-Length: 2\r\nContent-Type: text/plain\r\n\r\nhi"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Connection:"), std::string::npos);  // keep-alive is HTTP/1.1's default
+}
+
+TEST(HttpConnection, KeepsTheConnectionAcrossReads) {
+  const auto stream = serve({kGetHello, kGetHello, kGetHello});
+  EXPECT_EQ(stream->writes.size(), 3u);
+  EXPECT_FALSE(stream->finished);  // the peer closed first
+}
+
+TEST(HttpConnection, ConnectionCloseEndsAfterThatResponse) {
+  const auto stream = serve({"GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n" + kGetHello});
+  ASSERT_EQ(stream->writes.size(), 1u);
+  EXPECT_EQ(count(stream->writes[0], "HTTP/1.1 200"), 1u);
+  EXPECT_NE(stream->writes[0].find("Connection: close\r\n"), std::string::npos);
+  EXPECT_TRUE(stream->finished);
+}
+
+TEST(HttpConnection, Http10GetsKeepAliveOnlyWhenItAsks) {
+  auto stream = serve({"GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "GET /hello HTTP/1.0\r\n\r\n"});
+  ASSERT_EQ(stream->writes.size(), 2u);
+  EXPECT_NE(stream->writes[0].find("Connection: keep-alive\r\n"), std::string::npos);
+  EXPECT_NE(stream->writes[1].find("Connection: close\r\n"), std::string::npos);
+}
+
+TEST(HttpConnection, HeadGetsTheHeadersWithoutTheBody) {
+  const auto stream = serve({"HEAD /hello HTTP/1.1\r\n\r\n"});
+  ASSERT_EQ(stream->writes.size(), 1u);
+  EXPECT_NE(stream->writes[0].find("Content-Length: 2\r\n"), std::string::npos);
+  EXPECT_TRUE(stream->writes[0].ends_with("\r\n\r\n"));
+}
+
+TEST(HttpConnection, BadInputGetsItsStatusAfterEarlierResponsesThenCloses) {
+  const auto stream = serve({kGetHello + "GET / HTTP/1.1\r\nBad Header\r\n\r\n" + kGetHello});
+  ASSERT_EQ(stream->writes.size(), 1u);
+  const std::string& out = stream->writes[0];
+  EXPECT_EQ(count(out, "HTTP/1.1 200"), 1u);
+  EXPECT_NE(out.find("HTTP/1.1 400 Bad Request\r\n"), std::string::npos);
+  EXPECT_NE(out.find("Connection: close\r\n"), std::string::npos);
+  EXPECT_TRUE(stream->finished);
+}
+
+TEST(HttpConnection, MethodMismatchGives405WithAllow) {
+  const auto stream = serve({"DELETE /hello HTTP/1.1\r\n\r\n"});
+  ASSERT_EQ(stream->writes.size(), 1u);
+  EXPECT_NE(stream->writes[0].find("HTTP/1.1 405 Method Not Allowed\r\n"), std::string::npos);
+  EXPECT_NE(stream->writes[0].find("Allow: GET, HEAD\r\n"), std::string::npos);
+}
+
+TEST(HttpConnection, AThrowingHandlerGives500ALogLineAndAClose) {
+  ::testing::internal::CaptureStderr();
+  const auto stream = serve({"GET /boom HTTP/1.1\r\n\r\n" + kGetHello});
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(stream->writes.size(), 1u);
+  EXPECT_NE(stream->writes[0].find("HTTP/1.1 500 Internal Server Error\r\n"), std::string::npos);
+  EXPECT_NE(stream->writes[0].find("Connection: close\r\n"), std::string::npos);
+  EXPECT_EQ(count(stream->writes[0], "HTTP/1.1 200"), 0u);  // the pipelined request is not run
+  EXPECT_NE(log.find("handler failed on GET /boom: the database is on fire"), std::string::npos) << log;
+}
+
+TEST(HttpConnection, StreamsChunkedWhenTheLengthIsUnknown) {
+  const auto stream = serve({"GET /chunked HTTP/1.1\r\n\r\n"});
+  std::string out;
+  for (const auto& w : stream->writes) out += w;
+  EXPECT_GE(stream->writes.size(), 2u);  // the first piece went out before the handler finished
+  EXPECT_NE(out.find("Transfer-Encoding: chunked\r\n"), std::string::npos);
+  EXPECT_TRUE(out.ends_with("\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")) << out;
+}
+
+TEST(HttpConnection, StreamsWithContentLengthWhenDeclared) {
+  const auto stream = serve({"GET /sized HTTP/1.1\r\n\r\n", kGetHello});
+  std::string out;
+  for (const auto& w : stream->writes) out += w;
+  EXPECT_NE(out.find("Content-Length: 11\r\n"), std::string::npos);
+  EXPECT_NE(out.find("\r\n\r\nhello world"), std::string::npos);
+  EXPECT_EQ(count(out, "HTTP/1.1 200"), 2u);  // still keep-alive
+}
+
+TEST(HttpConnection, StreamsToHttp10ByClosing) {
+  const auto stream = serve({"GET /chunked HTTP/1.0\r\n\r\n"});
+  std::string out;
+  for (const auto& w : stream->writes) out += w;
+  EXPECT_EQ(out.find("chunked"), std::string::npos);
+  EXPECT_NE(out.find("Connection: close\r\n"), std::string::npos);
+  EXPECT_TRUE(out.ends_with("\r\n\r\nhello world"));
+  EXPECT_TRUE(stream->finished);
+}
+
+TEST(HttpConnection, SendsContinueBeforeReadingAnExpectedBody) {
+  const auto stream =
+      serve({"POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n", "ping"});
+  ASSERT_EQ(stream->writes.size(), 2u);
+  EXPECT_EQ(stream->writes[0], "HTTP/1.1 100 Continue\r\n\r\n");
+  EXPECT_TRUE(stream->writes[1].ends_with("\r\n\r\nping"));
+}
+
+TEST(HttpConnection, ARequestCutOffByEofGets400) {
+  const auto stream = serve({"POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"});
+  ASSERT_EQ(stream->writes.size(), 1u);
+  EXPECT_NE(stream->writes[0].find("HTTP/1.1 400"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tiffany::http

@@ -1,0 +1,210 @@
+// RequestParser: requests from bytes however they are cut, and the precise
+// status for every kind of bad input.
+#include "server/http/request_parser.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace tiffany::http {
+namespace {
+
+using Event = RequestParser::Event;
+
+struct Parsed {
+  std::vector<Request> requests;
+  std::vector<bool> keep_alive;
+  int error_status = 0;
+};
+
+// Feeds `pieces` in order, collecting every request; stops at an error.
+Parsed parse_pieces(const std::vector<std::string>& pieces, const HttpLimits& limits = {}) {
+  RequestParser parser(limits);
+  Parsed out;
+  for (const std::string& piece : pieces) {
+    std::string_view input = piece;
+    while (!input.empty()) {
+      const auto result = parser.feed(input);
+      input.remove_prefix(result.consumed);
+      if (result.event == Event::need_more) break;
+      if (result.event == Event::error) {
+        out.error_status = parser.error_status();
+        return out;
+      }
+      out.requests.push_back(parser.request());
+      out.keep_alive.push_back(parser.keep_alive());
+      parser.next();
+    }
+  }
+  if (parser.finish() == Event::error) out.error_status = parser.error_status();
+  return out;
+}
+
+Parsed parse(const std::string& bytes, const HttpLimits& limits = {}) { return parse_pieces({bytes}, limits); }
+
+int status_for(const std::string& bytes, const HttpLimits& limits = {}) { return parse(bytes, limits).error_status; }
+
+const std::string kPost =
+    "POST /submit/../form%20data?x=1&y=two HTTP/1.1\r\nHost: example\r\nContent-Type: text/plain\r\n"
+    "X-Tag: a\r\nx-tag: b\r\nContent-Length: 11\r\n\r\nhello world";
+
+const std::string kChunked =
+    "PUT /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "5;name=value\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: t\r\n\r\n";
+
+void expect_post(const Request& request) {
+  EXPECT_EQ(request.method, "POST");
+  EXPECT_EQ(request.target, "/submit/../form%20data?x=1&y=two");
+  EXPECT_EQ(request.path, "/form data");
+  EXPECT_EQ(request.query, "x=1&y=two");
+  EXPECT_EQ(request.version_major, 1);
+  EXPECT_EQ(request.version_minor, 1);
+  EXPECT_EQ(request.headers.get("content-type"), "text/plain");
+  EXPECT_EQ(request.headers.get_all("X-TAG"), (std::vector<std::string_view>{"a", "b"}));
+  EXPECT_EQ(request.body, "hello world");
+}
+
+TEST(RequestParser, ParsesLineHeadersAndBody) {
+  const Parsed parsed = parse(kPost);
+  ASSERT_EQ(parsed.requests.size(), 1u);
+  expect_post(parsed.requests[0]);
+  EXPECT_TRUE(parsed.keep_alive[0]);
+  EXPECT_EQ(parsed.requests[0].query_param("y"), "two");
+}
+
+TEST(RequestParser, GivesTheSameRequestWhereverTheBytesAreSplit) {
+  for (std::size_t split = 0; split <= kPost.size(); ++split) {
+    const Parsed parsed = parse_pieces({kPost.substr(0, split), kPost.substr(split)});
+    ASSERT_EQ(parsed.requests.size(), 1u) << "split at " << split;
+    expect_post(parsed.requests[0]);
+  }
+}
+
+TEST(RequestParser, GivesTheSameRequestFedOneByteAtATime) {
+  std::vector<std::string> bytes;
+  for (char c : kChunked) bytes.emplace_back(1, c);
+  const Parsed parsed = parse_pieces(bytes);
+  ASSERT_EQ(parsed.requests.size(), 1u);
+  EXPECT_EQ(parsed.requests[0].body, "hello world");
+}
+
+TEST(RequestParser, DecodesChunkedBodiesWithExtensionsAndTrailers) {
+  const Parsed parsed = parse(kChunked);
+  ASSERT_EQ(parsed.requests.size(), 1u);
+  EXPECT_EQ(parsed.requests[0].method, "PUT");
+  EXPECT_EQ(parsed.requests[0].body, "hello world");
+}
+
+TEST(RequestParser, StopsAfterEachPipelinedRequest) {
+  const std::string three = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n" + kPost + "GET /c HTTP/1.1\r\nHost: h\r\n\r\n";
+  RequestParser parser(HttpLimits{});
+  std::string_view input = three;
+  std::vector<std::string> paths;
+  while (!input.empty()) {
+    const auto result = parser.feed(input);
+    ASSERT_NE(result.event, Event::error);
+    input.remove_prefix(result.consumed);
+    if (result.event == Event::request_ready) {
+      paths.push_back(parser.request().path);
+      if (paths.size() == 2) expect_post(parser.request());
+      parser.next();
+    }
+  }
+  EXPECT_EQ(paths, (std::vector<std::string>{"/a", "/form data", "/c"}));
+}
+
+TEST(RequestParser, FollowsKeepAliveRulesOfEachVersion) {
+  const Parsed parsed = parse(
+      "GET / HTTP/1.1\r\n\r\n"
+      "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
+      "GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(parsed.keep_alive, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(parse("GET / HTTP/1.0\r\n\r\n").keep_alive, std::vector<bool>{false});
+}
+
+TEST(RequestParser, AsksForContinueOnlyUntilTheBodyArrives) {
+  RequestParser parser(HttpLimits{});
+  const std::string head = "POST /x HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n";
+  EXPECT_EQ(parser.feed(head).event, Event::need_more);
+  EXPECT_TRUE(parser.take_continue_request());
+  EXPECT_FALSE(parser.take_continue_request());  // once
+  EXPECT_EQ(parser.feed("abc").event, Event::request_ready);
+
+  RequestParser eager(HttpLimits{});
+  EXPECT_EQ(eager.feed(head + "abc").event, Event::request_ready);
+  EXPECT_FALSE(eager.take_continue_request());  // the body came with the headers
+}
+
+TEST(RequestParser, NormalisesPathsAndNeverClimbsAboveTheRoot) {
+  const auto path_of = [](const std::string& target) {
+    const Parsed parsed = parse("GET " + target + " HTTP/1.1\r\n\r\n");
+    return parsed.requests.empty() ? "error " + std::to_string(parsed.error_status) : parsed.requests[0].path;
+  };
+  EXPECT_EQ(path_of("/a//b/./c/"), "/a/b/c/");
+  EXPECT_EQ(path_of("/static/%2e%2e/%2E%2E/etc/passwd"), "/etc/passwd");
+  EXPECT_EQ(path_of("/../../etc/passwd"), "/etc/passwd");
+  EXPECT_EQ(path_of("/a/b/.."), "/a/");
+  EXPECT_EQ(path_of("http://example.com/over/there?q"), "/over/there");
+  EXPECT_EQ(path_of("/bad%zzescape"), "error 400");
+  EXPECT_EQ(path_of("/nul%00byte"), "error 400");
+}
+
+TEST(RequestParser, AnswersMalformedInputWith400) {
+  EXPECT_EQ(status_for("\x01\x02\x03 garbage\r\n\r\n"), 400);
+  EXPECT_EQ(status_for("GET / HTTP/1.1\r\nBad Header\r\n\r\n"), 400);
+  EXPECT_EQ(status_for("GET / HTTP/1.1\r\nContent-Length: abc\r\n\r\n"), 400);
+  EXPECT_EQ(status_for("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"), 400);
+}
+
+TEST(RequestParser, RefusesRequestSmuggling) {
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), 400);
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"), 400);
+}
+
+TEST(RequestParser, AnswersUnknownMethodsAndCodingsWith501) {
+  EXPECT_EQ(status_for("FROBNICATE / HTTP/1.1\r\n\r\n"), 501);
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n"), 501);
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"), 501);
+}
+
+TEST(RequestParser, AnswersOtherVersionsWith505) {
+  EXPECT_EQ(status_for("GET / HTTP/2.0\r\n\r\n"), 505);
+  EXPECT_EQ(status_for("GET / HTTP/3.1\r\n\r\n"), 505);
+}
+
+TEST(RequestParser, AnswersUnknownExpectationsWith417) {
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nExpect: teapot\r\nContent-Length: 1\r\n\r\nx"), 417);
+}
+
+TEST(RequestParser, EnforcesTheConfiguredLimits) {
+  HttpLimits limits;
+  limits.max_header_bytes = 1024;
+  limits.max_uri_bytes = 100;
+  limits.max_body_bytes = 10;
+  EXPECT_EQ(status_for("GET /" + std::string(200, 'u') + " HTTP/1.1\r\n\r\n", limits), 414);
+  EXPECT_EQ(status_for("GET / HTTP/1.1\r\nX-Big: " + std::string(2000, 'h') + "\r\n\r\n", limits), 431);
+  std::string many = "GET / HTTP/1.1\r\n";
+  for (int i = 0; i < 200; ++i) many += "X-" + std::to_string(i) + ": v\r\n";
+  EXPECT_EQ(status_for(many + "\r\n", limits), 431);
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello world", limits), 413);
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n",
+                       limits),
+            413);
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789", limits), 0);  // exactly the limit
+}
+
+TEST(RequestParser, ReportsARequestCutOffByEof) {
+  EXPECT_EQ(status_for("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"), 400);
+  EXPECT_EQ(status_for("GET / HTTP/1.1\r\nHost"), 400);
+  EXPECT_EQ(status_for("GET / HTTP/1.1\r\n\r\n"), 0);  // a complete request then EOF is fine
+}
+
+TEST(RequestParser, ClosesAfterAnUpgradeRequest) {
+  const Parsed parsed = parse("GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
+  ASSERT_EQ(parsed.requests.size(), 1u);
+  EXPECT_FALSE(parsed.keep_alive[0]);
+}
+
+}  // namespace
+}  // namespace tiffany::http
