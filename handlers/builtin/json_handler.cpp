@@ -3,14 +3,20 @@
 
 #include <picojson.h>
 
+#include <algorithm>
+
 namespace tiffany {
 namespace {
 
 picojson::value describe_request(const http::Request& request) {
   picojson::object headers;
   for (const auto& field : request.headers) {
-    auto [it, inserted] = headers.emplace(field.name, picojson::value(field.value));
-    if (!inserted) {  // a repeated header: collect its values in an array
+    // Header names are case-insensitive: "x-tag" repeats "X-Tag".
+    auto it = std::find_if(headers.begin(), headers.end(),
+                           [&](const auto& entry) { return http::iequals(entry.first, field.name); });
+    if (it == headers.end()) {
+      headers.emplace(field.name, picojson::value(field.value));
+    } else {  // a repeated header: collect its values in an array, in order
       if (!it->second.is<picojson::array>()) it->second = picojson::value(picojson::array{it->second});
       it->second.get<picojson::array>().emplace_back(field.value);
     }

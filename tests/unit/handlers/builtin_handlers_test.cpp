@@ -1,0 +1,136 @@
+// The small built-in handlers: text, echo, json, health, status; and params.
+#include <gtest/gtest.h>
+
+#include "handler_harness.hpp"
+#include "handlers/builtin/echo_handler.hpp"
+#include "handlers/builtin/health_handler.hpp"
+#include "handlers/builtin/json_handler.hpp"
+#include "handlers/builtin/text_handler.hpp"
+#include "handlers/handler_registry.hpp"
+#include "handlers/server_stats.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+TEST(TextHandler, AnswersItsBodyAndContentType) {
+  const auto params = params_from(R"({"body": "Hello, World!", "content_type": "text/x-test", "status": 201})");
+  TextHandler handler{HandlerParams(params)};
+  auto request = make_request("GET", "/plaintext");
+  const auto outcome = run_handler(handler, request);
+  EXPECT_EQ(outcome->response.status, 201);
+  EXPECT_EQ(outcome->response.body, "Hello, World!");
+  EXPECT_EQ(outcome->response.headers.get("Content-Type"), "text/x-test");
+}
+
+TEST(TextHandler, RequiresABody) {
+  const auto params = params_from(R"({"content_type": "text/plain"})");
+  try {
+    TextHandler handler{HandlerParams(params)};
+    FAIL() << "accepted a text route without a body";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "body");
+    EXPECT_STREQ(e.what(), "missing required key");
+  }
+}
+
+TEST(TextHandler, RejectsAStatusOutOfRange) {
+  const auto params = params_from(R"({"body": "x", "status": 99})");
+  EXPECT_THROW(TextHandler{HandlerParams(params)}, ParamError);
+}
+
+TEST(EchoHandler, ReturnsTheBodyWithItsContentType) {
+  const auto params = params_from("{}");
+  EchoHandler handler{HandlerParams(params)};
+  auto request = make_request("POST", "/echo");
+  request.body = "payload";
+  request.headers.add("Content-Type", "application/x-thing");
+  const auto outcome = run_handler(handler, request);
+  EXPECT_EQ(outcome->response.body, "payload");
+  EXPECT_EQ(outcome->response.headers.get("Content-Type"), "application/x-thing");
+
+  auto untyped = make_request("POST", "/echo");
+  EXPECT_EQ(run_handler(handler, untyped)->response.headers.get("Content-Type"), "application/octet-stream");
+}
+
+TEST(JsonHandler, ServesTheConfiguredDocument) {
+  const auto params = params_from(R"({"document": {"message": "Hello, World!", "n": [1, 2]}})");
+  JsonHandler handler{HandlerParams(params)};
+  auto request = make_request("GET", "/json");
+  const auto outcome = run_handler(handler, request);
+  EXPECT_EQ(outcome->response.body, R"({"message":"Hello, World!","n":[1,2]})");
+  EXPECT_EQ(outcome->response.headers.get("Content-Type"), "application/json");
+}
+
+TEST(JsonHandler, DescribesTheRequestWithoutADocument) {
+  const auto params = params_from("{}");
+  JsonHandler handler{HandlerParams(params)};
+  auto request = make_request("GET", "/users/7");
+  request.query = "a=1";
+  request.headers.add("X-One", "1");
+  request.headers.add("X-Two", "a");
+  request.headers.add("x-two", "b");
+  request.params.emplace_back("id", "7");
+  const auto outcome = run_handler(handler, request);
+  picojson::value parsed;
+  ASSERT_EQ(picojson::parse(parsed, outcome->response.body), "");
+  auto& document = parsed.get<picojson::object>();
+  EXPECT_EQ(document["method"].get<std::string>(), "GET");
+  EXPECT_EQ(document["path"].get<std::string>(), "/users/7");
+  EXPECT_EQ(document["query"].get<std::string>(), "a=1");
+  EXPECT_EQ(document["params"].get<picojson::object>()["id"].get<std::string>(), "7");
+  auto& headers = document["headers"].get<picojson::object>();
+  EXPECT_EQ(headers["X-One"].get<std::string>(), "1");
+  EXPECT_EQ(headers["X-Two"].serialize(), R"(["a","b"])");
+}
+
+TEST(HealthHandler, SaysOk) {
+  const auto params = params_from("{}");
+  HealthHandler handler{HandlerParams(params)};
+  auto request = make_request("GET", "/health");
+  const auto outcome = run_handler(handler, request);
+  EXPECT_EQ(outcome->response.status, 200);
+  EXPECT_EQ(outcome->response.body, "ok");
+}
+
+TEST(StatusHandler, ReportsTheServerCounters) {
+  server_stats().requests_total.fetch_add(5);
+  const auto params = params_from("{}");
+  StatusHandler handler{HandlerParams(params)};
+  auto request = make_request("GET", "/status");
+  const auto outcome = run_handler(handler, request);
+  picojson::value parsed;
+  ASSERT_EQ(picojson::parse(parsed, outcome->response.body), "");
+  auto& document = parsed.get<picojson::object>();
+  EXPECT_GE(document["requests_total"].get<double>(), 5.0);
+  EXPECT_GE(document["uptime_seconds"].get<double>(), 0.0);
+  EXPECT_TRUE(document["connections_open"].is<double>());
+  EXPECT_TRUE(document["connections_total"].is<double>());
+}
+
+TEST(HandlerParams, ReportsKeysNoFactoryAskedFor) {
+  const auto params = params_from(R"({"body": "x", "bodyy": "typo"})");
+  const HandlerParams reader(params);
+  TextHandler handler{reader};
+  EXPECT_EQ(reader.unknown_keys(), std::vector<std::string>{"bodyy"});
+  EXPECT_TRUE(reader.known_keys().contains("content_type"));
+}
+
+TEST(HandlerParams, ResolvesRelativePathsAgainstTheConfigFolder) {
+  const auto params = params_from(R"({"root": "www", "abs": "/srv/site"})");
+  const HandlerParams reader(params, "/etc/tiffany");
+  EXPECT_EQ(reader.path("root"), "/etc/tiffany/www");
+  EXPECT_EQ(reader.path("abs"), "/srv/site");
+}
+
+TEST(HandlerRegistry, HoldsTheBuiltinsAndRefusesDuplicates) {
+  HandlerRegistry registry;
+  register_builtin_handlers(registry);
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"echo", "health", "json", "static", "status", "text"}));
+  EXPECT_NE(registry.find("static"), nullptr);
+  EXPECT_EQ(registry.find("nope"), nullptr);
+  EXPECT_THROW(registry.add("text", registry.find("echo") ? *registry.find("echo") : HandlerFactory{}),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tiffany::testing

@@ -1,0 +1,68 @@
+// Test harness: runs one handler on one request and collects what it produced.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coro/scheduler.hpp"
+#include "handlers/handler.hpp"
+#include "handlers/handler_params.hpp"
+
+namespace tiffany::testing {
+
+/// What a handler produced: the response plus any streamed pieces.
+struct Outcome {
+  http::Response response;
+  std::vector<std::string> streamed;
+  std::string body() const {  // whole or streamed
+    std::string all = response.body;
+    for (const auto& piece : streamed) all += piece;
+    return all;
+  }
+};
+
+/// Records streamed pieces instead of sending them.
+class CollectingSink final : public http::BodySink {
+ public:
+  explicit CollectingSink(Outcome& outcome) : outcome_(outcome) {}
+  Task<bool> write_body(http::Response& response, std::string_view piece) override {
+    response.mark_head_sent();
+    outcome_.streamed.emplace_back(piece);
+    co_return true;
+  }
+
+ private:
+  Outcome& outcome_;
+};
+
+/// Runs `handler` on `request` to completion on a fresh scheduler.
+inline std::unique_ptr<Outcome> run_handler(Handler& handler, http::Request& request) {
+  auto outcome = std::make_unique<Outcome>();
+  CollectingSink sink(*outcome);
+  outcome->response.attach(&sink);
+  Scheduler scheduler;
+  auto done = scheduler.spawn(handler.handle(request, outcome->response));
+  scheduler.run();
+  done.take_result();
+  outcome->response.attach(nullptr);
+  return outcome;
+}
+
+/// Parses `json` as a route's params object.
+inline picojson::object params_from(const std::string& json) {
+  picojson::value value;
+  const std::string error = picojson::parse(value, json);
+  if (!error.empty() || !value.is<picojson::object>()) throw std::runtime_error("bad test params: " + json);
+  return value.get<picojson::object>();
+}
+
+inline http::Request make_request(std::string method, std::string path) {
+  http::Request request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.target = request.path;
+  return request;
+}
+
+}  // namespace tiffany::testing

@@ -1,0 +1,172 @@
+// static: files, folders, validators, ranges, streaming and the root boundary.
+#include "handlers/builtin/static_handler.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "handler_harness.hpp"
+#include "handlers/builtin/byte_range.hpp"
+#include "server/http/http_date.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class StaticHandlerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "tiffany-static-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    base_ = pattern;
+    fs::create_directories(base_ + "/site/docs");
+    fs::create_directories(base_ + "/site/empty");
+    write("site/index.html", "<h1>home</h1>");
+    write("site/style.css", "body{}");
+    write("site/docs/index.html", "docs");
+    write("secret.txt", "outside the root");
+    big_.resize(200 * 1024);
+    for (std::size_t i = 0; i < big_.size(); ++i) big_[i] = static_cast<char>('a' + i % 23);
+    write("site/big.bin", big_);
+    fs::create_symlink(base_ + "/secret.txt", base_ + "/site/escape");
+    fs::create_symlink("style.css", base_ + "/site/alias.css");
+    const auto params = params_from(R"({"root": "site"})");
+    handler_ = std::make_unique<StaticHandler>(HandlerParams(params, base_));
+  }
+  void TearDown() override { fs::remove_all(base_); }
+
+  void write(const std::string& name, const std::string& content) {
+    std::ofstream(base_ + "/" + name, std::ios::binary) << content;
+  }
+
+  std::unique_ptr<Outcome> get(const std::string& path, std::vector<std::pair<std::string, std::string>> headers = {},
+                               const std::string& method = "GET") {
+    request_ = make_request(method, path);
+    for (auto& [name, value] : headers) request_.headers.add(name, value);
+    return run_handler(*handler_, request_);
+  }
+
+  std::string base_;
+  std::string big_;
+  std::unique_ptr<StaticHandler> handler_;
+  http::Request request_;
+};
+
+TEST_F(StaticHandlerTest, ServesAFileWithTypeAndValidators) {
+  const auto outcome = get("/style.css");
+  EXPECT_EQ(outcome->response.status, 200);
+  EXPECT_EQ(outcome->body(), "body{}");
+  EXPECT_EQ(outcome->response.headers.get("Content-Type"), "text/css; charset=utf-8");
+  EXPECT_TRUE(outcome->response.headers.get("ETag").has_value());
+  EXPECT_TRUE(outcome->response.headers.get("Last-Modified").has_value());
+  EXPECT_EQ(outcome->response.content_length(), 6u);
+}
+
+TEST_F(StaticHandlerTest, ServesTheIndexOfAFolderAndRedirectsToItsSlash) {
+  EXPECT_EQ(get("/")->body(), "<h1>home</h1>");
+  EXPECT_EQ(get("/docs/")->body(), "docs");
+  const auto redirect = get("/docs");
+  EXPECT_EQ(redirect->response.status, 301);
+  EXPECT_EQ(redirect->response.headers.get("Location"), "/docs/");
+  EXPECT_EQ(get("/empty/")->response.status, 403);  // no index, no listing
+}
+
+TEST_F(StaticHandlerTest, UsesTheWildcardParameterWhenTheRouteHasOne) {
+  request_ = make_request("GET", "/assets/style.css");
+  request_.params.emplace_back("*", "style.css");
+  EXPECT_EQ(run_handler(*handler_, request_)->body(), "body{}");
+}
+
+TEST_F(StaticHandlerTest, AnswersMissingFilesWith404) { EXPECT_EQ(get("/nope.txt")->response.status, 404); }
+
+TEST_F(StaticHandlerTest, NeverLeavesTheRoot) {
+  EXPECT_EQ(get("/escape")->response.status, 403);  // a symlink pointing outside
+  EXPECT_EQ(get("/alias.css")->body(), "body{}");    // one pointing inside is fine
+  request_ = make_request("GET", "/x");
+  request_.params.emplace_back("*", "../secret.txt");  // even if a route handed us ".."
+  EXPECT_EQ(run_handler(*handler_, request_)->response.status, 403);
+  request_.params.back().second = base_ + "/secret.txt";  // or an absolute path
+  EXPECT_EQ(run_handler(*handler_, request_)->response.status, 403);
+}
+
+TEST_F(StaticHandlerTest, AnswersConditionalRequestsWith304) {
+  const auto first = get("/style.css");
+  const std::string etag(*first->response.headers.get("ETag"));
+  const std::string modified(*first->response.headers.get("Last-Modified"));
+  EXPECT_EQ(get("/style.css", {{"If-None-Match", etag}})->response.status, 304);
+  EXPECT_EQ(get("/style.css", {{"If-None-Match", "\"other\", W/" + etag}})->response.status, 304);
+  EXPECT_EQ(get("/style.css", {{"If-None-Match", "\"other\""}})->response.status, 200);
+  EXPECT_EQ(get("/style.css", {{"If-Modified-Since", modified}})->response.status, 304);
+  EXPECT_EQ(get("/style.css", {{"If-Modified-Since", http::format_http_date(0)}})->response.status, 200);
+}
+
+TEST_F(StaticHandlerTest, ServesASingleRangeWith206) {
+  const auto outcome = get("/style.css", {{"Range", "bytes=1-3"}});
+  EXPECT_EQ(outcome->response.status, 206);
+  EXPECT_EQ(outcome->body(), "ody");
+  EXPECT_EQ(outcome->response.headers.get("Content-Range"), "bytes 1-3/6");
+  EXPECT_EQ(get("/style.css", {{"Range", "bytes=-2"}})->body(), "{}");
+  EXPECT_EQ(get("/style.css", {{"Range", "bytes=4-"}})->body(), "{}");
+}
+
+TEST_F(StaticHandlerTest, AnswersAnUnsatisfiableRangeWith416) {
+  const auto outcome = get("/style.css", {{"Range", "bytes=10-20"}});
+  EXPECT_EQ(outcome->response.status, 416);
+  EXPECT_EQ(outcome->response.headers.get("Content-Range"), "bytes */6");
+}
+
+TEST_F(StaticHandlerTest, IgnoresARangeWhenIfRangeDoesNotMatch) {
+  const auto outcome = get("/style.css", {{"Range", "bytes=1-3"}, {"If-Range", "\"stale\""}});
+  EXPECT_EQ(outcome->response.status, 200);
+  EXPECT_EQ(outcome->body(), "body{}");
+}
+
+TEST_F(StaticHandlerTest, HeadGivesTheLengthWithoutReadingTheFile) {
+  const auto outcome = get("/big.bin", {}, "HEAD");
+  EXPECT_EQ(outcome->response.status, 200);
+  EXPECT_EQ(outcome->response.content_length(), big_.size());
+  EXPECT_TRUE(outcome->body().empty());
+}
+
+TEST_F(StaticHandlerTest, StreamsLargeFilesInPieces) {
+  const auto outcome = get("/big.bin");
+  EXPECT_GT(outcome->streamed.size(), 1u);  // not loaded whole
+  EXPECT_TRUE(outcome->response.body.empty());
+  EXPECT_EQ(outcome->body(), big_);
+  EXPECT_EQ(outcome->response.content_length(), big_.size());
+}
+
+TEST_F(StaticHandlerTest, RefusesOtherMethods) {
+  const auto outcome = get("/style.css", {}, "POST");
+  EXPECT_EQ(outcome->response.status, 405);
+  EXPECT_EQ(outcome->response.headers.get("Allow"), "GET, HEAD");
+}
+
+TEST_F(StaticHandlerTest, RefusesARootThatIsNotAFolder) {
+  const auto params = params_from(R"({"root": "secret.txt"})");
+  EXPECT_THROW(StaticHandler(HandlerParams(params, base_)), ParamError);
+}
+
+TEST(ByteRange, ParsesTheSingleRangeForms) {
+  ByteRange range{};
+  EXPECT_EQ(parse_byte_range("bytes=0-0", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(range.first, 0u);
+  EXPECT_EQ(range.last, 0u);
+  EXPECT_EQ(parse_byte_range("bytes=5-100", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(range.last, 9u);  // clamped to the end
+  EXPECT_EQ(parse_byte_range("bytes=-20", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(range.first, 0u);
+  EXPECT_EQ(parse_byte_range("bytes=10-", 10, range), RangeOutcome::unsatisfiable);
+  EXPECT_EQ(parse_byte_range("bytes=-0", 10, range), RangeOutcome::unsatisfiable);
+  EXPECT_EQ(parse_byte_range("bytes=0-1,3-4", 10, range), RangeOutcome::ignore);
+  EXPECT_EQ(parse_byte_range("bytes=3-1", 10, range), RangeOutcome::ignore);
+  EXPECT_EQ(parse_byte_range("items=0-1", 10, range), RangeOutcome::ignore);
+  EXPECT_EQ(parse_byte_range("bytes=x-1", 10, range), RangeOutcome::ignore);
+}
+
+}  // namespace
+}  // namespace tiffany::testing
