@@ -8,7 +8,7 @@ packages=(
   liburing-dev                          # io_uring
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
   libgtest-dev libgmock-dev googletest  # tests
-  wrk                                   # load generator
+  wrk curl                              # load generator; curl for the HTTP tests
 )
 
 missing=()

@@ -204,6 +204,9 @@ void RequestParser::map_llhttp_error(llhttp_errno_t error, std::string_view data
     case HPE_INVALID_TRANSFER_ENCODING:
       fail(501, reason);
       return;
+    case HPE_PAUSED_H2_UPGRADE:  // the HTTP/2 connection preface ("PRI * HTTP/2.0")
+      fail(505, "HTTP/2 is not supported on this listener");
+      return;
     default:
       fail(400, reason.empty() ? llhttp_errno_name(error) : reason);
       return;

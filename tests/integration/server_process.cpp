@@ -17,12 +17,13 @@
 namespace tiffany::testing {
 namespace {
 
-pid_t spawn_binary(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
+// Starts `program` (a path, or a name looked up in PATH) with `args`.
+pid_t spawn_program(const std::string& program, const std::vector<std::string>& args, const std::string& out_path,
+                    const std::string& err_path) {
   // Why: everything is prepared before fork(); the child of a threaded
   // process may only make async-signal-safe calls (no allocation).
-  static const char* const binary = TIFFANY_BINARY;
   std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(binary));
+  argv.push_back(const_cast<char*>(program.c_str()));
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   const pid_t pid = ::fork();
@@ -31,8 +32,12 @@ pid_t spawn_binary(const std::vector<std::string>& args, const std::string& out_
   const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ::dup2(out, STDOUT_FILENO);
   ::dup2(err, STDERR_FILENO);
-  ::execv(binary, argv.data());
+  ::execvp(argv[0], argv.data());
   ::_exit(127);
+}
+
+pid_t spawn_binary(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
+  return spawn_program(TIFFANY_BINARY, args, out_path, err_path);
 }
 
 // Waits for `pid` up to `timeout`; returns its exit code, or -1 after killing it.
@@ -131,8 +136,13 @@ std::string ServerProcess::out() const { return read_file(dir_.path() + "/stdout
 std::string ServerProcess::err() const { return read_file(dir_.path() + "/stderr"); }
 
 RunResult run_tiffany(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  return run_program(TIFFANY_BINARY, args, timeout);
+}
+
+RunResult run_program(const std::string& program, const std::vector<std::string>& args,
+                      std::chrono::milliseconds timeout) {
   TempDir dir;
-  const pid_t pid = spawn_binary(args, dir.path() + "/stdout", dir.path() + "/stderr");
+  const pid_t pid = spawn_program(program, args, dir.path() + "/stdout", dir.path() + "/stderr");
   RunResult result;
   result.exit_code = reap(pid, timeout);
   result.out = read_file(dir.path() + "/stdout");

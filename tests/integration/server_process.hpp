@@ -64,6 +64,10 @@ class ServerProcess {
 RunResult run_tiffany(const std::vector<std::string>& args,
                       std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
+/// Runs any program (a path, or a name looked up in PATH) to completion.
+RunResult run_program(const std::string& program, const std::vector<std::string>& args,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
 /// Reads a whole file; empty if missing.
 std::string read_file(const std::string& path);
 

@@ -171,6 +171,7 @@ TEST(RequestParser, AnswersUnknownMethodsAndCodingsWith501) {
 TEST(RequestParser, AnswersOtherVersionsWith505) {
   EXPECT_EQ(status_for("GET / HTTP/2.0\r\n\r\n"), 505);
   EXPECT_EQ(status_for("GET / HTTP/3.1\r\n\r\n"), 505);
+  EXPECT_EQ(status_for("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 505);  // HTTP/2 prior knowledge
 }
 
 TEST(RequestParser, AnswersUnknownExpectationsWith417) {
