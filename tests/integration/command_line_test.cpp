@@ -83,6 +83,53 @@ TEST(CommandLine, RefusesAPortInUseAndStartsNoOtherListener) {
             "$.listeners[1].address: cannot listen on 127.0.0.1:" + port + ": bind: Address already in use\n");
 }
 
+std::string http_listener_with(const std::string& route) {
+  return R"({"listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http", "routes": [)" + route +
+         "]}]}";
+}
+
+TEST(CommandLine, RefusesAnUnknownHandler) {
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "txet"})")),
+            "$.listeners[0].routes[0].handler: unknown handler \"txet\"; expected one of \"echo\", \"health\", "
+            "\"json\", \"static\", \"status\", \"text\"\n");
+}
+
+TEST(CommandLine, RefusesAHandlerParamOfTheWrongType) {
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "text", "body": 12})")),
+            "$.listeners[0].routes[0].body: expected a string, got 12\n");
+}
+
+TEST(CommandLine, RefusesAKeyTheHandlerDoesNotTake) {
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "text", "body": "x", "bodyy": "y"})")),
+            "$.listeners[0].routes[0].bodyy: unknown key for handler \"text\"; expected one of \"method\", "
+            "\"path\", \"handler\", \"body\", \"content_type\", \"status\"\n");
+}
+
+TEST(CommandLine, RefusesABadPathPattern) {
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/a/*/b", "handler": "health"})")),
+            "$.listeners[0].routes[0].path: '*' must be the last segment of a path pattern\n");
+}
+
+TEST(CommandLine, RefusesABadMethod) {
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "method": "get", "handler": "health"})")),
+            "$.listeners[0].routes[0].method: expected an HTTP method such as \"GET\", \"*\" for any, or an array "
+            "of methods, got \"get\"\n");
+}
+
+TEST(CommandLine, RefusesAStaticRootThatDoesNotExist) {
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/*", "handler": "static", "root": "/nonexistent/www"})")),
+            "$.listeners[0].routes[0].root: cannot open \"/nonexistent/www\" as a folder: No such file or "
+            "directory\n");
+}
+
+TEST(CommandLine, CheckConfigValidatesRoutesToo) {
+  TempDir dir;
+  const std::string path = dir.write("bad.json", http_listener_with(R"({"path": "/", "handler": "nope"})"));
+  const RunResult run = run_tiffany({"--check-config", "--config", path});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("unknown handler \"nope\""), std::string::npos) << run.err;
+}
+
 TEST(CommandLine, RefusesAMissingConfigFile) {
   const RunResult run = run_tiffany({"--config", "/nonexistent/tiffany.json"});
   EXPECT_EQ(run.exit_code, 1);
