@@ -38,9 +38,16 @@ struct ListenerConfig {
   std::string json_path;            // where it came from, for errors found later (e.g. bind)
 };
 
+/// One entry of `plugins`: a handler plugin to load at start-up.
+struct PluginConfig {
+  std::string path;       // made absolute against the config file's folder
+  std::string json_path;  // "$.plugins[0]"
+};
+
 struct Config {
   std::string file;       // the path it was loaded from, for error messages
   std::string directory;  // the folder holding it: relative paths in it start here
+  std::vector<PluginConfig> plugins;
   std::vector<ListenerConfig> listeners;
 };
 

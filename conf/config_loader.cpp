@@ -119,11 +119,19 @@ Config parse_config(const std::string& text, const std::string& file) {
   }
 
   const JsonNode root(document, file, "$");
-  ObjectReader reader(root, {"listeners"});
+  ObjectReader reader(root, {"plugins", "listeners"});
   Config config;
   config.file = file;
   const auto slash = file.rfind('/');
   config.directory = slash == std::string::npos ? "." : (slash == 0 ? "/" : file.substr(0, slash));
+
+  if (auto plugins = reader.optional("plugins")) {
+    for (const JsonNode& item : plugins->as_array()) {
+      std::string path = item.as_nonempty_string();
+      if (path.front() != '/') path = config.directory + "/" + path;
+      config.plugins.push_back(PluginConfig{std::move(path), item.path()});
+    }
+  }
 
   const JsonNode listeners = reader.required("listeners");
   const auto items = listeners.as_array();

@@ -5,20 +5,25 @@
 
 namespace tiffany {
 
-void HandlerRegistry::add(const std::string& name, HandlerFactory factory) {
-  if (!factories_.emplace(name, std::move(factory)).second) {
+void HandlerRegistry::add(const std::string& name, HandlerFactory factory, std::string origin) {
+  if (!entries_.emplace(name, Entry{std::move(factory), std::move(origin)}).second) {
     throw std::invalid_argument("handler \"" + name + "\" is registered twice");
   }
 }
 
 const HandlerFactory* HandlerRegistry::find(const std::string& name) const {
-  const auto it = factories_.find(name);
-  return it == factories_.end() ? nullptr : &it->second;
+  const auto it = entries_.find(name);
+  return it == entries_.end() ? nullptr : &it->second.factory;
+}
+
+std::string HandlerRegistry::origin(const std::string& name) const {
+  const auto it = entries_.find(name);
+  return it == entries_.end() ? std::string() : it->second.origin;
 }
 
 std::vector<std::string> HandlerRegistry::names() const {
   std::vector<std::string> names;
-  for (const auto& [name, factory] : factories_) names.push_back(name);
+  for (const auto& [name, entry] : entries_) names.push_back(name);
   return names;
 }
 

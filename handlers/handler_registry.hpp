@@ -19,13 +19,20 @@ using HandlerFactory = std::function<std::unique_ptr<Handler>(const HandlerParam
 class HandlerRegistry {
  public:
   /// Registers `factory` as `name`; throws std::invalid_argument if taken.
-  void add(const std::string& name, HandlerFactory factory);
+  /// `origin` says where it came from: "built-in" or a plugin's path.
+  void add(const std::string& name, HandlerFactory factory, std::string origin = "built-in");
   /// The factory called `name`, or nullptr.
   const HandlerFactory* find(const std::string& name) const;
+  /// Where `name` came from ("built-in", or the plugin's path); empty if unknown.
+  std::string origin(const std::string& name) const;
   std::vector<std::string> names() const;
 
  private:
-  std::map<std::string, HandlerFactory> factories_;
+  struct Entry {
+    HandlerFactory factory;
+    std::string origin;
+  };
+  std::map<std::string, Entry> entries_;
 };
 
 /// Registers the built-in handlers: text, echo, json, static, health, status.

@@ -53,8 +53,11 @@ std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const Liste
   site.limits.max_body_bytes = listener.limits.max_body_bytes;
   for (const RouteConfig& route : listener.routes) {
     std::shared_ptr<Handler> handler = build_handler(config, route, registry);
+    const std::string origin = registry.origin(route.handler);
+    std::string label = "handler \"" + route.handler + "\"";
+    if (origin != "built-in") label += " from plugin " + origin;
     try {
-      site.router.add(route.methods, route.path, std::move(handler));
+      site.router.add(route.methods, route.path, std::move(handler), std::move(label));
     } catch (const std::invalid_argument& e) {
       throw ConfigError(config.file, route.json_path + ".path", e.what());
     }

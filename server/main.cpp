@@ -9,6 +9,7 @@
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
 #include "handlers/handler_registry.hpp"
+#include "handlers/plugin_loader.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/server.hpp"
 #include "server/shutdown_signals.hpp"
@@ -68,6 +69,13 @@ int main(int argc, char** argv) {
     tiffany::Config config = tiffany::load_config(config_path);
     tiffany::HandlerRegistry registry;
     tiffany::register_builtin_handlers(registry);
+    for (const tiffany::PluginConfig& plugin : config.plugins) {
+      try {
+        tiffany::load_plugin(plugin.path, registry);
+      } catch (const tiffany::PluginError& e) {
+        throw tiffany::ConfigError(config.file, plugin.json_path, e.what());
+      }
+    }
     if (check_only) {
       (void)tiffany::build_protocols(config, registry);  // routes and handler params, without binding
       std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());

@@ -118,11 +118,11 @@ Task<bool> HttpConnection::answer() {
     try {
       std::rethrow_exception(failure);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "tiffany: handler failed on %s %s: %s\n", request.method.c_str(), request.path.c_str(),
-                   e.what());
+      std::fprintf(stderr, "tiffany: %s failed on %s %s: %s\n", routed.label->c_str(), request.method.c_str(),
+                   request.path.c_str(), e.what());
     } catch (...) {
-      std::fprintf(stderr, "tiffany: handler failed on %s %s: unknown exception\n", request.method.c_str(),
-                   request.path.c_str());
+      std::fprintf(stderr, "tiffany: %s failed on %s %s: unknown exception\n", routed.label->c_str(),
+                   request.method.c_str(), request.path.c_str());
     }
     keep_alive_ = false;  // the handler's state is unknown; start afresh on a new connection
     if (response_.streaming()) co_return false;  // the head is out: all we can do is close

@@ -25,13 +25,16 @@ class Router {
   enum class Outcome { found, not_found, method_not_allowed };
   struct Result {
     Outcome outcome;
-    Handler* handler = nullptr;  // when found
-    std::string allow;           // when method_not_allowed: "GET, HEAD"
+    Handler* handler = nullptr;         // when found
+    const std::string* label = nullptr;  // when found: names the handler in logs
+    std::string allow;                  // when method_not_allowed: "GET, HEAD"
   };
 
-  /// Adds a route; an empty `methods` means any method. Throws
-  /// std::invalid_argument naming the problem if `pattern` is malformed.
-  void add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler);
+  /// Adds a route; an empty `methods` means any method. `label` names the
+  /// handler in log lines (e.g. `handler "shop.cart" from /opt/libshop.so`).
+  /// Throws std::invalid_argument naming the problem if `pattern` is malformed.
+  void add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler,
+           std::string label = "handler");
 
   /// Finds the handler for `request` and fills `request.params`.
   Result route(Request& request) const;
@@ -49,6 +52,7 @@ class Router {
     std::vector<Segment> segments;
     std::shared_ptr<Handler> handler;
     bool trailing_slash;  // pattern ends with '/', e.g. "/docs/"
+    std::string label;
   };
 
   static bool matches(const Route& route, std::string_view path, Request* capture);

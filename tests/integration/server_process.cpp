@@ -36,10 +36,6 @@ pid_t spawn_program(const std::string& program, const std::vector<std::string>& 
   ::_exit(127);
 }
 
-pid_t spawn_binary(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
-  return spawn_program(TIFFANY_BINARY, args, out_path, err_path);
-}
-
 // Waits for `pid` up to `timeout`; returns its exit code, or -1 after killing it.
 int reap(pid_t pid, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -82,11 +78,12 @@ std::string TempDir::write(const std::string& name, const std::string& content) 
   return file;
 }
 
-ServerProcess::ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args)
+ServerProcess::ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args,
+                             const std::string& binary)
     : config_path_(dir_.write("tiffany.json", config_json)) {
   std::vector<std::string> args{"--config", config_path_};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
-  pid_ = spawn_binary(args, dir_.path() + "/stdout", dir_.path() + "/stderr");
+  pid_ = spawn_program(binary, args, dir_.path() + "/stdout", dir_.path() + "/stderr");
 }
 
 ServerProcess::~ServerProcess() {

@@ -35,8 +35,10 @@ class TempDir {
 /// Killed (SIGKILL) on destruction if still running.
 class ServerProcess {
  public:
-  /// Starts `tiffany --config <temp file holding config_json> extra_args...`.
-  explicit ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args = {});
+  /// Starts `tiffany --config <temp file holding config_json> extra_args...`;
+  /// `binary` defaults to the one this build made.
+  explicit ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args = {},
+                         const std::string& binary = TIFFANY_BINARY);
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
   ~ServerProcess();

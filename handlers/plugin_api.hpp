@@ -1,0 +1,40 @@
+// The handler plugin ABI: what a plugin .so exports, and what it registers with.
+#pragma once
+
+#include <string>
+
+#include "handlers/handler_registry.hpp"
+
+namespace tiffany {
+
+/// The plugin ABI this build of Tiffany speaks. It changes whenever a type
+/// that crosses the plugin boundary (Handler, Request, Response, Task, the
+/// scheduler and reactor awaitables, HandlerParams) changes layout or meaning;
+/// a plugin built for another version is refused at start-up.
+inline constexpr unsigned kPluginAbiVersion = 1;
+
+/// Handed to a plugin's entry point to register its handlers.
+/// Valid only during the call to tiffany_plugin_init.
+class PluginRegistrar {
+ public:
+  virtual ~PluginRegistrar() = default;
+  /// Registers `factory` as `name` (letters, digits, '.', '_', '-'; e.g.
+  /// "shop.cart"). Throws std::invalid_argument if the name is malformed or
+  /// already taken (by a built-in or another plugin).
+  virtual void add_handler(const std::string& name, HandlerFactory factory) = 0;
+};
+
+}  // namespace tiffany
+
+// Why: plugins are built with hidden visibility; these two must stay visible.
+extern "C" {
+/// Every plugin defines this as `tiffany::kPluginAbiVersion`. The loader reads
+/// it before calling anything else in the plugin.
+__attribute__((visibility("default"))) extern const unsigned tiffany_plugin_abi_version;
+
+/// The plugin's entry point, called once per process at start-up (before any
+/// worker starts) with the server's ABI version. Register handlers through
+/// `registrar`; throw (any std::exception) to refuse loading, with a message.
+__attribute__((visibility("default"))) void tiffany_plugin_init(tiffany::PluginRegistrar& registrar,
+                                                              unsigned abi_version);
+}

@@ -1,0 +1,78 @@
+// Plugin loading: dlopen, ABI check, registration with name checks.
+#include "handlers/plugin_loader.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "handlers/plugin_api.hpp"
+
+namespace tiffany {
+namespace {
+
+using InitFunction = void (*)(PluginRegistrar&, unsigned);
+
+bool is_valid_handler_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Registers a plugin's handlers, remembering which plugin each came from.
+class RegistryRegistrar final : public PluginRegistrar {
+ public:
+  RegistryRegistrar(HandlerRegistry& registry, const std::string& origin) : registry_(registry), origin_(origin) {}
+
+  void add_handler(const std::string& name, HandlerFactory factory) override {
+    if (!is_valid_handler_name(name)) {
+      throw std::invalid_argument("handler name \"" + name + "\" is not made of letters, digits, '.', '_', '-'");
+    }
+    if (registry_.find(name) != nullptr) {
+      throw std::invalid_argument("handler \"" + name + "\" is already registered by " + registry_.origin(name));
+    }
+    registry_.add(name, std::move(factory), origin_);
+  }
+
+ private:
+  HandlerRegistry& registry_;
+  const std::string& origin_;
+};
+
+}  // namespace
+
+void load_plugin(const std::string& path, HandlerRegistry& registry) {
+  if (::access(path.c_str(), R_OK) != 0) throw PluginError("cannot find plugin file \"" + path + "\"");
+  // Why: RTLD_NOW finds missing symbols at start-up rather than mid-request;
+  // RTLD_LOCAL keeps two plugins' own symbols from colliding.
+  void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* error = ::dlerror();
+    throw PluginError("cannot load \"" + path + "\": " + (error ? error : "unknown dlopen error"));
+  }
+  const auto* version = static_cast<const unsigned*>(::dlsym(library, "tiffany_plugin_abi_version"));
+  auto init = reinterpret_cast<InitFunction>(::dlsym(library, "tiffany_plugin_init"));
+  if (version == nullptr || init == nullptr) {
+    ::dlclose(library);
+    throw PluginError("\"" + path + "\" is not a Tiffany plugin: it does not export " +
+                      (version == nullptr ? "tiffany_plugin_abi_version" : "tiffany_plugin_init"));
+  }
+  if (*version != kPluginAbiVersion) {
+    const unsigned theirs = *version;
+    ::dlclose(library);
+    throw PluginError("\"" + path + "\" was built for plugin ABI " + std::to_string(theirs) +
+                      ", but this tiffany speaks plugin ABI " + std::to_string(kPluginAbiVersion) +
+                      "; rebuild it against this tiffany's SDK");
+  }
+  RegistryRegistrar registrar(registry, path);
+  try {
+    init(registrar, kPluginAbiVersion);
+  } catch (const std::exception& e) {
+    throw PluginError("\"" + path + "\" refused to load: " + e.what());
+  }
+  // The library stays loaded for the life of the process (see the header).
+}
+
+}  // namespace tiffany

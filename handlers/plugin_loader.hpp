@@ -1,0 +1,26 @@
+// Loading handler plugins (.so files) into the handler registry.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "handlers/handler_registry.hpp"
+
+namespace tiffany {
+
+/// Why a plugin could not be loaded; what() is one line for the operator.
+class PluginError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// dlopens `path` (absolute), checks its ABI version and lets it register its
+/// handlers into `registry` with `path` as their origin. Throws PluginError
+/// for a missing file, a file that is not a Tiffany plugin, an ABI mismatch,
+/// a handler name already taken, or a plugin whose init refuses.
+///
+/// Plugins are loaded once per process and never unloaded: handlers built
+/// from them live as long as the server.
+void load_plugin(const std::string& path, HandlerRegistry& registry);
+
+}  // namespace tiffany

@@ -1,0 +1,206 @@
+// Handler plugins end to end: the SDK installed to a prefix, the example
+// plugins built out of tree against it, loaded by the installed binary; and
+// every load error refused with one clear line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "server_process.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+RunResult run_or_fail(const std::string& program, const std::vector<std::string>& args) {
+  RunResult run = run_program(program, args, 300s);
+  EXPECT_EQ(run.exit_code, 0) << program << " failed:\n" << run.out << run.err;
+  return run;
+}
+
+RunResult curl(const std::string& url) { return run_program("curl", {"-sS", "-i", "--max-time", "20", url}); }
+
+// Installs Tiffany to a temporary prefix and builds the example plugins as
+// a separate CMake project against it, once for the whole suite.
+class InstalledSdk : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    work_ = std::make_unique<TempDir>();
+    prefix_ = work_->path() + "/prefix";
+    run_or_fail("cmake", {"--install", TIFFANY_BUILD_DIR, "--prefix", prefix_});
+    const std::string project = work_->path() + "/my-plugins";  // out of tree: a copy, elsewhere
+    fs::copy(std::string(TIFFANY_SOURCE_DIR) + "/handlers/example_plugins", project, fs::copy_options::recursive);
+    run_or_fail("cmake", {"-S", project, "-B", project + "/build", "-DCMAKE_PREFIX_PATH=" + prefix_,
+                          "-DCMAKE_BUILD_TYPE=RelWithDebInfo"});
+    run_or_fail("cmake", {"--build", project + "/build"});
+    plugins_ = project + "/build";
+  }
+  static void TearDownTestSuite() { work_.reset(); }
+
+  static std::unique_ptr<TempDir> work_;
+  static std::string prefix_;
+  static std::string plugins_;
+};
+
+std::unique_ptr<TempDir> InstalledSdk::work_;
+std::string InstalledSdk::prefix_;
+std::string InstalledSdk::plugins_;
+
+TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
+  const std::string include = prefix_ + "/include/tiffany";
+  for (const char* public_header : {"handlers/plugin_api.hpp", "handlers/handler.hpp", "coro/syscalls.hpp",
+                                    "reactor/recv.hpp", "server/http/request.hpp", "server/http/response.hpp"}) {
+    EXPECT_TRUE(fs::exists(include + "/" + public_header)) << public_header;
+  }
+  for (const char* private_header : {"server/http/request_parser.hpp", "server/http/router.hpp",
+                                     "reactor/uring_reactor.hpp", "conf/config.hpp", "handlers/plugin_loader.hpp",
+                                     "server/server.hpp"}) {
+    EXPECT_FALSE(fs::exists(include + "/" + private_header)) << private_header << " leaked into the SDK";
+  }
+  std::vector<std::string> headers;
+  for (const auto& entry : fs::recursive_directory_iterator(include)) {
+    if (entry.path().extension() == ".hpp") headers.push_back(entry.path().string());
+  }
+  EXPECT_GE(headers.size(), 25u);
+  TempDir scratch;
+  for (const std::string& header : headers) {
+    const std::string unit = scratch.write("only.cpp", "#include \"" + header + "\"\n");
+    const RunResult run =
+        run_program("c++", {"-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I" + include, unit}, 120s);
+    EXPECT_EQ(run.exit_code, 0) << header << " does not compile on its own:\n" << run.err;
+  }
+}
+
+class PluginServer : public InstalledSdk {
+ protected:
+  void SetUp() override {
+    const std::string config = R"({"plugins": [")" + plugins_ + R"(/libhello.so", ")" + plugins_ +
+                               R"(/libfanout.so"], "listeners": [{"name": "web", "address": "127.0.0.1:0",
+        "protocol": "http", "routes": [
+          {"method": "GET", "path": "/hello/:name", "handler": "hello.greet", "greeting": "Hi"},
+          {"method": "GET", "path": "/fail", "handler": "hello.fail"},
+          {"method": "GET", "path": "/fanout", "handler": "fanout.sleepers", "children": 10, "delay_ms": 100},
+          {"method": "GET", "path": "/plaintext", "handler": "text", "body": "built-in"}]}]})";
+    // The installed binary: exactly what an SDK user runs.
+    server_ = std::make_unique<ServerProcess>(config, std::vector<std::string>{}, prefix_ + "/bin/tiffany");
+    base_ = "http://127.0.0.1:" + std::to_string(server_->port_of("web"));
+  }
+  std::unique_ptr<ServerProcess> server_;
+  std::string base_;
+};
+
+TEST_F(PluginServer, ServesPluginRoutesWithParamsAndQuery) {
+  const RunResult run = curl(base_ + "/hello/Ada?lang=fr");
+  EXPECT_NE(run.out.find("HTTP/1.1 200 OK"), std::string::npos) << run.out << server_->err();
+  EXPECT_NE(run.out.find(R"({"greeting":"Hi, Ada!","lang":"fr"})"), std::string::npos) << run.out;
+  EXPECT_NE(curl(base_ + "/plaintext").out.find("built-in"), std::string::npos);  // built-ins still there
+}
+
+TEST_F(PluginServer, FanOutRunsItsChildrenConcurrently) {
+  const auto started = std::chrono::steady_clock::now();
+  const RunResult run = curl(base_ + "/fanout");
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  EXPECT_NE(run.out.find(R"("sum_of_squares":285)"), std::string::npos) << run.out;
+  EXPECT_GE(elapsed, 100ms);
+  EXPECT_LT(elapsed, 600ms) << "10 children of 100 ms each took as long as running them one by one";
+}
+
+TEST_F(PluginServer, AThrowingPluginHandlerGives500ALogLineAndTheServerGoesOn) {
+  const RunResult failed = curl(base_ + "/fail");
+  EXPECT_NE(failed.out.find("HTTP/1.1 500 Internal Server Error"), std::string::npos) << failed.out;
+  const RunResult next = curl(base_ + "/hello/again");
+  EXPECT_NE(next.out.find("Hi, again!"), std::string::npos) << next.out;
+  EXPECT_NE(server_->err().find("handler \"hello.fail\" from plugin " + plugins_ +
+                                "/libhello.so failed on GET /fail: hello.fail always fails"),
+            std::string::npos)
+      << server_->err();
+}
+
+// Starts the in-tree binary with `plugins` and `route`; returns its one-line refusal.
+std::string refusal_for(const std::vector<std::string>& plugins, const std::string& route) {
+  std::string list;
+  for (const std::string& plugin : plugins) list += (list.empty() ? "\"" : ", \"") + plugin + "\"";
+  TempDir dir;
+  const std::string config = dir.write(
+      "tiffany.json", R"({"plugins": [)" + list + R"(], "listeners": [{"name": "web", "address": "127.0.0.1:0",
+      "protocol": "http", "routes": [)" + route + "]}]}");
+  const RunResult run = run_tiffany({"--config", config});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  const std::string prefix = "tiffany: config error: " + config + ": ";
+  EXPECT_EQ(run.err.rfind(prefix, 0), 0u) << run.err;
+  return run.err.substr(std::min(prefix.size(), run.err.size()));
+}
+
+const std::string kHealthRoute = R"({"path": "/", "handler": "health"})";
+const std::string kPlugins = TIFFANY_PLUGIN_DIR;
+const std::string kBroken = TIFFANY_TEST_PLUGIN_DIR;
+
+TEST(PluginLoading, RefusesAMissingFile) {
+  EXPECT_EQ(refusal_for({"/nonexistent/libnothing.so"}, kHealthRoute),
+            "$.plugins[0]: cannot find plugin file \"/nonexistent/libnothing.so\"\n");
+}
+
+TEST(PluginLoading, RefusesAFileThatIsNotALibrary) {
+  TempDir dir;
+  const std::string fake = dir.write("libfake.so", "not an ELF file");
+  const std::string error = refusal_for({fake}, kHealthRoute);
+  EXPECT_EQ(error.rfind("$.plugins[0]: cannot load \"" + fake + "\": ", 0), 0u) << error;
+}
+
+TEST(PluginLoading, RefusesALibraryThatIsNotAPlugin) {
+  EXPECT_EQ(refusal_for({kBroken + "/libno_entry_point_plugin.so"}, kHealthRoute),
+            "$.plugins[0]: \"" + kBroken +
+                "/libno_entry_point_plugin.so\" is not a Tiffany plugin: it does not export tiffany_plugin_init\n");
+}
+
+TEST(PluginLoading, RefusesAnAbiMismatchNamingBothVersions) {
+  EXPECT_EQ(refusal_for({kBroken + "/libabi_mismatch_plugin.so"}, kHealthRoute),
+            "$.plugins[0]: \"" + kBroken +
+                "/libabi_mismatch_plugin.so\" was built for plugin ABI 42, but this tiffany speaks plugin ABI 1; "
+                "rebuild it against this tiffany's SDK\n");
+}
+
+TEST(PluginLoading, RefusesADuplicateHandlerName) {
+  EXPECT_EQ(refusal_for({kBroken + "/libname_clash_plugin.so"}, kHealthRoute),
+            "$.plugins[0]: \"" + kBroken +
+                "/libname_clash_plugin.so\" refused to load: handler \"text\" is already registered by built-in\n");
+  EXPECT_EQ(refusal_for({kPlugins + "/libhello.so", kPlugins + "/libhello.so"}, kHealthRoute),
+            "$.plugins[1]: \"" + kPlugins + "/libhello.so\" refused to load: handler \"hello.greet\" is already " +
+                "registered by " + kPlugins + "/libhello.so\n");
+}
+
+TEST(PluginLoading, RefusesAPluginThatRefusesToLoad) {
+  EXPECT_EQ(refusal_for({kBroken + "/librefusing_plugin.so"}, kHealthRoute),
+            "$.plugins[0]: \"" + kBroken + "/librefusing_plugin.so\" refused to load: license key missing\n");
+}
+
+TEST(PluginLoading, RefusesAnUnknownHandlerNameListingThePluginOnes) {
+  const std::string error = refusal_for({kPlugins + "/libhello.so"}, R"({"path": "/", "handler": "hello.nope"})");
+  EXPECT_EQ(error.rfind("$.listeners[0].routes[0].handler: unknown handler \"hello.nope\"; expected one of", 0), 0u)
+      << error;
+  EXPECT_NE(error.find("\"hello.greet\""), std::string::npos) << error;
+}
+
+TEST(PluginLoading, ShowsTheFactorysMessageForBadParams) {
+  EXPECT_EQ(refusal_for({kPlugins + "/libhello.so"}, R"({"path": "/", "handler": "hello.greet", "greeting": 5})"),
+            "$.listeners[0].routes[0].greeting: expected a string, got 5\n");
+}
+
+TEST(PluginLoading, ResolvesRelativePathsAgainstTheConfigFile) {
+  TempDir dir;
+  fs::copy_file(kPlugins + "/libhello.so", dir.path() + "/libhello.so");
+  const std::string config = dir.write("tiffany.json", R"({"plugins": ["libhello.so"], "listeners": [
+      {"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+       "routes": [{"path": "/hi/:name", "handler": "hello.greet"}]}]})");
+  const RunResult run = run_tiffany({"--check-config", "--config", config});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+}  // namespace
+}  // namespace tiffany::testing
