@@ -1,16 +1,20 @@
-// Scheduler: the run loop, the ready queue, timers and the task table.
+// Scheduler: the run loop, ready queues, timers, cancellation and the task table.
 #include "coro/scheduler.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
-#include <thread>
+
+#include "coro/cancelable_wait.hpp"
+#include "coro/manual_clock.hpp"
+#include "coro/task_canceled.hpp"
 
 namespace tiffany {
 namespace {
 
 thread_local Scheduler* t_current_scheduler = nullptr;
+constexpr std::size_t kRecordsPerChunk = 256;
 
 void log_failure_to_stderr(TaskId id, const std::exception_ptr& error) {
   try {
@@ -22,6 +26,21 @@ void log_failure_to_stderr(TaskId id, const std::exception_ptr& error) {
   }
 }
 
+void log_slow_task_to_stderr(TaskId id, std::chrono::nanoseconds ran) {
+  std::fprintf(stderr, "tiffany: warning: task %llu ran %.3f ms without suspending (did it forget to yield?)\n",
+               static_cast<unsigned long long>(id), std::chrono::duration<double, std::milli>(ran).count());
+}
+
+bool is_cancellation(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const TaskCanceled&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -30,21 +49,34 @@ std::coroutine_handle<> finish_spawned_task(TaskRecord& record) noexcept {
 }
 }  // namespace detail
 
-Scheduler::Scheduler(Poller* poller) : poller_(poller), failure_logger_(log_failure_to_stderr) {
+Scheduler::Scheduler(Poller* poller) : Scheduler(SchedulerOptions{.poller = poller}) {}
+
+Scheduler::Scheduler(const SchedulerOptions& options)
+    : options_(options),
+      remote_(std::make_shared<RemoteQueue>(options.poller)),
+      failure_logger_(log_failure_to_stderr),
+      slow_task_logger_(log_slow_task_to_stderr) {
   if (t_current_scheduler != nullptr) {
     std::fputs("tiffany: a second Scheduler on one thread\n", stderr);
     std::abort();
   }
+  options_.max_resumes_between_polls = std::max<std::size_t>(options_.max_resumes_between_polls, 1);
+  if (options_.trace_capacity > 0) trace_ = std::make_unique<TaskTrace>(options_.trace_capacity);
   t_current_scheduler = this;
 }
 
 Scheduler::~Scheduler() {
   // Why: destroying a frame runs its awaiters' destructors, which may cancel
-  // I/O and drop JoinHandles; tearing_down_ makes those wake()/release() calls
-  // no-ops so nothing touches a record that is being freed.
+  // I/O and drop JoinHandles; tearing_down_ makes those wake()/release()
+  // calls no-ops so nothing touches a record that is being freed.
   tearing_down_ = true;
-  auto tasks = std::move(tasks_);
-  tasks.clear();
+  remote_->close();
+  for (auto& chunk : chunks_) {
+    for (std::size_t i = 0; i < kRecordsPerChunk; ++i) {
+      TaskRecord& record = chunk[i];
+      if (record.in_use_ && record.root_) std::exchange(record.root_, {}).destroy();
+    }
+  }
   t_current_scheduler = nullptr;
 }
 
@@ -56,44 +88,113 @@ Scheduler& Scheduler::current() noexcept {
   return *t_current_scheduler;
 }
 
-TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise) {
-  const TaskId id = next_id_++;
-  auto record = std::make_unique<TaskRecord>(id, root, promise);
-  TaskRecord& ref = *record;
-  promise.set_record(&ref);
-  tasks_.emplace(id, std::move(record));
-  ++unfinished_;
-  push_ready(ref);
-  return ref;
+Scheduler* Scheduler::current_or_null() noexcept { return t_current_scheduler; }
+
+Scheduler::Clock::time_point Scheduler::now() const noexcept {
+  return options_.clock != nullptr ? options_.clock->now() : Clock::now();
 }
 
-std::optional<TaskState> Scheduler::state(TaskId id) const {
-  auto it = tasks_.find(id);
-  if (it == tasks_.end()) return std::nullopt;
-  return it->second->state_;
+std::int64_t Scheduler::trace_time() const noexcept { return now().time_since_epoch().count(); }
+
+// ---- the task table ----
+
+TaskRecord& Scheduler::allocate_record() {
+  if (free_records_ == nullptr) {
+    const auto first_slot = static_cast<std::uint32_t>(chunks_.size() * kRecordsPerChunk);
+    chunks_.push_back(std::make_unique<TaskRecord[]>(kRecordsPerChunk));
+    TaskRecord* records = chunks_.back().get();
+    for (std::size_t i = kRecordsPerChunk; i-- > 0;) {  // lowest slots first
+      records[i].slot_ = first_slot + static_cast<std::uint32_t>(i);
+      records[i].generation_ = 1;  // ids are never 0
+      records[i].next_ = free_records_;
+      free_records_ = &records[i];
+    }
+  }
+  TaskRecord& record = *free_records_;
+  free_records_ = record.next_;
+  ++live_records_;
+  return record;
 }
+
+void Scheduler::free_record(TaskRecord& task) noexcept {
+  if (task.root_) std::exchange(task.root_, {}).destroy();
+  task.in_use_ = false;
+  task.promise_ = nullptr;
+  ++task.generation_;  // the old id no longer names this slot
+  task.next_ = free_records_;
+  free_records_ = &task;
+  --live_records_;
+}
+
+TaskRecord* Scheduler::find(TaskId id) const noexcept {
+  const auto slot = static_cast<std::uint32_t>(id & 0xffffffffu);
+  const auto generation = static_cast<std::uint32_t>(id >> 32);
+  if (slot >= chunks_.size() * kRecordsPerChunk) return nullptr;
+  TaskRecord& record = chunks_[slot / kRecordsPerChunk][slot % kRecordsPerChunk];
+  return record.in_use_ && record.generation_ == generation ? &record : nullptr;
+}
+
+std::optional<TaskState> Scheduler::state(TaskId id) const noexcept {
+  const TaskRecord* record = find(id);
+  if (record == nullptr) return std::nullopt;
+  return record->state_;
+}
+
+TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise, int priority) {
+  TaskRecord& task = allocate_record();
+  task.in_use_ = true;
+  task.root_ = root;
+  task.promise_ = &promise;
+  task.resume_point_ = root;
+  task.priority_ = static_cast<std::uint8_t>(std::clamp(priority, 0, kMaxPriority));
+  task.started_ = false;
+  task.cancel_pending_ = false;
+  task.handle_alive_ = true;
+  task.blocked_on_ = nullptr;
+  task.joiner_ = nullptr;
+  promise.set_record(&task);
+  ++unfinished_;
+  ++stats_.spawned;
+  if (trace_) trace_->record(trace_time(), task.id(), TaskEvent::spawn);
+  push_ready(task);
+  return task;
+}
+
+// ---- ready queues (intrusive, doubly linked: O(1) removal on cancel) ----
 
 void Scheduler::push_ready(TaskRecord& task) noexcept {
   task.state_ = TaskState::ready;
-  task.next_ready_ = nullptr;
-  if (ready_tail_ != nullptr) {
-    ready_tail_->next_ready_ = &task;
+  ReadyQueue& queue = ready_[options_.policy == SchedulingPolicy::priority ? task.priority_ : 0];
+  task.next_ = nullptr;
+  task.prev_ = queue.tail;
+  if (queue.tail != nullptr) {
+    queue.tail->next_ = &task;
   } else {
-    ready_head_ = &task;
+    queue.head = &task;
   }
-  ready_tail_ = &task;
+  queue.tail = &task;
   ++ready_count_;
 }
 
-TaskRecord* Scheduler::pop_ready() noexcept {
-  TaskRecord* task = ready_head_;
-  if (task == nullptr) return nullptr;
-  ready_head_ = task->next_ready_;
-  if (ready_head_ == nullptr) ready_tail_ = nullptr;
-  task->next_ready_ = nullptr;
+void Scheduler::unlink_ready(TaskRecord& task) noexcept {
+  ReadyQueue& queue = ready_[options_.policy == SchedulingPolicy::priority ? task.priority_ : 0];
+  (task.prev_ != nullptr ? task.prev_->next_ : queue.head) = task.next_;
+  (task.next_ != nullptr ? task.next_->prev_ : queue.tail) = task.prev_;
+  task.next_ = task.prev_ = nullptr;
   --ready_count_;
-  return task;
 }
+
+TaskRecord* Scheduler::pop_ready() noexcept {
+  for (std::size_t level = ready_.size(); level-- > 0;) {
+    if (TaskRecord* task = ready_[level].head) {
+      unlink_ready(*task);
+      return task;
+    }
+  }
+  return nullptr;
+}
+
+// ---- the loop ----
 
 void Scheduler::run() {
   stop_requested_ = false;
@@ -105,92 +206,227 @@ void Scheduler::run() {
   }
 }
 
-// Resumes the tasks that were ready when the turn began; tasks made ready
-// during the turn wait for the next one, after I/O has been polled.
+// Resumes up to max_resumes_between_polls of the tasks that were ready when
+// the turn began; tasks made ready meanwhile wait until I/O has been polled.
 void Scheduler::run_ready_batch() {
-  for (std::size_t n = ready_count_; n > 0 && !stop_requested_; --n) {
+  if (remote_->has_work()) remote_->drain();
+  std::size_t budget = std::min(ready_count_, options_.max_resumes_between_polls);
+  while (budget-- > 0 && !stop_requested_) {
     TaskRecord* task = pop_ready();
-    task->state_ = TaskState::running;
-    current_ = task;
-    task->resume_point_.resume();
-    current_ = nullptr;
+    if (task == nullptr) break;
+    resume(*task);
+  }
+}
+
+void Scheduler::resume(TaskRecord& task) {
+  if (task.cancel_pending_ && !task.started_) {  // canceled before it ever ran
+    finish_unstarted(task);
+    return;
+  }
+  const TaskId id = task.id();  // `task` may be freed by the time resume() returns
+  task.state_ = TaskState::running;
+  task.started_ = true;
+  current_ = &task;
+  ++stats_.context_switches;
+  if (trace_) trace_->record(trace_time(), id, TaskEvent::resume);
+  if (options_.slow_task_threshold.count() == 0) {
+    task.resume_point_.resume();
+  } else {
+    const auto started = Clock::now();
+    task.resume_point_.resume();
+    const auto ran = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
+    stats_.longest_run = std::max(stats_.longest_run, ran);
+    if (ran > options_.slow_task_threshold) {
+      ++stats_.slow_runs;
+      if (slow_task_logger_) slow_task_logger_(id, ran);
+    }
+  }
+  current_ = nullptr;
+  if (trace_) {
+    const TaskRecord* still = find(id);
+    if (still != nullptr && !is_finished(still->state_)) trace_->record(trace_time(), id, TaskEvent::suspend);
   }
 }
 
 void Scheduler::wait_for_events() {
-  std::optional<std::chrono::nanoseconds> timeout;  // nullopt: wait for I/O
-  if (ready_count_ > 0) {
+  const bool runnable = ready_count_ > 0 || remote_->has_work();
+  std::optional<std::chrono::nanoseconds> timeout;  // nullopt: until something happens
+  if (runnable) {
     timeout = std::chrono::nanoseconds::zero();
   } else if (!timers_.empty()) {
-    timeout = std::max(std::chrono::nanoseconds::zero(), timers_.front().deadline - Clock::now());
+    timeout = std::max(std::chrono::nanoseconds::zero(), timers_.front().deadline - now());
   }
-  if (poller_ != nullptr && (poller_->has_pending() || timeout)) {
-    poller_->poll(timeout);
+  Poller* poller = options_.poller;
+  const bool io_pending = poller != nullptr && poller->has_pending();
+  if (!runnable && timers_.empty() && !io_pending && external_waits_ == 0) {
+    throw std::logic_error("tiffany: every task is blocked and nothing can wake them (deadlock)");
+  }
+  ++stats_.polls;
+  if (options_.clock != nullptr) {
+    // Virtual time never sleeps: let I/O complete, and if nothing else can
+    // happen, jump to the next deadline.
+    if (poller != nullptr) poller->poll(std::chrono::nanoseconds::zero());
+    if (ready_count_ > 0 || remote_->has_work()) return;
+    if (!timers_.empty()) {
+      options_.clock->set(std::max(options_.clock->now(), timers_.front().deadline));
+    } else if (external_waits_ > 0 && !io_pending) {
+      remote_->wait(std::nullopt);  // another thread will complete it
+    }
     return;
   }
-  if (ready_count_ > 0) return;
-  if (!timers_.empty()) {
-    std::this_thread::sleep_until(timers_.front().deadline);
+  if (poller != nullptr) {
+    poller->poll(timeout);
     return;
   }
-  throw std::logic_error("tiffany: every task is blocked and nothing can wake them (deadlock)");
+  if (runnable) return;
+  remote_->wait(timers_.empty() ? std::nullopt : std::optional(timers_.front().deadline));
 }
 
 void Scheduler::fire_due_timers() {
   if (timers_.empty()) return;
-  const auto now = Clock::now();
-  while (!timers_.empty() && timers_.front().deadline <= now) {
+  const auto time = now();
+  while (!timers_.empty() && timers_.front().deadline <= time) {
     std::pop_heap(timers_.begin(), timers_.end(), std::greater<>{});
-    TaskRecord* task = timers_.back().task;
+    const Timer timer = timers_.back();
     timers_.pop_back();
-    wake(*task);
+    wake_if_waiting(*timer.task, timer.wait_sequence);  // a stale timer (canceled sleep) does nothing
   }
 }
 
-void Scheduler::block_current(std::coroutine_handle<> resume_at) noexcept {
+bool Scheduler::step() {
+  if (remote_->has_work()) remote_->drain();
+  if (options_.poller != nullptr) options_.poller->poll(std::chrono::nanoseconds::zero());
+  fire_due_timers();
+  TaskRecord* task = pop_ready();
+  if (task == nullptr) return false;
+  resume(*task);
+  return true;
+}
+
+void Scheduler::run_until_idle() {
+  while (step()) {
+  }
+}
+
+void Scheduler::advance(std::chrono::nanoseconds by) {
+  if (options_.clock == nullptr) throw std::logic_error("Scheduler::advance needs a ManualClock");
+  const auto target = options_.clock->now() + by;
+  run_until_idle();
+  while (!timers_.empty() && timers_.front().deadline <= target) {
+    options_.clock->set(std::max(options_.clock->now(), timers_.front().deadline));
+    run_until_idle();
+  }
+  options_.clock->set(target);
+  run_until_idle();
+}
+
+// ---- parking and waking ----
+
+void Scheduler::throw_if_canceled() {
+  if (current_ != nullptr && current_->cancel_pending_) {
+    current_->cancel_pending_ = false;  // delivered once; a task may catch it and go on
+    throw TaskCanceled{};
+  }
+}
+
+void Scheduler::block_current(std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept {
   current_->resume_point_ = resume_at;
   current_->state_ = TaskState::blocked;
+  current_->blocked_on_ = wait;
+  ++current_->wait_sequence_;
 }
 
 void Scheduler::wake(TaskRecord& task) noexcept {
-  if (tearing_down_ || task.state_ != TaskState::blocked) return;
+  if (tearing_down_ || !task.in_use_ || task.state_ != TaskState::blocked) return;
+  task.blocked_on_ = nullptr;
   push_ready(task);
+}
+
+void Scheduler::wake_if_waiting(TaskRecord& task, std::uint32_t wait_sequence) noexcept {
+  if (task.in_use_ && task.wait_sequence_ == wait_sequence) wake(task);
 }
 
 void Scheduler::yield_current(std::coroutine_handle<> resume_at) noexcept {
   current_->resume_point_ = resume_at;
+  ++current_->wait_sequence_;
   push_ready(*current_);
 }
 
-void Scheduler::sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at) {
-  timers_.push_back(Timer{deadline, timer_sequence_++, current_});
+void Scheduler::sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at,
+                                    CancelableWait* wait) {
+  block_current(resume_at, wait);
+  timers_.push_back(Timer{deadline, timer_sequence_++, current_, current_->wait_sequence_});
   std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
-  block_current(resume_at);
 }
 
-void Scheduler::join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at) noexcept {
+void Scheduler::join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept {
   child.joiner_ = current_;
-  block_current(resume_at);
+  block_current(resume_at, wait);
 }
 
 void Scheduler::release(TaskRecord& task) noexcept {
   if (tearing_down_) return;
   task.handle_alive_ = false;
-  if (is_finished(task.state_)) erase(task);
+  if (is_finished(task.state_)) free_record(task);
+}
+
+// ---- cancellation and the end of a task ----
+
+bool Scheduler::cancel(TaskId id) noexcept {
+  TaskRecord* task = find(id);
+  if (task == nullptr) return false;
+  cancel(*task);
+  return true;
+}
+
+void Scheduler::cancel(TaskRecord& task) noexcept {
+  if (!task.in_use_ || is_finished(task.state_) || task.cancel_pending_) return;
+  task.cancel_pending_ = true;
+  if (trace_) trace_->record(trace_time(), task.id(), TaskEvent::cancel);
+  if (task.state_ == TaskState::ready && !task.started_) {
+    unlink_ready(task);
+    finish_unstarted(task);
+  } else if (task.state_ == TaskState::blocked) {
+    if (CancelableWait* wait = std::exchange(task.blocked_on_, nullptr)) {
+      wait->cancel_wait(task);  // wakes the task now, or once the kernel lets go of its I/O
+    } else {
+      wake(task);
+    }
+  }
+  // ready-after-a-yield or running: delivered at the next suspension point
+}
+
+void Scheduler::finish_unstarted(TaskRecord& task) noexcept {
+  task.cancel_pending_ = false;
+  task.promise_->set_exception(std::make_exception_ptr(TaskCanceled{}));
+  settle(task, TaskState::canceled);
 }
 
 std::coroutine_handle<> Scheduler::on_task_finished(TaskRecord& task) noexcept {
-  const auto& error = task.promise().exception();
-  task.state_ = error ? TaskState::failed : TaskState::completed;
-  --unfinished_;
-  if (error && failure_logger_) failure_logger_(task.id_, error);
-  if (task.joiner_ != nullptr) wake(*std::exchange(task.joiner_, nullptr));
-  // Why: the frame is suspended at its final point, so freeing it here is safe
-  // as long as nothing touches it afterwards.
-  if (!task.handle_alive_) erase(task);
+  const std::exception_ptr& error = task.promise_->exception();
+  settle(task, !error ? TaskState::completed : is_cancellation(error) ? TaskState::canceled : TaskState::failed);
   return std::noop_coroutine();
 }
 
-void Scheduler::erase(TaskRecord& task) noexcept { tasks_.erase(task.id_); }
+void Scheduler::settle(TaskRecord& task, TaskState final_state) noexcept {
+  task.state_ = final_state;
+  --unfinished_;
+  TaskEvent event = TaskEvent::complete;
+  if (final_state == TaskState::completed) {
+    ++stats_.completed;
+  } else if (final_state == TaskState::canceled) {
+    ++stats_.canceled;
+    event = TaskEvent::cancel;
+  } else {
+    ++stats_.failed;
+    event = TaskEvent::fail;
+    if (failure_logger_) failure_logger_(task.id(), task.promise_->exception());
+  }
+  if (trace_) trace_->record(trace_time(), task.id(), event);
+  if (task.joiner_ != nullptr) wake(*std::exchange(task.joiner_, nullptr));
+  // Why: the frame is suspended at its final (or initial) point, so freeing
+  // it here is safe as long as nothing touches it afterwards.
+  if (!task.handle_alive_) free_record(task);
+}
 
 }  // namespace tiffany

@@ -1,7 +1,9 @@
-// Scheduler: Tiffany's kernel. Runs tasks from a FIFO ready queue, parks them
-// on timers and on the reactor, and keeps the task table (PYOS's Scheduler).
+// Scheduler: Tiffany's kernel. Runs tasks from a ready queue, parks them on
+// timers, the reactor and each other, cancels them, and keeps the task table
+// (PYOS's Scheduler).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <coroutine>
 #include <cstddef>
@@ -9,75 +11,127 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "coro/poller.hpp"
+#include "coro/remote_queue.hpp"
+#include "coro/scheduler_options.hpp"
+#include "coro/scheduler_stats.hpp"
 #include "coro/task.hpp"
 #include "coro/task_record.hpp"
 #include "coro/task_state.hpp"
+#include "coro/task_trace.hpp"
 
 namespace tiffany {
 
+class CancelableWait;
+class ManualClock;
 template <class T>
 class JoinHandle;
 
 /// One per thread. Not thread-safe: every member is called on the thread that
-/// constructed it. While it exists it is that thread's `Scheduler::current()`,
-/// which is how the syscall awaitables (`Spawn`, `Join`, `Sleep`, ...) find it.
+/// constructed it, except through remote_queue(). While it exists it is that
+/// thread's `Scheduler::current()`, which is how the syscall awaitables
+/// (`Spawn`, `Join`, `Sleep`, ...) find it.
 ///
 /// Lifetime: destroying the scheduler destroys every task that has not
-/// finished; a Poller passed in must outlive it.
+/// finished; a Poller or ManualClock passed in must outlive it.
 class Scheduler {
  public:
   using Clock = std::chrono::steady_clock;
   using FailureLogger = std::function<void(TaskId, const std::exception_ptr&)>;
+  using SlowTaskLogger = std::function<void(TaskId, std::chrono::nanoseconds)>;
 
   explicit Scheduler(Poller* poller = nullptr);
+  explicit Scheduler(const SchedulerOptions& options);
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
   ~Scheduler();
 
   /// The scheduler of the calling thread; aborts if there is none.
   static Scheduler& current() noexcept;
+  static Scheduler* current_or_null() noexcept;
 
-  /// Adds `task` to the task table and the back of the ready queue.
-  /// Dropping the returned handle detaches the task; it keeps running.
+  /// Adds `task` to the task table and the back of the ready queue (of its
+  /// priority, under the priority policy). Dropping the returned handle
+  /// detaches the task; it keeps running.
   template <class T>
-  JoinHandle<T> spawn(Task<T> task);
+  JoinHandle<T> spawn(Task<T> task, int priority = kDefaultPriority);
 
-  /// Runs tasks until every one has finished or stop() is called. When every task is
-  /// blocked it waits in the poller (the kernel), never spinning.
+  /// Runs tasks until every one has finished or stop() is called. When every
+  /// task is blocked it waits in the poller (the kernel), never spinning; with
+  /// a ManualClock it jumps virtual time to the next timer instead.
   void run();
   /// Makes run() return after the task now running suspends. Callable from a task.
   void stop() noexcept { stop_requested_ = true; }
+  /// Deterministic stepping: resumes the first ready task; false if none.
+  bool step();
+  /// Resumes ready tasks (and runs posted work, and fires due timers) until
+  /// none is ready; never waits.
+  void run_until_idle();
+  /// ManualClock only: moves virtual time by `by`, firing timers in deadline
+  /// order, and runs until idle after each.
+  void advance(std::chrono::nanoseconds by);
+  /// The scheduler's time: the ManualClock's if it has one.
+  Clock::time_point now() const noexcept;
+
+  /// PYOS KillTask. A ready, sleeping or blocked task is woken at once and sees
+  /// TaskCanceled where it is suspended (a task blocked in I/O once the kernel
+  /// has dropped the operation); a task that never started ends without
+  /// running; the running task gets it at its next suspension point.
+  /// Canceling a finished (or unknown) task does nothing.
+  void cancel(TaskRecord& task) noexcept;
+  bool cancel(TaskId id) noexcept;
 
   /// Entries in the task table: unfinished tasks plus finished ones whose
   /// JoinHandle has not been consumed yet.
-  std::size_t task_count() const noexcept { return tasks_.size(); }
-  /// State of a task that is still in the table (unfinished, or finished with
-  /// a JoinHandle still holding it); nullopt once it is gone.
-  std::optional<TaskState> state(TaskId id) const;
+  std::size_t task_count() const noexcept { return live_records_; }
+  /// State of a task still in the table; nullopt once it is gone.
+  std::optional<TaskState> state(TaskId id) const noexcept;
+  /// The record of a task still in the table, or nullptr.
+  TaskRecord* find(TaskId id) const noexcept;
   /// The task being resumed right now; nullptr outside a task.
   TaskRecord* current_task() const noexcept { return current_; }
 
+  const SchedulerStats& stats() const noexcept { return stats_; }
+  /// The event trace, or nullptr when tracing is off.
+  const TaskTrace* trace() const noexcept { return trace_.get(); }
+  /// Where other threads post work for this scheduler (see ExternalPromise).
+  const std::shared_ptr<RemoteQueue>& remote_queue() const noexcept { return remote_; }
+
   /// Replaces the default logger (stderr) of failed tasks.
   void set_failure_logger(FailureLogger logger) { failure_logger_ = std::move(logger); }
+  /// Replaces the default warning (stderr) for a task that ran too long.
+  void set_slow_task_logger(SlowTaskLogger logger) { slow_task_logger_ = std::move(logger); }
 
   // ---- used by awaitables; `resume_at` is the coroutine that suspended ----
 
-  /// Parks the current task until someone calls wake() on it.
-  void block_current(std::coroutine_handle<> resume_at) noexcept;
-  /// Moves a blocked task to the back of the ready queue.
+  /// True if the current task has a cancellation waiting to be delivered;
+  /// awaitables then skip suspending and throw from await_resume.
+  bool cancel_pending() const noexcept { return current_ != nullptr && current_->cancel_pending_; }
+  /// Delivers a pending cancellation: clears it and throws TaskCanceled.
+  void throw_if_canceled();
+  /// Parks the current task until someone calls wake() on it. `wait`, if
+  /// given, is told to undo itself should the task be canceled meanwhile.
+  void block_current(std::coroutine_handle<> resume_at, CancelableWait* wait = nullptr) noexcept;
+  /// Moves a blocked task to the back of its ready queue.
   void wake(TaskRecord& task) noexcept;
-  /// Puts the current task at the back of the ready queue.
+  /// Wakes `task` only if it is still parked in the wait numbered `wait_sequence`.
+  void wake_if_waiting(TaskRecord& task, std::uint32_t wait_sequence) noexcept;
+  /// Puts the current task at the back of its ready queue.
   void yield_current(std::coroutine_handle<> resume_at) noexcept;
   /// Parks the current task until `deadline`.
-  void sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at);
+  void sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at, CancelableWait* wait);
   /// Parks the current task until `child` finishes (PYOS WaitTask).
-  void join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at) noexcept;
+  void join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept;
+  /// Undoes join_current_on for a canceled joiner.
+  void forget_joiner(TaskRecord& child) noexcept { child.joiner_ = nullptr; }
   /// Drops a JoinHandle's claim: frees a finished task, detaches a running one.
   void release(TaskRecord& task) noexcept;
+  /// Counts tasks parked on other threads (ExternalPromise), so the loop knows
+  /// to wait for them instead of declaring a deadlock.
+  void external_wait_began() noexcept { ++external_waits_; }
+  void external_wait_ended() noexcept { --external_waits_; }
 
  private:
   friend std::coroutine_handle<> detail::finish_spawned_task(TaskRecord&) noexcept;
@@ -86,33 +140,49 @@ class Scheduler {
     Clock::time_point deadline;
     std::uint64_t sequence;  // keeps equal deadlines in FIFO order
     TaskRecord* task;
+    std::uint32_t wait_sequence;  // the wait it belongs to; stale once the task moved on
     bool operator>(const Timer& other) const noexcept {
       return deadline != other.deadline ? deadline > other.deadline : sequence > other.sequence;
     }
   };
+  struct ReadyQueue {
+    TaskRecord* head = nullptr;
+    TaskRecord* tail = nullptr;
+  };
 
-  TaskRecord& adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise);
+  TaskRecord& adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise, int priority);
+  TaskRecord& allocate_record();
+  void free_record(TaskRecord& task) noexcept;
   void push_ready(TaskRecord& task) noexcept;
+  void unlink_ready(TaskRecord& task) noexcept;
   TaskRecord* pop_ready() noexcept;
+  void resume(TaskRecord& task);
   void run_ready_batch();
   void fire_due_timers();
   void wait_for_events();
+  void finish_unstarted(TaskRecord& task) noexcept;
   std::coroutine_handle<> on_task_finished(TaskRecord& task) noexcept;
-  void erase(TaskRecord& task) noexcept;
+  void settle(TaskRecord& task, TaskState final_state) noexcept;
+  std::int64_t trace_time() const noexcept;
 
-  Poller* poller_;
-  std::unordered_map<TaskId, std::unique_ptr<TaskRecord>> tasks_;
+  SchedulerOptions options_;
+  std::shared_ptr<RemoteQueue> remote_;
+  std::vector<std::unique_ptr<TaskRecord[]>> chunks_;  // stable storage for records
+  TaskRecord* free_records_ = nullptr;
+  std::size_t live_records_ = 0;
   std::size_t unfinished_ = 0;
-  TaskRecord* ready_head_ = nullptr;
-  TaskRecord* ready_tail_ = nullptr;
+  std::array<ReadyQueue, kMaxPriority + 1> ready_;
   std::size_t ready_count_ = 0;
   std::vector<Timer> timers_;  // min-heap on (deadline, sequence)
   std::uint64_t timer_sequence_ = 0;
-  TaskId next_id_ = 1;
+  std::size_t external_waits_ = 0;
   TaskRecord* current_ = nullptr;
   bool stop_requested_ = false;
   bool tearing_down_ = false;
+  SchedulerStats stats_;
+  std::unique_ptr<TaskTrace> trace_;
   FailureLogger failure_logger_;
+  SlowTaskLogger slow_task_logger_;
 };
 
 /// The right to collect a spawned task's result (with `Join`). Move-only.
@@ -120,6 +190,7 @@ class Scheduler {
 template <class T>
 class JoinHandle {
  public:
+  JoinHandle() noexcept = default;
   JoinHandle(Scheduler& scheduler, TaskRecord& record) noexcept : scheduler_(&scheduler), record_(&record) {}
   JoinHandle(JoinHandle&& other) noexcept
       : scheduler_(other.scheduler_), record_(std::exchange(other.record_, nullptr)) {}
@@ -137,6 +208,11 @@ class JoinHandle {
   bool finished() const noexcept { return record_ && is_finished(record_->state()); }
   TaskRecord* record() const noexcept { return record_; }
 
+  /// Cancels the task (see Scheduler::cancel); the handle stays joinable.
+  void cancel() noexcept {
+    if (record_ != nullptr) scheduler_->cancel(*record_);
+  }
+
   /// The finished task's value, or its exception rethrown. Consumes the handle.
   T take_result() {
     auto& promise = static_cast<detail::TaskPromise<T>&>(record_->promise());
@@ -153,14 +229,14 @@ class JoinHandle {
   }
 
  private:
-  Scheduler* scheduler_;
-  TaskRecord* record_;
+  Scheduler* scheduler_ = nullptr;
+  TaskRecord* record_ = nullptr;
 };
 
 template <class T>
-JoinHandle<T> Scheduler::spawn(Task<T> task) {
+JoinHandle<T> Scheduler::spawn(Task<T> task, int priority) {
   auto handle = task.release();
-  TaskRecord& record = adopt(handle, handle.promise());
+  TaskRecord& record = adopt(handle, handle.promise(), priority);
   return JoinHandle<T>{*this, record};
 }
 

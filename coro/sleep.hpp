@@ -4,24 +4,30 @@
 #include <chrono>
 #include <coroutine>
 
+#include "coro/cancelable_wait.hpp"
 #include "coro/scheduler.hpp"
 
 namespace tiffany {
 
 /// `co_await Sleep{std::chrono::milliseconds(50)};` parks the caller until at
-/// least that much time has passed. Tasks whose deadlines are equal wake in
-/// the order they went to sleep. The scheduler waits in the kernel meanwhile.
-class Sleep {
+/// least that much time has passed (on the scheduler's clock). Tasks whose
+/// deadlines are equal wake in the order they went to sleep. The scheduler
+/// waits in the kernel meanwhile. Throws TaskCanceled if the caller is
+/// canceled while asleep (it wakes at once).
+class Sleep final : private CancelableWait {
  public:
   explicit Sleep(std::chrono::nanoseconds duration) noexcept : duration_(duration) {}
 
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> caller) const {
-    Scheduler::current().sleep_current_until(Scheduler::Clock::now() + duration_, caller);
+  bool await_ready() const noexcept { return Scheduler::current().cancel_pending(); }
+  void await_suspend(std::coroutine_handle<> caller) {
+    Scheduler& scheduler = Scheduler::current();
+    scheduler.sleep_current_until(scheduler.now() + duration_, caller, this);
   }
-  void await_resume() const noexcept {}
+  void await_resume() const { Scheduler::current().throw_if_canceled(); }
 
  private:
+  void cancel_wait(TaskRecord& task) noexcept override { Scheduler::current().wake(task); }
+
   std::chrono::nanoseconds duration_;
 };
 

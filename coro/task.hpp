@@ -3,9 +3,12 @@
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
 #include <optional>
 #include <utility>
+
+#include "coro/frame_allocator.hpp"
 
 namespace tiffany {
 
@@ -39,6 +42,13 @@ class TaskPromiseBase {
   FinalAwaiter final_suspend() noexcept { return {}; }
 
   void unhandled_exception() noexcept { exception_ = std::current_exception(); }
+  /// Ends the task with `error` without running it (cancel before start).
+  void set_exception(std::exception_ptr error) noexcept { exception_ = std::move(error); }
+
+  // Why: frames come from a per-thread recycler, so spawning and calling
+  // coroutines on the hot path does not hit malloc.
+  static void* operator new(std::size_t size) { return allocate_frame(size); }
+  static void operator delete(void* frame, std::size_t size) noexcept { deallocate_frame(frame, size); }
 
   void set_continuation(std::coroutine_handle<> awaiter) noexcept { continuation_ = awaiter; }
   /// Marks this coroutine as the root of a scheduler task.

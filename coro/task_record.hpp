@@ -2,37 +2,53 @@
 #pragma once
 
 #include <coroutine>
+#include <cstdint>
 
 #include "coro/task.hpp"
 #include "coro/task_state.hpp"
 
 namespace tiffany {
 
-/// One entry of the scheduler's task table. Owned by the Scheduler; awaitables
-/// hold a pointer to it only while the task is parked on them.
+class CancelableWait;
+
+/// One entry of the scheduler's task table. Owned by the Scheduler, which
+/// recycles the storage; awaitables hold a pointer to it only while the task
+/// is parked on them. The id changes on every reuse, so a stale id never
+/// names a newer task.
 class TaskRecord {
  public:
-  TaskRecord(TaskId id, std::coroutine_handle<> root, detail::TaskPromiseBase& promise) noexcept
-      : id_(id), root_(root), promise_(&promise), resume_point_(root) {}
+  TaskRecord() noexcept = default;
   TaskRecord(const TaskRecord&) = delete;
   TaskRecord& operator=(const TaskRecord&) = delete;
-  ~TaskRecord() { root_.destroy(); }
 
-  TaskId id() const noexcept { return id_; }
+  TaskId id() const noexcept { return (static_cast<TaskId>(generation_) << 32) | slot_; }
   TaskState state() const noexcept { return state_; }
+  int priority() const noexcept { return priority_; }
+  bool cancel_pending() const noexcept { return cancel_pending_; }
   detail::TaskPromiseBase& promise() const noexcept { return *promise_; }
+  /// Changes every time the task parks; lets late wake-ups (a stale timer,
+  /// a completion from another thread) recognise they are out of date.
+  std::uint32_t wait_sequence() const noexcept { return wait_sequence_; }
 
  private:
   friend class Scheduler;
 
-  TaskId id_;
-  TaskState state_ = TaskState::ready;
+  std::uint32_t slot_ = 0;                // index in the scheduler's table
+  std::uint32_t generation_ = 0;          // bumped on reuse; part of the id
+  TaskState state_ = TaskState::completed;
+  std::uint8_t priority_ = 0;
+  bool started_ = false;                  // has run at least once
+  bool cancel_pending_ = false;           // cancel() asked; delivered at the next suspension point
+  bool handle_alive_ = false;             // a JoinHandle still refers to it
+  bool in_use_ = false;
+  std::uint32_t wait_sequence_ = 0;
   std::coroutine_handle<> root_;          // the spawned Task's frame; owned
-  detail::TaskPromiseBase* promise_;      // root_'s promise, type-erased
+  detail::TaskPromiseBase* promise_ = nullptr;  // root_'s promise, type-erased
   std::coroutine_handle<> resume_point_;  // innermost coroutine to resume next
-  TaskRecord* next_ready_ = nullptr;      // intrusive FIFO link
+  CancelableWait* blocked_on_ = nullptr;  // what to undo if canceled while blocked
+  TaskRecord* next_ = nullptr;            // ready-queue links, or the free list
+  TaskRecord* prev_ = nullptr;
   TaskRecord* joiner_ = nullptr;          // task parked in Join on this one
-  bool handle_alive_ = true;              // a JoinHandle still refers to it
 };
 
 }  // namespace tiffany

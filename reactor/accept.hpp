@@ -9,7 +9,7 @@ namespace tiffany {
 
 /// `IoResult r = co_await Accept{listen_fd};` r.value() is the new socket
 /// (close-on-exec). Pass `peer`/`peer_length` to learn the client's address.
-struct Accept : IoOperation {
+struct Accept final : IoOperation {
   explicit Accept(int listen_fd, sockaddr* peer = nullptr, socklen_t* peer_length = nullptr) noexcept
       : IoOperation(
             IoRequest{.kind = IoKind::accept, .fd = listen_fd, .address = peer, .address_length = peer_length}) {}

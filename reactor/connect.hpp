@@ -9,7 +9,7 @@ namespace tiffany {
 
 /// `IoResult r = co_await Connect{fd, address, length};` r is 0 or an errno.
 /// `address` must stay valid until the await returns.
-struct Connect : IoOperation {
+struct Connect final : IoOperation {
   Connect(int fd, const sockaddr* address, socklen_t length) noexcept
       : IoOperation(IoRequest{
             .kind = IoKind::connect, .fd = fd, .address = const_cast<sockaddr*>(address), .connect_length = length}) {}

@@ -10,13 +10,26 @@ IoOperation::~IoOperation() {
   if (in_flight_) reactor_->cancel(*this);
 }
 
+bool IoOperation::await_ready() const noexcept { return Scheduler::current().cancel_pending(); }
+
 void IoOperation::await_suspend(std::coroutine_handle<> caller) {
   scheduler_ = &Scheduler::current();
   reactor_ = &Reactor::current();
   task_ = scheduler_->current_task();
   reactor_->start(*this);
   in_flight_ = true;
-  scheduler_->block_current(caller);
+  scheduler_->block_current(caller, this);
+}
+
+IoResult IoOperation::await_resume() const {
+  Scheduler::current().throw_if_canceled();
+  return IoResult{result_};
+}
+
+void IoOperation::cancel_wait(TaskRecord&) noexcept {
+  // Why: the buffer belongs to the parked frame; the task may only resume
+  // once the kernel has posted the (now -ECANCELED) completion.
+  if (in_flight_) reactor_->cancel_async(*this);
 }
 
 void IoOperation::complete(int result) noexcept {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "coro/cancelable_wait.hpp"
 #include "reactor/io_result.hpp"
 
 namespace tiffany {
@@ -35,17 +36,18 @@ struct IoRequest {
 ///
 /// Lifetime: if the frame is destroyed while the operation is in flight, the
 /// destructor cancels it and waits for the kernel to let go of it, so a late
-/// completion can never touch freed memory.
-class IoOperation {
+/// completion can never touch freed memory. If the task is canceled while
+/// waiting, the operation is canceled (IORING_OP_ASYNC_CANCEL) and the task
+/// wakes, with TaskCanceled, once the kernel has answered.
+class IoOperation : private CancelableWait {
  public:
   explicit IoOperation(const IoRequest& request) noexcept : request_(request) {}
   IoOperation(const IoOperation&) = delete;
   IoOperation& operator=(const IoOperation&) = delete;
-  ~IoOperation();
 
-  bool await_ready() const noexcept { return false; }
+  bool await_ready() const noexcept;
   void await_suspend(std::coroutine_handle<> caller);
-  IoResult await_resume() const noexcept { return IoResult{result_}; }
+  IoResult await_resume() const;
 
   // ---- the reactor's side ----
   const IoRequest& request() const noexcept { return request_; }
@@ -55,7 +57,12 @@ class IoOperation {
   /// Detaches the operation from its task: its completion will wake nobody.
   void orphan() noexcept { task_ = nullptr; }
 
+ protected:
+  ~IoOperation();  // only the awaitables built on it (Recv, Send, ...) are destroyed
+
  private:
+  void cancel_wait(TaskRecord& task) noexcept override;
+
   IoRequest request_;
   Reactor* reactor_ = nullptr;
   Scheduler* scheduler_ = nullptr;

@@ -30,6 +30,9 @@ class Reactor : public Poller {
   /// Cancels an in-flight `op` and returns only once the backend no longer
   /// refers to it (or its buffers). Its task is not woken.
   virtual void cancel(IoOperation& op) noexcept = 0;
+  /// Asks the backend to cancel `op` without waiting; `op` completes (and
+  /// wakes its task) when the backend has let go of it.
+  virtual void cancel_async(IoOperation& op) noexcept = 0;
   /// One line for start-up logs, e.g. "io_uring (single issuer, deferred task run)".
   virtual std::string describe() const = 0;
 };

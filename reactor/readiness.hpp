@@ -9,12 +9,12 @@ namespace tiffany {
 
 /// `co_await ReadWait{fd}` parks the task until `fd` is readable (or hung up).
 /// The result's value() holds the poll revents.
-struct ReadWait : IoOperation {
+struct ReadWait final : IoOperation {
   explicit ReadWait(int fd) noexcept : IoOperation(IoRequest{.kind = IoKind::poll, .fd = fd, .poll_mask = POLLIN}) {}
 };
 
 /// `co_await WriteWait{fd}` parks the task until `fd` is writable.
-struct WriteWait : IoOperation {
+struct WriteWait final : IoOperation {
   explicit WriteWait(int fd) noexcept : IoOperation(IoRequest{.kind = IoKind::poll, .fd = fd, .poll_mask = POLLOUT}) {}
 };
 

@@ -2,6 +2,8 @@
 #include "reactor/uring_reactor.hpp"
 
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -13,6 +15,8 @@ namespace {
 
 // user_data of SQEs whose completions nobody waits for (cancel requests).
 constexpr std::uint64_t kInternalUserData = 1;
+// user_data of the read on the wake-up eventfd.
+constexpr std::uint64_t kWakeUserData = 2;
 
 int setup_ring(io_uring& ring, unsigned entries, unsigned& flags_used) {
   // Why: try the fastest flag set first; older kernels reject unknown flags with EINVAL.
@@ -37,9 +41,30 @@ int setup_ring(io_uring& ring, unsigned entries, unsigned& flags_used) {
 UringReactor::UringReactor(unsigned entries) {
   const int rc = setup_ring(ring_, entries, setup_flags_);
   if (rc < 0) throw std::system_error(-rc, std::system_category(), "io_uring set-up failed");
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) {
+    const int error = errno;
+    io_uring_queue_exit(&ring_);
+    throw std::system_error(error, std::system_category(), "eventfd");
+  }
 }
 
-UringReactor::~UringReactor() { io_uring_queue_exit(&ring_); }
+UringReactor::~UringReactor() {
+  io_uring_queue_exit(&ring_);  // also drops the pending wake read
+  ::close(wake_fd_);
+}
+
+void UringReactor::wake() noexcept {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);  // EAGAIN: already signalled
+}
+
+void UringReactor::arm_wake_read() {
+  io_uring_sqe* sqe = next_sqe();
+  io_uring_prep_read(sqe, wake_fd_, &wake_value_, sizeof wake_value_, 0);
+  io_uring_sqe_set_data64(sqe, kWakeUserData);
+  wake_armed_ = true;
+}
 
 std::string UringReactor::describe() const {
   std::string text = "io_uring";
@@ -78,6 +103,16 @@ void UringReactor::start(IoOperation& op) {
   ++in_flight_;
 }
 
+void UringReactor::cancel_async(IoOperation& op) noexcept {
+  try {
+    io_uring_sqe* sqe = next_sqe();
+    io_uring_prep_cancel(sqe, &op, 0);
+    io_uring_sqe_set_data64(sqe, kInternalUserData);
+  } catch (const std::system_error&) {
+    cancel(op);  // no room to queue it: cancel and wait now
+  }
+}
+
 void UringReactor::cancel(IoOperation& op) noexcept {
   op.orphan();
   io_uring_sqe* sqe = nullptr;
@@ -103,6 +138,7 @@ void UringReactor::cancel(IoOperation& op) noexcept {
 }
 
 void UringReactor::poll(std::optional<std::chrono::nanoseconds> timeout) {
+  if (!wake_armed_ && timeout != std::chrono::nanoseconds::zero()) arm_wake_read();
   enter(timeout);
   reap();
 }
@@ -134,6 +170,10 @@ void UringReactor::reap() noexcept {
   io_uring_for_each_cqe(&ring_, head, cqe) {
     ++seen;
     if (cqe->user_data == kInternalUserData) continue;
+    if (cqe->user_data == kWakeUserData) {
+      wake_armed_ = false;  // another thread woke us; re-armed before the next wait
+      continue;
+    }
     --in_flight_;
     static_cast<IoOperation*>(io_uring_cqe_get_data(cqe))->complete(cqe->res);
   }

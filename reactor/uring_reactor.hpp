@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -23,12 +24,15 @@ class UringReactor final : public Reactor {
 
   void start(IoOperation& op) override;
   void cancel(IoOperation& op) noexcept override;
+  void cancel_async(IoOperation& op) noexcept override;
   void poll(std::optional<std::chrono::nanoseconds> timeout) override;
   bool has_pending() const noexcept override { return in_flight_ > 0; }
+  void wake() noexcept override;
   std::string describe() const override;
 
  private:
   io_uring_sqe* next_sqe();
+  void arm_wake_read();
   void enter(std::optional<std::chrono::nanoseconds> timeout);
   void reap() noexcept;
 
@@ -36,6 +40,9 @@ class UringReactor final : public Reactor {
   unsigned setup_flags_ = 0;
   std::size_t in_flight_ = 0;  // operations whose completion is still due
   unsigned unsubmitted_ = 0;   // SQEs queued since the last submit
+  int wake_fd_ = -1;           // eventfd other threads write to end a wait
+  std::uint64_t wake_value_ = 0;
+  bool wake_armed_ = false;  // a read on wake_fd_ is in the ring
 };
 
 }  // namespace tiffany

@@ -74,6 +74,8 @@ class HttpServerTest : public ::testing::Test {
     server_.reset();
     site_.reset();
   }
+  // Why: a failure in SetUpTestSuite alone would show up as skipped tests.
+  void SetUp() override { ASSERT_GT(port_, 0) << "the server did not start: " << server_->err(); }
   void TearDown() override {
     ASSERT_TRUE(server_->running()) << "the server died: " << server_->err();
   }

@@ -32,24 +32,29 @@ class InstalledSdk : public ::testing::Test {
   static void SetUpTestSuite() {
     work_ = std::make_unique<TempDir>();
     prefix_ = work_->path() + "/prefix";
-    run_or_fail("cmake", {"--install", TIFFANY_BUILD_DIR, "--prefix", prefix_});
+    const RunResult installed = run_or_fail("cmake", {"--install", TIFFANY_BUILD_DIR, "--prefix", prefix_});
     const std::string project = work_->path() + "/my-plugins";  // out of tree: a copy, elsewhere
     fs::copy(std::string(TIFFANY_SOURCE_DIR) + "/handlers/example_plugins", project, fs::copy_options::recursive);
-    run_or_fail("cmake", {"-S", project, "-B", project + "/build", "-DCMAKE_PREFIX_PATH=" + prefix_,
-                          "-DCMAKE_BUILD_TYPE=RelWithDebInfo"});
-    run_or_fail("cmake", {"--build", project + "/build"});
+    const RunResult configured = run_or_fail("cmake", {"-S", project, "-B", project + "/build",
+                                                       "-DCMAKE_PREFIX_PATH=" + prefix_, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"});
+    const RunResult built = run_or_fail("cmake", {"--build", project + "/build"});
     plugins_ = project + "/build";
+    ready_ = installed.exit_code == 0 && configured.exit_code == 0 && built.exit_code == 0;
   }
   static void TearDownTestSuite() { work_.reset(); }
+  // Why: a failure in SetUpTestSuite alone would show up as skipped tests.
+  void SetUp() override { ASSERT_TRUE(ready_) << "installing the SDK or building the plugins failed"; }
 
   static std::unique_ptr<TempDir> work_;
   static std::string prefix_;
   static std::string plugins_;
+  static bool ready_;
 };
 
 std::unique_ptr<TempDir> InstalledSdk::work_;
 std::string InstalledSdk::prefix_;
 std::string InstalledSdk::plugins_;
+bool InstalledSdk::ready_ = false;
 
 TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
   const std::string include = prefix_ + "/include/tiffany";
@@ -79,6 +84,7 @@ TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
 class PluginServer : public InstalledSdk {
  protected:
   void SetUp() override {
+    InstalledSdk::SetUp();
     const std::string config = R"({"plugins": [")" + plugins_ + R"(/libhello.so", ")" + plugins_ +
                                R"(/libfanout.so"], "listeners": [{"name": "web", "address": "127.0.0.1:0",
         "protocol": "http", "routes": [

@@ -1,0 +1,31 @@
+// TaskTrace: reading the ring back in order.
+#include "coro/task_trace.hpp"
+
+namespace tiffany {
+
+std::string_view to_string(TaskEvent event) noexcept {
+  switch (event) {
+    case TaskEvent::spawn: return "spawn";
+    case TaskEvent::resume: return "resume";
+    case TaskEvent::suspend: return "suspend";
+    case TaskEvent::complete: return "complete";
+    case TaskEvent::fail: return "fail";
+    case TaskEvent::cancel: return "cancel";
+  }
+  return "?";
+}
+
+std::vector<TaskTrace::Entry> TaskTrace::events() const {
+  std::vector<Entry> out;
+  const std::uint64_t kept = next_ < entries_.size() ? next_ : entries_.size();
+  for (std::uint64_t i = next_ - kept; i < next_; ++i) out.push_back(entries_[i % entries_.size()]);
+  return out;
+}
+
+void TaskTrace::dump(std::ostream& out) const {
+  for (const Entry& entry : events()) {
+    out << entry.time_ns << " task " << entry.task << ' ' << to_string(entry.event) << '\n';
+  }
+}
+
+}  // namespace tiffany
