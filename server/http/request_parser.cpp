@@ -98,8 +98,10 @@ int RequestParser::on_url(llhttp_t* parser, const char* at, std::size_t length) 
 
 int RequestParser::on_header_field(llhttp_t* parser, const char* at, std::size_t length) {
   RequestParser& p = self(parser);
-  if (!p.count_header_bytes(length + 4)) return p.fail(431, "header section too large");  // + ": " and CRLF
-  if (p.request_.headers.empty() || p.last_was_value_) p.request_.headers.start_field();
+  const bool new_field = p.request_.headers.empty() || p.last_was_value_;
+  // Why: a name may arrive in pieces; ": " and CRLF are counted once per field, not per piece.
+  if (!p.count_header_bytes(length + (new_field ? 4 : 0))) return p.fail(431, "header section too large");
+  if (new_field) p.request_.headers.start_field();
   p.request_.headers.last().name.append(at, length);
   p.last_was_value_ = false;
   return 0;
