@@ -41,8 +41,16 @@ bool split_target(std::string_view target, std::string_view& path, std::string_v
   if (!target.empty() && target.front() != '/') {
     const auto scheme_end = target.find("://");
     if (scheme_end == std::string_view::npos) return false;
-    const auto path_start = target.find('/', scheme_end + 3);
-    target = path_start == std::string_view::npos ? std::string_view("/") : target.substr(path_start);
+    // The authority ends at the first '/', '?' or '#'; a missing path means "/".
+    const auto authority_end = target.find_first_of("/?#", scheme_end + 3);
+    if (authority_end == std::string_view::npos || target[authority_end] != '/') {
+      path = "/";
+      const auto question = authority_end == std::string_view::npos ? authority_end : target.find('?', authority_end);
+      query = question == std::string_view::npos ? std::string_view{} : target.substr(question + 1);
+      query = query.substr(0, query.find('#'));
+      return true;
+    }
+    target = target.substr(authority_end);
   }
   const auto question = target.find('?');
   path = target.substr(0, question);

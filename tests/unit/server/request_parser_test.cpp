@@ -146,6 +146,7 @@ TEST(RequestParser, NormalisesPathsAndNeverClimbsAboveTheRoot) {
   EXPECT_EQ(path_of("/../../etc/passwd"), "/etc/passwd");
   EXPECT_EQ(path_of("/a/b/.."), "/a/");
   EXPECT_EQ(path_of("http://example.com/over/there?q"), "/over/there");
+  EXPECT_EQ(path_of("http://example.com?a/b"), "/");  // the '/' belongs to the query
   EXPECT_EQ(path_of("/bad%zzescape"), "error 400");
   EXPECT_EQ(path_of("/nul%00byte"), "error 400");
 }
