@@ -1,0 +1,132 @@
+// gather: run tasks concurrently and collect all their results, in order.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "coro/promise.hpp"
+#include "coro/spawn.hpp"
+#include "coro/task.hpp"
+#include "coro/task_canceled.hpp"
+
+namespace tiffany {
+namespace detail {
+
+// Shared by a gather and its children: counts finishers, keeps the first error.
+struct GatherState {
+  explicit GatherState(std::size_t children) : remaining(children) {}
+  std::size_t remaining;
+  bool settled = false;
+  Promise<void> done;
+
+  void child_succeeded() {
+    if (--remaining == 0 && !settled) {
+      settled = true;
+      done.set_value();
+    }
+  }
+  void child_failed(std::exception_ptr error) {
+    if (!std::exchange(settled, true)) done.set_exception(std::move(error));
+  }
+};
+
+// A child of a gather: reports to the shared state instead of failing, so a
+// child's error is raised once, by the gather, not logged as a task failure.
+template <class T>
+Task<std::optional<T>> gather_child(std::shared_ptr<GatherState> state, Task<T> task) {
+  std::optional<T> result;
+  try {
+    result.emplace(co_await std::move(task));
+  } catch (const TaskCanceled&) {
+    state->child_failed(std::current_exception());
+    throw;  // ends canceled, not failed
+  } catch (...) {
+    state->child_failed(std::current_exception());
+    co_return std::nullopt;
+  }
+  state->child_succeeded();
+  co_return result;
+}
+
+inline Task<bool> gather_void_child(std::shared_ptr<GatherState> state, Task<void> task) {
+  try {
+    co_await std::move(task);
+  } catch (const TaskCanceled&) {
+    state->child_failed(std::current_exception());
+    throw;  // ends canceled, not failed
+  } catch (...) {
+    state->child_failed(std::current_exception());
+    co_return false;
+  }
+  state->child_succeeded();
+  co_return true;
+}
+
+}  // namespace detail
+
+/// Runs `tasks` concurrently (each as its own scheduler task) and returns
+/// their results in input order. Fail-fast: the first error is rethrown as
+/// soon as it happens; the other tasks keep running, detached. Canceling
+/// the gather cancels them all. No tasks: an empty result.
+template <class T>
+Task<std::vector<T>> gather(std::vector<Task<T>> tasks) {
+  if (tasks.empty()) co_return std::vector<T>{};
+  auto state = std::make_shared<detail::GatherState>(tasks.size());
+  Future<void> done = state->done.future();
+  std::vector<JoinHandle<std::optional<T>>> handles;
+  handles.reserve(tasks.size());
+  for (Task<T>& task : tasks) handles.push_back(co_await Spawn{detail::gather_child(state, std::move(task))});
+  try {
+    co_await std::move(done);
+  } catch (const TaskCanceled&) {
+    for (auto& handle : handles) handle.cancel();
+    throw;
+  }
+  // Why: `done` fires from the last child just before it returns, and no task
+  // runs in between, so every child has finished: take results directly.
+  std::vector<T> results;
+  results.reserve(handles.size());
+  for (auto& handle : handles) results.push_back(std::move(*handle.take_result()));
+  co_return results;
+}
+
+/// gather for tasks without a value: returns when all have finished.
+inline Task<void> gather(std::vector<Task<void>> tasks) {
+  if (tasks.empty()) co_return;
+  auto state = std::make_shared<detail::GatherState>(tasks.size());
+  Future<void> done = state->done.future();
+  std::vector<JoinHandle<bool>> handles;
+  handles.reserve(tasks.size());
+  for (Task<void>& task : tasks) handles.push_back(co_await Spawn{detail::gather_void_child(state, std::move(task))});
+  try {
+    co_await std::move(done);
+  } catch (const TaskCanceled&) {
+    for (auto& handle : handles) handle.cancel();
+    throw;
+  }
+  for (auto& handle : handles) (void)handle.take_result();  // all finished (see above)
+}
+
+/// gather over differently typed tasks: `auto [a, b] = co_await gather(f(), g());`
+template <class... T>
+Task<std::tuple<T...>> gather(Task<T>... tasks) {
+  auto state = std::make_shared<detail::GatherState>(sizeof...(T));
+  Future<void> done = state->done.future();
+  std::tuple<JoinHandle<std::optional<T>>...> handles{
+      Scheduler::current().spawn(detail::gather_child(state, std::move(tasks)))...};
+  try {
+    co_await std::move(done);
+  } catch (const TaskCanceled&) {
+    std::apply([](auto&... handle) { (handle.cancel(), ...); }, handles);
+    throw;
+  }
+  co_return std::apply([](auto&... handle) { return std::tuple<T...>{std::move(*handle.take_result())...}; },
+                       handles);
+}
+
+}  // namespace tiffany

@@ -1,0 +1,85 @@
+// race: run tasks concurrently; the first to finish wins, the rest are canceled.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "coro/promise.hpp"
+#include "coro/spawn.hpp"
+#include "coro/task.hpp"
+#include "coro/task_canceled.hpp"
+
+namespace tiffany {
+
+/// Which task won a race, and its value.
+template <class T>
+struct RaceResult {
+  std::size_t index;
+  T value;
+};
+
+namespace detail {
+
+template <class T>
+struct RaceState {
+  bool settled = false;
+  std::size_t winner = 0;
+  std::optional<T> value;
+  Promise<void> done;
+};
+
+// A racer: the first to finish (value or error) settles the race.
+template <class T>
+Task<void> race_child(std::shared_ptr<RaceState<T>> state, std::size_t index, Task<T> task) {
+  std::optional<T> result;
+  std::exception_ptr error;
+  try {
+    result.emplace(co_await std::move(task));
+  } catch (const TaskCanceled&) {
+    throw;  // a loser being canceled: it ends canceled, with nothing to report
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (std::exchange(state->settled, true)) co_return;  // lost the race
+  state->winner = index;
+  if (error) {
+    state->done.set_exception(error);
+  } else {
+    state->value = std::move(result);
+    state->done.set_value();
+  }
+}
+
+}  // namespace detail
+
+/// Runs `tasks` concurrently; returns as soon as the first one finishes, with
+/// its index and value, or rethrows the first error. The others are canceled
+/// (they see TaskCanceled at their suspension point and never run past it);
+/// race does not wait for them to unwind. Canceling the race cancels them all.
+/// Requires at least one task.
+template <class T>
+Task<RaceResult<T>> race(std::vector<Task<T>> tasks) {
+  if (tasks.empty()) throw std::invalid_argument("race needs at least one task");
+  auto state = std::make_shared<detail::RaceState<T>>();
+  Future<void> done = state->done.future();
+  std::vector<JoinHandle<void>> racers;
+  racers.reserve(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    racers.push_back(co_await Spawn{detail::race_child(state, i, std::move(tasks[i]))});
+  }
+  std::exception_ptr error;
+  try {
+    co_await std::move(done);
+  } catch (...) {
+    error = std::current_exception();  // the first error, or our own cancellation
+  }
+  for (JoinHandle<void>& racer : racers) racer.cancel();  // losers (the winner is finished: a no-op)
+  if (error) std::rethrow_exception(error);
+  co_return RaceResult<T>{state->winner, std::move(*state->value)};
+}
+
+}  // namespace tiffany
