@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "coro/syscalls.hpp"
 #include "reactor/recv.hpp"
@@ -48,6 +50,45 @@ TEST(IoCancel, DestroyingATaskBlockedInRecvCancelsTheReceive) {
   EXPECT_FALSE(resumed);
   char buffer[8];
   EXPECT_EQ(::recv(ours.get(), buffer, sizeof buffer, MSG_DONTWAIT), 4);  // still in the socket
+}
+
+TEST(IoCancel, CancelingATaskBlockedInRecvDeliversTaskCanceledOnceTheKernelLetsGo) {
+  std::unique_ptr<UringReactor> reactor;
+  try {
+    reactor = std::make_unique<UringReactor>(64);
+  } catch (const std::system_error& e) {
+    GTEST_SKIP() << "io_uring unavailable here: " << e.what();
+  }
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  UniqueFd ours(fds[0]), theirs(fds[1]);
+  std::string outcome = "not finished";
+  {
+    Scheduler scheduler(reactor.get());
+    auto receiver = [](int fd, std::string& out) -> Task<void> {
+      std::vector<char> buffer(4096);  // the kernel would write here if the recv were still live
+      try {
+        const IoResult got = co_await Recv{fd, buffer.data(), buffer.size()};
+        out = "received " + std::to_string(got.value());
+      } catch (const TaskCanceled&) {
+        out = "canceled";
+        throw;
+      }
+    };
+    auto handle = scheduler.spawn(receiver(ours.get(), outcome));
+    auto canceler = [](JoinHandle<void>& target) -> Task<void> {
+      co_await Yield{};  // the receiver is parked in Recv now
+      target.cancel();
+    };
+    (void)scheduler.spawn(canceler(handle));
+    scheduler.run();
+    EXPECT_EQ(scheduler.state(handle.tid()), TaskState::canceled);
+    EXPECT_FALSE(reactor->has_pending());
+  }
+  EXPECT_EQ(outcome, "canceled");
+  ASSERT_EQ(::send(theirs.get(), "late", 4, 0), 4);  // nobody is receiving any more
+  char buffer[8];
+  EXPECT_EQ(::recv(ours.get(), buffer, sizeof buffer, MSG_DONTWAIT), 4);
 }
 
 }  // namespace

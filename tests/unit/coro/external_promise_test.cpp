@@ -1,0 +1,151 @@
+// ExternalPromise and offload: values crossing threads, resuming on the
+// owning thread. Run under TSan in CI.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "coro/external_promise.hpp"
+#include "coro/offload.hpp"
+#include "coro/syscalls.hpp"
+
+namespace tiffany {
+namespace {
+
+TEST(ExternalPromise, DeliversValuesFromEightThreadsToTheirWaiters) {
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 10'000;
+  Scheduler scheduler;
+  std::vector<ExternalPromise<int>> promises(kThreads * kPerThread);
+  std::atomic<long long> sum{0};
+  const std::thread::id home = std::this_thread::get_id();
+  std::atomic<int> resumed_elsewhere{0};
+  auto waiter = [&](ExternalFuture<int> future) -> Task<void> {
+    const int value = co_await std::move(future);
+    if (std::this_thread::get_id() != home) ++resumed_elsewhere;
+    sum += value;
+  };
+  for (auto& promise : promises) (void)scheduler.spawn(waiter(promise.future()));
+  scheduler.run_until_idle();  // every waiter is parked now (some completions may race in later)
+
+  std::vector<std::thread> completers;
+  for (int t = 0; t < kThreads; ++t) {
+    completers.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) promises[t * kPerThread + i].set_value(i);
+    });
+  }
+  scheduler.run();
+  for (auto& thread : completers) thread.join();
+  EXPECT_EQ(sum.load(), static_cast<long long>(kThreads) * (kPerThread - 1) * kPerThread / 2);
+  EXPECT_EQ(resumed_elsewhere.load(), 0);
+}
+
+TEST(ExternalPromise, CarriesExceptionsAndBrokenPromises) {
+  Scheduler scheduler;
+  ExternalPromise<int> failing;
+  auto broken = std::make_unique<ExternalPromise<void>>();
+  auto expect_error = [](ExternalFuture<int> future) -> Task<std::string> {
+    try {
+      (void)co_await std::move(future);
+    } catch (const std::runtime_error& e) {
+      co_return e.what();
+    }
+    co_return "no error";
+  };
+  auto expect_broken = [](ExternalFuture<void> future) -> Task<bool> {
+    try {
+      co_await std::move(future);
+    } catch (const BrokenPromise&) {
+      co_return true;
+    }
+    co_return false;
+  };
+  auto error = scheduler.spawn(expect_error(failing.future()));
+  auto was_broken = scheduler.spawn(expect_broken(broken->future()));
+  std::thread other([&] {
+    failing.set_exception(std::make_exception_ptr(std::runtime_error("remote failure")));
+    broken.reset();
+  });
+  scheduler.run();
+  other.join();
+  EXPECT_EQ(error.take_result(), "remote failure");
+  EXPECT_TRUE(was_broken.take_result());
+}
+
+TEST(ExternalPromise, AValueSetBeforeTheAwaitIsReturnedAtOnce) {
+  Scheduler scheduler;
+  ExternalPromise<int> promise;
+  promise.set_value(9);
+  auto reader = [](ExternalFuture<int> future) -> Task<int> { co_return co_await std::move(future); };
+  auto handle = scheduler.spawn(reader(promise.future()));
+  scheduler.run();
+  EXPECT_EQ(handle.take_result(), 9);
+}
+
+TEST(Offload, RunsOnAnotherThreadAndResumesOnTheCallers) {
+  OffloadPool pool(2);
+  Scheduler scheduler;
+  const std::thread::id home = std::this_thread::get_id();
+  auto body = [&]() -> Task<bool> {
+    const std::thread::id worker = co_await offload(pool, [] { return std::this_thread::get_id(); });
+    co_return worker != home && std::this_thread::get_id() == home;
+  };
+  auto handle = scheduler.spawn(body());
+  scheduler.run();
+  EXPECT_TRUE(handle.take_result());
+}
+
+TEST(Offload, ReturnsValuesAndRethrowsExceptions) {
+  OffloadPool pool(3);
+  Scheduler scheduler;
+  auto body = [&]() -> Task<std::string> {
+    const int answer = co_await offload(pool, [] { return 6 * 7; });
+    co_await offload(pool, [] {});  // void works too
+    try {
+      co_await offload(pool, []() -> int { throw std::invalid_argument("bad input"); });
+    } catch (const std::invalid_argument& e) {
+      co_return std::to_string(answer) + " " + e.what();
+    }
+    co_return "no exception";
+  };
+  auto handle = scheduler.spawn(body());
+  scheduler.run();
+  EXPECT_EQ(handle.take_result(), "42 bad input");
+}
+
+TEST(Offload, ManyTasksShareThePoolWithStealing) {
+  OffloadPool pool(4);
+  Scheduler scheduler;
+  std::atomic<int> done{0};
+  auto body = [&](int i) -> Task<void> {
+    const int squared = co_await offload(pool, [i] {
+      volatile int spin = 0;
+      for (int k = 0; k < 1000 * (i % 7); ++k) spin = spin + 1;
+      return i * i;
+    });
+    if (squared == i * i) ++done;
+  };
+  for (int i = 0; i < 2000; ++i) (void)scheduler.spawn(body(i));
+  scheduler.run();
+  EXPECT_EQ(done.load(), 2000);
+}
+
+TEST(OffloadPool, RunsJobsSubmittedFromItsOwnThreads) {
+  std::atomic<int> ran{0};
+  {
+    OffloadPool pool(2);
+    for (int i = 0; i < 100; ++i) {
+      pool.submit([&pool, &ran] {
+        ++ran;
+        pool.submit([&ran] { ++ran; });  // lands on this worker's own deque
+      });
+    }
+  }  // the destructor drains the queues
+  EXPECT_EQ(ran.load(), 200);
+}
+
+}  // namespace
+}  // namespace tiffany
