@@ -4,6 +4,7 @@
 #include <picojson.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,20 @@ struct PluginConfig {
   std::string json_path;  // "$.plugins[0]"
 };
 
+/// `scheduler`: how each worker's kernel runs its tasks.
+struct SchedulerConfig {
+  bool priority_policy = false;                // "policy": "fifo" | "priority"
+  std::size_t max_resumes_between_polls = 64;  // I/O is polled at least this often
+  std::int64_t slow_task_warning_ms = 100;     // warn about a task that ran this long (0: off)
+  std::size_t trace_events = 0;                // task events kept in memory (0: off)
+};
+
 struct Config {
   std::string file;       // the path it was loaded from, for error messages
   std::string directory;  // the folder holding it: relative paths in it start here
   std::vector<PluginConfig> plugins;
+  std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)
+  SchedulerConfig scheduler;
   std::vector<ListenerConfig> listeners;
 };
 

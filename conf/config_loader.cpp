@@ -78,6 +78,20 @@ HttpLimitsConfig read_limits(const JsonNode& node) {
   return limits;
 }
 
+SchedulerConfig read_scheduler(const JsonNode& node) {
+  ObjectReader reader(node, {"policy", "max_resumes_between_polls", "slow_task_warning_ms", "trace_events"});
+  SchedulerConfig scheduler;
+  if (auto policy = reader.optional("policy")) scheduler.priority_policy = policy->as_choice({"fifo", "priority"}) == "priority";
+  if (auto resumes = reader.optional("max_resumes_between_polls")) {
+    scheduler.max_resumes_between_polls = static_cast<std::size_t>(resumes->as_integer(1, 1'000'000));
+  }
+  if (auto slow = reader.optional("slow_task_warning_ms")) scheduler.slow_task_warning_ms = slow->as_integer(0, 3'600'000);
+  if (auto events = reader.optional("trace_events")) {
+    scheduler.trace_events = static_cast<std::size_t>(events->as_integer(0, 10'000'000));
+  }
+  return scheduler;
+}
+
 ListenerConfig read_listener(const JsonNode& node) {
   ObjectReader reader(node, {"name", "address", "protocol", "routes", "limits"});
   ListenerConfig listener;
@@ -119,7 +133,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   }
 
   const JsonNode root(document, file, "$");
-  ObjectReader reader(root, {"plugins", "listeners"});
+  ObjectReader reader(root, {"plugins", "offload_threads", "scheduler", "listeners"});
   Config config;
   config.file = file;
   const auto slash = file.rfind('/');
@@ -132,6 +146,11 @@ Config parse_config(const std::string& text, const std::string& file) {
       config.plugins.push_back(PluginConfig{std::move(path), item.path()});
     }
   }
+
+  if (auto threads = reader.optional("offload_threads")) {
+    config.offload_threads = static_cast<std::size_t>(threads->as_integer(1, 1024));
+  }
+  if (auto scheduler = reader.optional("scheduler")) config.scheduler = read_scheduler(*scheduler);
 
   const JsonNode listeners = reader.required("listeners");
   const auto items = listeners.as_array();

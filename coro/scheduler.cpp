@@ -13,7 +13,6 @@
 namespace tiffany {
 namespace {
 
-thread_local Scheduler* t_current_scheduler = nullptr;
 constexpr std::size_t kRecordsPerChunk = 256;
 
 void log_failure_to_stderr(TaskId id, const std::exception_ptr& error) {
@@ -56,13 +55,13 @@ Scheduler::Scheduler(const SchedulerOptions& options)
       remote_(std::make_shared<RemoteQueue>(options.poller)),
       failure_logger_(log_failure_to_stderr),
       slow_task_logger_(log_slow_task_to_stderr) {
-  if (t_current_scheduler != nullptr) {
+  if (tls_current_ != nullptr) {
     std::fputs("tiffany: a second Scheduler on one thread\n", stderr);
     std::abort();
   }
   options_.max_resumes_between_polls = std::max<std::size_t>(options_.max_resumes_between_polls, 1);
   if (options_.trace_capacity > 0) trace_ = std::make_unique<TaskTrace>(options_.trace_capacity);
-  t_current_scheduler = this;
+  tls_current_ = this;
 }
 
 Scheduler::~Scheduler() {
@@ -77,18 +76,13 @@ Scheduler::~Scheduler() {
       if (record.in_use_ && record.root_) std::exchange(record.root_, {}).destroy();
     }
   }
-  t_current_scheduler = nullptr;
+  tls_current_ = nullptr;
 }
 
-Scheduler& Scheduler::current() noexcept {
-  if (t_current_scheduler == nullptr) {
-    std::fputs("tiffany: no Scheduler on this thread\n", stderr);
-    std::abort();
-  }
-  return *t_current_scheduler;
+void Scheduler::abort_without_scheduler() noexcept {
+  std::fputs("tiffany: no Scheduler on this thread\n", stderr);
+  std::abort();
 }
-
-Scheduler* Scheduler::current_or_null() noexcept { return t_current_scheduler; }
 
 Scheduler::Clock::time_point Scheduler::now() const noexcept {
   return options_.clock != nullptr ? options_.clock->now() : Clock::now();
@@ -164,7 +158,9 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
 
 void Scheduler::push_ready(TaskRecord& task) noexcept {
   task.state_ = TaskState::ready;
-  ReadyQueue& queue = ready_[options_.policy == SchedulingPolicy::priority ? task.priority_ : 0];
+  const unsigned level = options_.policy == SchedulingPolicy::priority ? task.priority_ : 0;
+  ReadyQueue& queue = ready_[level];
+  ready_levels_ |= 1u << level;
   task.next_ = nullptr;
   task.prev_ = queue.tail;
   if (queue.tail != nullptr) {
@@ -177,21 +173,21 @@ void Scheduler::push_ready(TaskRecord& task) noexcept {
 }
 
 void Scheduler::unlink_ready(TaskRecord& task) noexcept {
-  ReadyQueue& queue = ready_[options_.policy == SchedulingPolicy::priority ? task.priority_ : 0];
+  const unsigned level = options_.policy == SchedulingPolicy::priority ? task.priority_ : 0;
+  ReadyQueue& queue = ready_[level];
   (task.prev_ != nullptr ? task.prev_->next_ : queue.head) = task.next_;
   (task.next_ != nullptr ? task.next_->prev_ : queue.tail) = task.prev_;
+  if (queue.head == nullptr) ready_levels_ &= ~(1u << level);
   task.next_ = task.prev_ = nullptr;
   --ready_count_;
 }
 
 TaskRecord* Scheduler::pop_ready() noexcept {
-  for (std::size_t level = ready_.size(); level-- > 0;) {
-    if (TaskRecord* task = ready_[level].head) {
-      unlink_ready(*task);
-      return task;
-    }
-  }
-  return nullptr;
+  if (ready_levels_ == 0) return nullptr;
+  const int highest = 31 - __builtin_clz(ready_levels_);
+  TaskRecord* task = ready_[static_cast<std::size_t>(highest)].head;
+  unlink_ready(*task);
+  return task;
 }
 
 // ---- the loop ----

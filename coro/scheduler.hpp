@@ -49,8 +49,11 @@ class Scheduler {
   ~Scheduler();
 
   /// The scheduler of the calling thread; aborts if there is none.
-  static Scheduler& current() noexcept;
-  static Scheduler* current_or_null() noexcept;
+  static Scheduler& current() noexcept {
+    if (tls_current_ == nullptr) abort_without_scheduler();
+    return *tls_current_;
+  }
+  static Scheduler* current_or_null() noexcept { return tls_current_; }
 
   /// Adds `task` to the task table and the back of the ready queue (of its
   /// priority, under the priority policy). Dropping the returned handle
@@ -150,6 +153,12 @@ class Scheduler {
     TaskRecord* tail = nullptr;
   };
 
+  [[noreturn]] static void abort_without_scheduler() noexcept;
+  // Why: inline, so every awaitable finds its scheduler with one TLS load;
+  // visible, so a plugin built with hidden visibility binds to the same
+  // variable as the server instead of getting a private (always null) copy.
+  __attribute__((visibility("default"))) static inline thread_local Scheduler* tls_current_ = nullptr;
+
   TaskRecord& adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise, int priority);
   TaskRecord& allocate_record();
   void free_record(TaskRecord& task) noexcept;
@@ -172,6 +181,7 @@ class Scheduler {
   std::size_t live_records_ = 0;
   std::size_t unfinished_ = 0;
   std::array<ReadyQueue, kMaxPriority + 1> ready_;
+  unsigned ready_levels_ = 0;  // bit n set: ready_[n] is not empty
   std::size_t ready_count_ = 0;
   std::vector<Timer> timers_;  // min-heap on (deadline, sequence)
   std::uint64_t timer_sequence_ = 0;

@@ -8,6 +8,7 @@ packages=(
   liburing-dev                          # io_uring
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
   libgtest-dev libgmock-dev googletest  # tests
+  libbenchmark-dev                      # micro-benchmarks
   wrk curl                              # load generator; curl for the HTTP tests
 )
 

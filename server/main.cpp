@@ -8,6 +8,7 @@
 
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
+#include "coro/offload_pool.hpp"
 #include "handlers/handler_registry.hpp"
 #include "handlers/plugin_loader.hpp"
 #include "server/connection_protocol.hpp"
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
       std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());
       return kExitOk;
     }
+    if (config.offload_threads != 0) tiffany::OffloadPool::configure_default(config.offload_threads);
     tiffany::UniqueFd signals = tiffany::block_shutdown_signals();
     tiffany::Server server(std::move(config), registry);
     return server.run(signals.get());

@@ -27,7 +27,13 @@ Server::Server(Config config, const HandlerRegistry& registry)
 
 int Server::run(int signal_fd) {
   UringReactor reactor;  // declared before the scheduler: it must outlive the tasks
-  Scheduler scheduler(&reactor);
+  const SchedulerConfig& tuning = config_.scheduler;
+  Scheduler scheduler(SchedulerOptions{
+      .poller = &reactor,
+      .policy = tuning.priority_policy ? SchedulingPolicy::priority : SchedulingPolicy::fifo,
+      .max_resumes_between_polls = tuning.max_resumes_between_polls,
+      .slow_task_threshold = std::chrono::milliseconds(tuning.slow_task_warning_ms),
+      .trace_capacity = tuning.trace_events});
 
   std::printf("tiffany %s: I/O backend %s\n", kVersion, reactor.describe().c_str());
   for (std::size_t i = 0; i < sockets_.size(); ++i) {

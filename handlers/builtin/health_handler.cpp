@@ -3,6 +3,7 @@
 
 #include <picojson.h>
 
+#include "coro/scheduler.hpp"
 #include "handlers/server_stats.hpp"
 
 namespace tiffany {
@@ -21,6 +22,19 @@ Task<void> StatusHandler::handle(http::Request&, http::Response& response) {
   document.emplace("connections_open", picojson::value(static_cast<double>(stats.connections_open.load())));
   document.emplace("connections_total", picojson::value(static_cast<double>(stats.connections_total.load())));
   document.emplace("requests_total", picojson::value(static_cast<double>(stats.requests_total.load())));
+  // This worker's kernel.
+  const SchedulerStats& tasks = Scheduler::current().stats();
+  picojson::object scheduler;
+  scheduler.emplace("spawned", picojson::value(static_cast<double>(tasks.spawned)));
+  scheduler.emplace("completed", picojson::value(static_cast<double>(tasks.completed)));
+  scheduler.emplace("failed", picojson::value(static_cast<double>(tasks.failed)));
+  scheduler.emplace("canceled", picojson::value(static_cast<double>(tasks.canceled)));
+  scheduler.emplace("context_switches", picojson::value(static_cast<double>(tasks.context_switches)));
+  scheduler.emplace("polls", picojson::value(static_cast<double>(tasks.polls)));
+  scheduler.emplace("longest_run_us",
+                    picojson::value(std::chrono::duration<double, std::micro>(tasks.longest_run).count()));
+  scheduler.emplace("slow_runs", picojson::value(static_cast<double>(tasks.slow_runs)));
+  document.emplace("scheduler", picojson::value(std::move(scheduler)));
   response.headers.add("Content-Type", "application/json");
   response.body = picojson::value(std::move(document)).serialize();
   co_return;
