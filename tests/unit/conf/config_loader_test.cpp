@@ -33,6 +33,19 @@ TEST(ConfigLoader, AcceptsTheDocumentedShape) {
   EXPECT_TRUE(config.listeners[1].address.ipv6);
 }
 
+TEST(ConfigLoader, ReadsSchedulerAndOffloadSettings) {
+  const Config config = parse_config(R"({"offload_threads": 3,
+      "scheduler": {"policy": "priority", "max_resumes_between_polls": 16, "slow_task_warning_ms": 0,
+                    "trace_events": 128},
+      "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
+                                     "test.json");
+  EXPECT_EQ(config.offload_threads, 3u);
+  EXPECT_TRUE(config.scheduler.priority_policy);
+  EXPECT_EQ(config.scheduler.max_resumes_between_polls, 16u);
+  EXPECT_EQ(config.scheduler.slow_task_warning_ms, 0);
+  EXPECT_EQ(config.scheduler.trace_events, 128u);
+}
+
 TEST(ConfigLoader, ShippedDefaultConfigIsValid) {
   const Config config = load_config(std::string(TIFFANY_SOURCE_DIR) + "/conf/tiffany.json");
   EXPECT_FALSE(config.listeners.empty());
@@ -77,6 +90,10 @@ INSTANTIATE_TEST_SUITE_P(
              "test.json: $.listeners[0].protocol: expected one of \"echo\", \"http\", got \"gopher\""},
         Case{"MissingProtocol", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1"}]})",
              "test.json: $.listeners[0].protocol: missing required key"},
+        Case{"BadPolicy", R"({"scheduler": {"policy": "random"}, "listeners": []})",
+             "test.json: $.scheduler.policy: expected one of \"fifo\", \"priority\", got \"random\""},
+        Case{"NoOffloadThreads", R"({"offload_threads": 0, "listeners": []})",
+             "test.json: $.offload_threads: expected an integer from 1 to 1024, got 0"},
         Case{"DuplicateName", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"},
                                {"name": "e", "address": "127.0.0.1:2", "protocol": "echo"}]})",
              "test.json: $.listeners[1].name: duplicate listener name \"e\""}),
