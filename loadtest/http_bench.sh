@@ -1,0 +1,466 @@
+#!/usr/bin/env bash
+# HTTP benchmark: Tiffany beside nginx, h2o and ../shared/bench/limit_server.c
+# (the floor), in one run, on loopback. Each server gets core 0 and wrk core 1
+# (wrk -t1); for each scenario (plaintext keep-alive, plaintext pipelined x16,
+# a 4 KiB static file) the servers take turns, round after round. Prints req/s,
+# mean and p99 latency, server CPU microseconds per request (utime+stime from
+# /proc, as ../shared/bench/cpu_per_req.sh does) and errors, averaged over the
+# rounds, with ratios of Tiffany to its peers; writes a PNG bar chart of req/s
+# and the table as text beside it.
+# usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-p BASE_PORT] [-o PNG]
+set -euo pipefail
+
+invocation_dir=$PWD
+cd "$(dirname "$0")/.."
+root_dir=$PWD
+shared=${TIFFANY_SHARED:-$(cd .. && pwd)/shared}
+
+servers=(tiffany nginx h2o limit_server)
+scenarios=(plaintext pipelined static)
+pipeline_depth=16
+static_name=4k.txt
+
+usage() {
+  cat <<EOF
+usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-p BASE_PORT] [-o PNG]
+  -d SECONDS      length of one wrk run, 1..30 (default 5)
+  -r ROUNDS       rounds over all servers and scenarios, 1..5 (default 2); a round is 11 runs
+  -c CONNECTIONS  wrk connections, 1..1024 (default 64)
+  -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+4, 1024..65000 (default 18180)
+  -o PNG          chart path (default loadtest/results/http_bench.png); the table goes beside it as .txt
+EOF
+}
+
+die() {
+  echo "http_bench: $*" >&2
+  exit 1
+}
+
+# in_range NAME VALUE LOW HIGH: dies unless VALUE is an integer in [LOW, HIGH].
+in_range() {
+  if [[ ! $2 =~ ^[1-9][0-9]{0,5}$ ]] || (($2 < $3 || $2 > $4)); then
+    die "$1 must be an integer from $3 to $4, got '$2'"
+  fi
+}
+
+parse_args() {
+  seconds=5 rounds=2 connections=64 base_port=18180 png=$root_dir/loadtest/results/http_bench.png
+  local option
+  while getopts 'd:r:c:p:o:h' option; do
+    case $option in
+      d) seconds=$OPTARG ;;
+      r) rounds=$OPTARG ;;
+      c) connections=$OPTARG ;;
+      p) base_port=$OPTARG ;;
+      o) [[ $OPTARG == /* ]] && png=$OPTARG || png=$invocation_dir/$OPTARG ;;
+      h) usage && exit 0 ;;
+      *) usage >&2 && exit 2 ;;
+    esac
+  done
+  shift $((OPTIND - 1))
+  [ $# -eq 0 ] || { usage >&2 && exit 2; }
+  in_range seconds "$seconds" 1 30
+  in_range rounds "$rounds" 1 5
+  in_range connections "$connections" 1 1024
+  in_range base_port "$base_port" 1024 65000
+  table=${png%.png}.txt
+}
+
+install_and_build() {
+  local file
+  for file in bench/limit_server.c bench/pipeline.lua; do
+    [ -f "$shared/$file" ] || die "missing $shared/$file (set TIFFANY_SHARED to the shared folder)"
+  done
+  scripts/setup.sh
+  loadtest/setup_peers.sh
+  build_dir=$root_dir/$(scripts/build.sh | tail -n 1)
+  gcc -O2 "$shared/bench/limit_server.c" -o "$build_dir/limit_server" -luring
+}
+
+# make_site: the temp dir with the files every server serves.
+make_site() {
+  work=$(mktemp -d -t tiffany-http-bench.XXXXXX)
+  mkdir -p "$work/static" "$work/nginx-tmp"
+  printf 'Hello, World!' >"$work/plaintext.txt"
+  head -c 3072 /dev/urandom | base64 -w 0 | head -c 4096 >"$work/static/$static_name"
+  [ "$(stat -c %s "$work/static/$static_name")" -eq 4096 ] || die "could not make the 4 KiB static file"
+}
+
+port_of() {
+  case $1 in
+    tiffany) echo $((base_port + 1)) ;;
+    nginx) echo $((base_port + 2)) ;;
+    h2o) echo $((base_port + 3)) ;;
+    limit_server) echo $((base_port + 4)) ;;
+  esac
+}
+
+write_tiffany_conf() {
+  cat >"$work/tiffany.json" <<JSON
+{
+  "listeners": [
+    {
+      "name": "bench",
+      "address": "127.0.0.1:$(port_of tiffany)",
+      "protocol": "http",
+      "routes": [
+        { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!", "content_type": "text/plain" },
+        { "method": "GET", "path": "/static/*", "handler": "static", "root": "static" }
+      ]
+    }
+  ]
+}
+JSON
+}
+
+# nginx: one process (no master), no access log, sendfile and open_file_cache on.
+write_nginx_conf() {
+  cat >"$work/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+events {
+  worker_connections 4096;
+}
+http {
+  types { text/plain txt; text/html html; }
+  default_type application/octet-stream;
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  keepalive_timeout 65;
+  keepalive_requests 1000000000;
+  open_file_cache max=1024 inactive=60s;
+  open_file_cache_valid 60s;
+  open_file_cache_min_uses 1;
+  open_file_cache_errors on;
+  client_body_temp_path $work/nginx-tmp/body;
+  proxy_temp_path $work/nginx-tmp/proxy;
+  fastcgi_temp_path $work/nginx-tmp/fastcgi;
+  uwsgi_temp_path $work/nginx-tmp/uwsgi;
+  scgi_temp_path $work/nginx-tmp/scgi;
+  server {
+    listen 127.0.0.1:$(port_of nginx) backlog=4096;
+    location = /plaintext {
+      default_type text/plain;
+      return 200 "Hello, World!";
+    }
+    location /static/ {
+      root $work;
+    }
+  }
+}
+CONF
+}
+
+# h2o 2.2: one thread, no access log (none configured), files served by file.file/file.dir.
+write_h2o_conf() {
+  {
+    # Why: run as root without `user`, h2o drops to nobody, who cannot read the 0700 temp dir.
+    [ "$(id -u)" -ne 0 ] || echo "user: root"
+    cat <<CONF
+num-threads: 1
+pid-file: $work/h2o.pid
+error-log: $work/h2o-error.log
+listen:
+  host: 127.0.0.1
+  port: $(port_of h2o)
+hosts:
+  default:
+    paths:
+      /plaintext:
+        file.file: $work/plaintext.txt
+      /static:
+        file.dir: $work/static
+CONF
+  } >"$work/h2o.conf"
+}
+
+check_port_free() {
+  [ -z "$(ss -Hltn "sport = :$1")" ] || die "port $1 is already in use; pick other ports with -p BASE_PORT"
+}
+
+# start_server NAME COMMAND...: runs it on core 0, logging to $work/NAME.log.
+declare -A pids
+start_server() {
+  local name=$1
+  shift
+  check_port_free "$(port_of "$name")"
+  taskset -c 0 "$@" >"$work/$name.log" 2>&1 &
+  pids[$name]=$!
+}
+
+server_log() {
+  local name=$1 file
+  for file in "$work/$name.log" "$work/$name-error.log"; do
+    [ -s "$file" ] && echo "--- $file" && tail -n 20 "$file"
+  done
+  return 0
+}
+
+die_with_log() {
+  local name=$1
+  shift
+  server_log "$name" >&2
+  die "$name: $*"
+}
+
+alive() { kill -0 "${pids[$1]}" 2>/dev/null; }
+
+wait_ready() {
+  local name=$1 url tries
+  url=http://127.0.0.1:$(port_of "$name")/plaintext
+  for ((tries = 0; tries < 100; tries++)); do
+    alive "$name" || die_with_log "$name" "exited during start-up"
+    curl -s -o /dev/null --max-time 1 "$url" && return 0
+    sleep 0.1
+  done
+  die_with_log "$name" "did not answer on $url within 10 s"
+}
+
+# check_route NAME PATH EXPECTED_BODY_FILE: GET must answer 200 with exactly that body.
+check_route() {
+  local name=$1 path=$2 expected=$3 url code
+  url=http://127.0.0.1:$(port_of "$name")$path
+  code=$(curl -sS --max-time 5 -o "$work/answer" -w '%{http_code}' "$url") || die_with_log "$name" "GET $url failed"
+  [ "$code" = 200 ] || die_with_log "$name" "GET $url answered $code, expected 200"
+  cmp -s "$work/answer" "$expected" || die_with_log "$name" "GET $url answered 200 with a body other than $(basename "$expected")"
+}
+
+# check_loopback_only NAME: every socket the server listens on is on 127.0.0.1.
+check_loopback_only() {
+  local name=$1 addresses
+  addresses=$(ss -Hltnp | awk -v pid="pid=${pids[$1]}," 'index($0, pid) {print $4}')
+  [ -n "$addresses" ] || die "$name: found no listening socket of pid ${pids[$name]} (ss -ltnp)"
+  ! grep -qv '^127\.0\.0\.1:' <<<"$addresses" || die "$name: listens beyond loopback: $addresses"
+}
+
+start_servers() {
+  start_server tiffany "$build_dir/server/tiffany" --config "$work/tiffany.json"
+  start_server nginx nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log"
+  start_server h2o h2o --mode worker --conf "$work/h2o.conf"
+  start_server limit_server "$build_dir/limit_server" "$(port_of limit_server)"
+  local name
+  for name in "${servers[@]}"; do
+    wait_ready "$name"
+    check_route "$name" /plaintext "$work/plaintext.txt"
+    [ "$name" = limit_server ] || check_route "$name" "/static/$static_name" "$work/static/$static_name"
+    check_loopback_only "$name"
+  done
+  echo "http_bench: all servers answer 200 on every route"
+}
+
+stop_servers() {
+  local name
+  for name in "${!pids[@]}"; do kill "${pids[$name]}" 2>/dev/null || true; done
+  for name in "${!pids[@]}"; do wait "${pids[$name]}" 2>/dev/null || true; done
+}
+
+cleanup() {
+  stop_servers
+  [ -z "${work:-}" ] || rm -rf "$work"
+}
+
+# measure_background_load: the share of both cores that other processes use over one
+# second before the servers start; above 10% it warns, since the numbers get noisy.
+measure_background_load() {
+  local before after
+  before=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6}' /proc/stat)
+  sleep 1
+  after=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6}' /proc/stat)
+  background_load=$(awk -v before="$before" -v after="$after" 'BEGIN {
+    split(before, b, " "); split(after, a, " ")
+    busy = a[1] - b[1]; idle = a[2] - b[2]
+    printf "%.0f", (busy + idle > 0) ? 100 * busy / (busy + idle) : 0}')
+  if ((background_load > 10)); then
+    echo "http_bench: warning: other processes use ${background_load}% of the CPUs; the numbers will be noisy:" >&2
+    ps -eo pid,pcpu,comm --sort=-pcpu | head -n 4 >&2
+  fi
+}
+
+cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+
+# set_wrk_args SERVER SCENARIO: sets the array wrk_args to the URL and script arguments of one run.
+set_wrk_args() {
+  local base
+  base=http://127.0.0.1:$(port_of "$1")
+  case $2 in
+    plaintext) wrk_args=("$base/plaintext") ;;
+    pipelined) wrk_args=(-s "$shared/bench/pipeline.lua" "$base/plaintext" -- "$pipeline_depth") ;;
+    static) wrk_args=("$base/static/$static_name") ;;
+  esac
+}
+
+# parse_wrk: wrk --latency output on stdin -> "requests rps mean_us p99_us errors".
+parse_wrk() {
+  awk 'function us(text,   value) {
+         value = text + 0
+         if (text ~ /us$/) return value
+         if (text ~ /ms$/) return value * 1000
+         if (text ~ /m$/) return value * 60000000
+         if (text ~ /s$/) return value * 1000000
+         return value
+       }
+       /requests in/ {requests = $1}
+       /Requests\/sec/ {rps = $2}
+       $1 == "Latency" && $2 != "Distribution" {mean = us($2)}
+       $1 == "99%" {p99 = us($2)}
+       /Socket errors/ {gsub(",", ""); errors += $4 + $6 + $8 + $10}
+       /Non-2xx or 3xx/ {errors += $NF}
+       END {printf "%d %s %.1f %.1f %d\n", requests, rps, mean, p99, errors}'
+}
+
+# measure SERVER SCENARIO: one wrk run; appends "server scenario rps mean_us p99_us cpu_us errors".
+measure() {
+  local name=$1 scenario=$2 pid=${pids[$1]} before after out requests rps mean p99 errors cpu
+  set_wrk_args "$name" "$scenario"
+  before=$(cpu_ticks "$pid")
+  out=$(timeout $((seconds + 30)) taskset -c 1 wrk -t1 -c"$connections" -d"${seconds}s" --latency "${wrk_args[@]}") ||
+    die_with_log "$name" "wrk failed on $scenario: $out"
+  after=$(cpu_ticks "$pid")
+  alive "$name" || die_with_log "$name" "died during the $scenario run"
+  read -r requests rps mean p99 errors <<<"$(parse_wrk <<<"$out")"
+  [ "$requests" -gt 0 ] || die_with_log "$name" "completed no request in the $scenario run: $out"
+  cpu=$(echo "scale=4; ($after-$before)*1000000/$(getconf CLK_TCK)/$requests" | bc)
+  if [ "$scenario" = pipelined ]; then
+    # Why: wrk's latency statistics break with pipelining (see the note in summarize);
+    # a closed loop of one batch per connection gives the mean batch time by Little's law.
+    mean=$(echo "scale=1; $connections*$pipeline_depth*1000000/$rps" | bc)
+    p99=-1
+  fi
+  echo "$name $scenario $rps $mean $p99 $cpu $errors" >>"$work/results"
+  printf '  %-13s %-10s %12.0f req/s  %8s us/req cpu  %d errors\n' "$name" "$scenario" "$rps" "$cpu" "$errors"
+}
+
+serves() { [ "$1" != limit_server ] || [ "$2" != static ]; }
+
+run_rounds() {
+  local round scenario name
+  echo "http_bench: warming up"
+  for name in "${servers[@]}"; do
+    set_wrk_args "$name" plaintext
+    timeout 30 taskset -c 1 wrk -t1 -c"$connections" -d1s "${wrk_args[@]}" >/dev/null
+  done
+  for ((round = 1; round <= rounds; round++)); do
+    echo "http_bench: round $round of $rounds"
+    for scenario in "${scenarios[@]}"; do
+      for name in "${servers[@]}"; do
+        if serves "$name" "$scenario"; then measure "$name" "$scenario"; fi
+      done
+    done
+  done
+}
+
+versions() {
+  echo "tiffany: $("$build_dir/server/tiffany" --version 2>&1 | head -n 1)"
+  echo "nginx: $(nginx -v 2>&1 | head -n 1)"
+  echo "h2o: $(h2o --version 2>&1 | head -n 1)"
+  echo "wrk: $(wrk -v 2>&1 | head -n 1)"
+  echo "kernel: $(uname -r)"
+}
+
+# summarize: the averaged table and the ratio lines, on stdout.
+summarize() {
+  echo "HTTP benchmark: wrk -t1 -c$connections, $rounds rounds of ${seconds}s per server and scenario" \
+    "(pipelined: ${pipeline_depth} requests per write; static: a 4 KiB file); server on core 0, wrk on core 1"
+  versions | sed 's/^/  /'
+  echo "  CPU used by other processes just before the run: ${background_load}%"
+  echo "averages over the rounds; errors are summed (socket errors + non-2xx/3xx responses)"
+  echo "pipelined latency: wrk's own figures are wrong with pipelining (its coordinated-omission correction"
+  echo "  assumes one response per round trip and invents samples below its minimum: p99 prints 0, the mean"
+  echo "  drops), so mean_ms there is per ${pipeline_depth}-request batch by Little's law (connections x ${pipeline_depth} / req/s) and p99 is n/a"
+  awk -v servers="${servers[*]}" -v scenarios="${scenarios[*]}" '
+    {key = $1 " " $2; rps[key] += $3; mean[key] += $4; p99[key] += $5; cpu[key] += $6; errors[key] += $7; n[key]++}
+    function avg(sum, key) { return sum[key] / n[key] }
+    function ratio(label, a, b) {
+      if (b > 0) printf "%-62s %8.3f\n", label, a / b
+      else printf "%-62s %8s\n", label, "n/a"
+    }
+    END {
+      ns = split(servers, server, " "); nc = split(scenarios, scenario, " ")
+      printf "%-13s %-10s %12s %10s %10s %12s %8s\n", "server", "scenario", "req/s", "mean_ms", "p99_ms", "cpu_us/req", "errors"
+      for (c = 1; c <= nc; c++) for (s = 1; s <= ns; s++) {
+        key = server[s] " " scenario[c]
+        if (!n[key]) { printf "%-13s %-10s %12s %10s %10s %12s %8s\n", server[s], scenario[c], "n/a", "n/a", "n/a", "n/a", "n/a"; continue }
+        p99_text = avg(p99, key) < 0 ? "n/a" : sprintf("%.3f", avg(p99, key) / 1000)
+        printf "%-13s %-10s %12.0f %10.3f %10s %12.3f %8d\n", server[s], scenario[c], avg(rps, key),
+               avg(mean, key) / 1000, p99_text, avg(cpu, key), errors[key]
+      }
+      print ""
+      ratio("tiffany cpu/req / nginx cpu/req (plaintext):", avg(cpu, "tiffany plaintext"), avg(cpu, "nginx plaintext"))
+      ratio("tiffany cpu/req / limit_server cpu/req (plaintext):", avg(cpu, "tiffany plaintext"), avg(cpu, "limit_server plaintext"))
+      ratio("tiffany req/s / h2o req/s (pipelined x16):", avg(rps, "tiffany pipelined"), avg(rps, "h2o pipelined"))
+      ratio("tiffany req/s / h2o req/s (static 4 KiB):", avg(rps, "tiffany static"), avg(rps, "h2o static"))
+    }' "$work/results"
+}
+
+# chart_data: one row per scenario, one column of average req/s per server ("n/a" if none).
+chart_data() {
+  awk -v servers="${servers[*]}" -v scenarios="${scenarios[*]}" '
+    {key = $1 " " $2; rps[key] += $3; n[key]++}
+    END {
+      ns = split(servers, server, " "); nc = split(scenarios, scenario, " ")
+      label["plaintext"] = "plaintext"; label["pipelined"] = "pipelined_x16"; label["static"] = "static_4KiB"
+      printf "scenario"; for (s = 1; s <= ns; s++) printf " %s", server[s]; print ""
+      for (c = 1; c <= nc; c++) {
+        printf "%s", label[scenario[c]]
+        for (s = 1; s <= ns; s++) {
+          key = server[s] " " scenario[c]
+          if (n[key]) printf " %.0f", rps[key] / n[key]; else printf " n/a"
+        }
+        print ""
+      }
+    }' "$work/results"
+}
+
+draw_chart() {
+  local count=${#servers[@]} top
+  chart_data >"$work/chart.dat"
+  top=$(awk 'NR > 1 {for (i = 2; i <= NF; i++) if ($i != "n/a" && $i > max) max = $i} END {print max * 3}' "$work/chart.dat")
+  # Why: a clustered histogram puts bar i (0-based) of row r at r + (i - (count-1)/2) / (count + gap).
+  gnuplot <<PLOT
+set terminal pngcairo size 1000,600 font "sans,11"
+set output "$png"
+set termoption noenhanced
+set title "HTTP req/s on one server core: wrk -t1 -c$connections on another, ${rounds} x ${seconds}s (log scale)"
+set datafile missing "n/a"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set logscale y
+set yrange [1000:$top]
+set xrange [-0.6:$((${#scenarios[@]} - 1)).6]
+set ylabel "requests per second"
+set grid ytics
+set key top left autotitle columnheader
+offset(i) = (i - ($count - 1) / 2.0) / ($count + 1.0)
+plot for [column = 2:$((count + 1))] "$work/chart.dat" using column:xtic(1), \
+     for [column = 2:$((count + 1))] "$work/chart.dat" \
+       using (\$0 + offset(column - 2)):column:(sprintf("%.0fk", column(column) / 1000)) \
+       with labels offset 0,0.7 font "sans,8" notitle
+PLOT
+}
+
+main() {
+  parse_args "$@"
+  install_and_build
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+  make_site
+  write_tiffany_conf
+  write_nginx_conf
+  write_h2o_conf
+  measure_background_load
+  start_servers
+  run_rounds
+  mkdir -p "$(dirname "$png")"
+  summarize | tee "$table"
+  draw_chart
+  echo "http_bench: chart $png, table $table"
+}
+
+main "$@"
