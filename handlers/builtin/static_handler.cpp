@@ -19,7 +19,6 @@
 namespace tiffany {
 namespace {
 
-constexpr std::uint64_t kWholeFileLimit = 64 * 1024;  // smaller files go out in one piece
 constexpr std::size_t kStreamPiece = 64 * 1024;
 
 // Opens `relative` beneath `root_fd`; the kernel refuses any path (via "..",
@@ -85,94 +84,137 @@ StaticHandler::StaticHandler(const HandlerParams& params)
   }
 }
 
+std::optional<StaticHandler::OpenedFile> StaticHandler::open_file(http::Request& request, http::Response& response) {
+  OpenedFile opened;
+  opened.name.assign(request.param("*").value_or(std::string_view(request.path).substr(1)));
+  int error = 0;
+  opened.fd = open_beneath(root_fd_.get(), opened.name, error);
+  if (opened.fd && ::fstat(opened.fd.get(), &opened.info) == 0 && S_ISDIR(opened.info.st_mode)) {
+    if (!request.path.ends_with('/')) {  // let relative links in the index resolve
+      response.headers.add("Location", request.path + "/" + (request.query.empty() ? "" : "?" + request.query));
+      plain_status(response, 301, "moved\n");
+      return std::nullopt;
+    }
+    opened.name += (opened.name.empty() || opened.name.back() == '/') ? index_ : "/" + index_;
+    opened.fd = open_beneath(root_fd_.get(), opened.name, error);
+    if (!opened.fd && error == ENOENT) error = EACCES;  // a folder without an index: no listing
+  }
+  if (!opened.fd) {
+    const bool forbidden = error == EXDEV || error == ELOOP || error == EACCES || error == EPERM;
+    plain_status(response, forbidden ? 403 : 404, forbidden ? "forbidden\n" : "not found\n");
+    return std::nullopt;
+  }
+  if (::fstat(opened.fd.get(), &opened.info) != 0 || !S_ISREG(opened.info.st_mode)) {
+    plain_status(response, 403, "forbidden\n");
+    return std::nullopt;
+  }
+  return opened;
+}
+
+StaticHandler::FileFacts StaticHandler::facts_of(const OpenedFile& opened) {
+  return FileFacts{static_cast<std::uint64_t>(opened.info.st_size), opened.info.st_mtim.tv_sec,
+                   etag_for(opened.info), http::format_http_date(opened.info.st_mtim.tv_sec),
+                   std::string(mime_type_for(opened.name))};
+}
+
+std::optional<ByteRange> StaticHandler::select(const FileFacts& facts, const http::Request& request,
+                                               http::Response& response) {
+  response.headers.add("ETag", facts.etag);
+  response.headers.add("Last-Modified", facts.last_modified);
+  response.headers.add("Accept-Ranges", "bytes");
+  if (auto if_none_match = request.headers.get("If-None-Match")) {
+    if (etag_listed(*if_none_match, facts.etag)) {
+      response.status = 304;
+      return std::nullopt;
+    }
+  } else if (auto if_modified_since = request.headers.get("If-Modified-Since")) {
+    const auto since = http::parse_http_date(*if_modified_since);
+    if (since && facts.modified <= *since) {
+      response.status = 304;
+      return std::nullopt;
+    }
+  }
+  response.headers.add("Content-Type", facts.content_type);
+
+  ByteRange whole{0, facts.size == 0 ? 0 : facts.size - 1};
+  const auto range_header = request.headers.get("Range");
+  if (!range_header || request.method != "GET") return whole;
+  const auto if_range = request.headers.get("If-Range");
+  ByteRange range{};
+  const RangeOutcome outcome = (!if_range || *if_range == facts.etag || *if_range == facts.last_modified)
+                                   ? parse_byte_range(*range_header, facts.size, range)
+                                   : RangeOutcome::ignore;
+  if (outcome == RangeOutcome::unsatisfiable) {
+    response.headers.add("Content-Range", "bytes */" + std::to_string(facts.size));
+    plain_status(response, 416, "range not satisfiable\n");
+    return std::nullopt;
+  }
+  if (outcome == RangeOutcome::ignore) return whole;
+  response.status = 206;
+  response.headers.add("Content-Range", "bytes " + std::to_string(range.first) + "-" + std::to_string(range.last) +
+                                            "/" + std::to_string(facts.size));
+  return range;
+}
+
+const StaticHandler::CachedFile* StaticHandler::cached(const std::string& key) {
+  const auto it = cache_.find(key);
+  if (it == cache_.end()) return nullptr;
+  if (std::chrono::steady_clock::now() - it->second.checked < kCacheValidity) return &it->second;
+  cache_bytes_ -= it->second.content.size();
+  cache_.erase(it);  // stale: look at the file again
+  return nullptr;
+}
+
+const StaticHandler::CachedFile& StaticHandler::remember(const std::string& key, FileFacts facts, std::string content) {
+  if (cache_bytes_ + content.size() > kCacheBudget || cache_.size() >= kCacheEntries) {
+    cache_.clear();  // crude but bounded; a hot set refills in one pass
+    cache_bytes_ = 0;
+  }
+  cache_bytes_ += content.size();
+  CachedFile& entry = cache_[key];
+  entry = CachedFile{std::move(facts), std::move(content), std::chrono::steady_clock::now()};
+  return entry;
+}
+
 Task<void> StaticHandler::handle(http::Request& request, http::Response& response) {
   if (request.method != "GET" && request.method != "HEAD") {
     response.headers.add("Allow", "GET, HEAD");
     plain_status(response, 405, "method not allowed\n");
     co_return;
   }
-  std::string relative(request.param("*").value_or(std::string_view(request.path).substr(1)));
-  int error = 0;
-  UniqueFd file = open_beneath(root_fd_.get(), relative, error);
-  struct stat info {};
-  if (file && ::fstat(file.get(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    if (!request.path.ends_with('/')) {  // let relative links in the index resolve
-      response.headers.add("Location", request.path + "/" + (request.query.empty() ? "" : "?" + request.query));
-      plain_status(response, 301, "moved\n");
-      co_return;
-    }
-    relative += (relative.empty() || relative.back() == '/') ? index_ : "/" + index_;
-    file = open_beneath(root_fd_.get(), relative, error);
-    if (!file && error == ENOENT) error = EACCES;  // a folder without an index: no listing
-  }
-  if (!file) {
-    const bool forbidden = error == EXDEV || error == ELOOP || error == EACCES || error == EPERM;
-    plain_status(response, forbidden ? 403 : 404, forbidden ? "forbidden\n" : "not found\n");
-    co_return;
-  }
-  if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    plain_status(response, 403, "forbidden\n");
-    co_return;
-  }
-
-  const std::uint64_t size = static_cast<std::uint64_t>(info.st_size);
-  const std::string etag = etag_for(info);
-  const std::string last_modified = http::format_http_date(info.st_mtim.tv_sec);
-  response.headers.add("ETag", etag);
-  response.headers.add("Last-Modified", last_modified);
-  response.headers.add("Accept-Ranges", "bytes");
-  if (auto if_none_match = request.headers.get("If-None-Match")) {
-    if (etag_listed(*if_none_match, etag)) {
-      response.status = 304;
-      co_return;
-    }
-  } else if (auto if_modified_since = request.headers.get("If-Modified-Since")) {
-    const auto since = http::parse_http_date(*if_modified_since);
-    if (since && info.st_mtim.tv_sec <= *since) {
-      response.status = 304;
-      co_return;
+  const std::string key(request.param("*").value_or(std::string_view(request.path).substr(1)));
+  const CachedFile* entry = cached(key);
+  std::optional<OpenedFile> opened;
+  if (entry == nullptr) {
+    opened = open_file(request, response);
+    if (!opened) co_return;  // an error or redirect response is set
+    if (static_cast<std::uint64_t>(opened->info.st_size) <= kCacheFileLimit) {
+      FileFacts facts = facts_of(*opened);
+      std::string content(facts.size, '\0');
+      read_exactly(opened->fd.get(), content.data(), content.size(), 0);
+      entry = &remember(key, std::move(facts), std::move(content));
     }
   }
-  response.headers.add("Content-Type", mime_type_for(relative));
-
-  std::uint64_t offset = 0;
-  std::uint64_t length = size;
-  if (auto range_header = request.headers.get("Range"); range_header && request.method == "GET") {
-    const auto if_range = request.headers.get("If-Range");
-    ByteRange range{};
-    const RangeOutcome outcome = (!if_range || *if_range == etag || *if_range == last_modified)
-                                     ? parse_byte_range(*range_header, size, range)
-                                     : RangeOutcome::ignore;
-    if (outcome == RangeOutcome::unsatisfiable) {
-      response.headers.add("Content-Range", "bytes */" + std::to_string(size));
-      plain_status(response, 416, "range not satisfiable\n");
-      co_return;
-    }
-    if (outcome == RangeOutcome::satisfiable) {
-      response.status = 206;
-      response.headers.add("Content-Range", "bytes " + std::to_string(range.first) + "-" + std::to_string(range.last) +
-                                                "/" + std::to_string(size));
-      offset = range.first;
-      length = range.last - range.first + 1;
-    }
-  }
-
+  const FileFacts facts = entry != nullptr ? entry->facts : facts_of(*opened);
+  const std::optional<ByteRange> range = select(facts, request, response);
+  if (!range) co_return;  // 304 or 416
+  const std::uint64_t length = facts.size == 0 ? 0 : range->last - range->first + 1;
   response.set_content_length(length);
   if (request.is_head()) co_return;
-  if (length <= kWholeFileLimit) {
-    response.body.resize(length);
-    read_exactly(file.get(), response.body.data(), length, offset);
+  if (entry != nullptr) {
+    response.body.assign(entry->content, static_cast<std::size_t>(range->first), static_cast<std::size_t>(length));
     co_return;
   }
   // Why: a large file goes out piece by piece so memory stays bounded.
   std::string piece(kStreamPiece, '\0');
-  while (length > 0) {
-    const std::size_t now = length < kStreamPiece ? static_cast<std::size_t>(length) : kStreamPiece;
-    read_exactly(file.get(), piece.data(), now, offset);
+  std::uint64_t offset = range->first;
+  for (std::uint64_t left = length; left > 0;) {
+    const std::size_t now = left < kStreamPiece ? static_cast<std::size_t>(left) : kStreamPiece;
+    read_exactly(opened->fd.get(), piece.data(), now, offset);
     const bool sent = co_await response.write(std::string_view(piece.data(), now));
     if (!sent) co_return;
     offset += now;
-    length -= now;
+    left -= now;
   }
 }
 

@@ -1,9 +1,17 @@
 // static: files under a root folder, with caching validators and ranges.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdint>
+#include <ctime>
+#include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "handlers/handler.hpp"
+#include "handlers/builtin/byte_range.hpp"
 #include "handlers/handler_params.hpp"
 #include "reactor/unique_fd.hpp"
 
@@ -17,15 +25,56 @@ namespace tiffany {
 /// kernel resolves every path beneath the root (openat2 RESOLVE_BENEATH), so
 /// ".." and symlinks leading out are refused (403). Large files are streamed
 /// in pieces, never loaded whole.
+///
+/// Small files (up to 64 KiB) are kept in memory and served without a system
+/// call for up to one second before the file is looked at again (like
+/// nginx's open_file_cache), so a changed file shows within a second.
+/// Not thread-safe: each worker builds its own handlers.
 class StaticHandler final : public Handler {
  public:
   explicit StaticHandler(const HandlerParams& params);  // throws ParamError if root is not a folder
   Task<void> handle(http::Request& request, http::Response& response) override;
 
  private:
+  static constexpr std::chrono::seconds kCacheValidity{1};
+  static constexpr std::uint64_t kCacheFileLimit = 64 * 1024;
+  static constexpr std::size_t kCacheBudget = 32 * 1024 * 1024;  // bytes of file content kept
+  static constexpr std::size_t kCacheEntries = 4096;
+
+  // What a response needs to know about a file.
+  struct FileFacts {
+    std::uint64_t size;
+    std::time_t modified;
+    std::string etag;
+    std::string last_modified;
+    std::string content_type;
+  };
+  struct CachedFile {
+    FileFacts facts;
+    std::string content;
+    std::chrono::steady_clock::time_point checked;
+  };
+  struct OpenedFile {
+    UniqueFd fd;
+    struct stat info {};
+    std::string name;  // relative to the root, with the index appended for folders
+  };
+
+  /// Opens the file the request names; sets an error or redirect response and
+  /// returns nullopt when there is none to serve.
+  std::optional<OpenedFile> open_file(http::Request& request, http::Response& response);
+  static FileFacts facts_of(const OpenedFile& opened);
+  /// Sets validators and type, answers 304/416, and returns the bytes to send.
+  static std::optional<ByteRange> select(const FileFacts& facts, const http::Request& request,
+                                         http::Response& response);
+  const CachedFile* cached(const std::string& key);
+  const CachedFile& remember(const std::string& key, FileFacts facts, std::string content);
+
   std::string root_;
   std::string index_;
   UniqueFd root_fd_;
+  std::unordered_map<std::string, CachedFile> cache_;
+  std::size_t cache_bytes_ = 0;
 };
 
 }  // namespace tiffany

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "handler_harness.hpp"
 #include "handlers/builtin/byte_range.hpp"
@@ -138,6 +139,16 @@ TEST_F(StaticHandlerTest, StreamsLargeFilesInPieces) {
   EXPECT_TRUE(outcome->response.body.empty());
   EXPECT_EQ(outcome->body(), big_);
   EXPECT_EQ(outcome->response.content_length(), big_.size());
+}
+
+TEST_F(StaticHandlerTest, KeepsSmallFilesInMemoryForUpToASecond) {
+  EXPECT_EQ(get("/style.css")->body(), "body{}");
+  write("site/style.css", "changed");
+  EXPECT_EQ(get("/style.css")->body(), "body{}");  // served from memory, no system call
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  const auto fresh = get("/style.css");
+  EXPECT_EQ(fresh->body(), "changed");  // looked at again after a second
+  EXPECT_EQ(fresh->response.content_length(), 7u);
 }
 
 TEST_F(StaticHandlerTest, RefusesOtherMethods) {
