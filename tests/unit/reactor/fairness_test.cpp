@@ -1,4 +1,4 @@
-// I/O fairness and cross-thread wake-ups with the real io_uring reactor.
+// I/O fairness and cross-thread wake-ups with the real reactors.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -9,16 +9,17 @@
 #include "coro/syscalls.hpp"
 #include "reactor/readiness.hpp"
 #include "reactor/unique_fd.hpp"
-#include "uring_fixture.hpp"
+#include "reactor_fixture.hpp"
 
 namespace tiffany {
 namespace {
 
 using namespace std::chrono_literals;
 
-using FairnessTest = UringTest;
+using FairnessTest = ReactorTest;
+INSTANTIATE_TEST_SUITE_P(Backends, FairnessTest, all_backends(), backend_name);
 
-TEST_F(FairnessTest, AStreamOfReadyTasksCannotStarveIo) {
+TEST_P(FairnessTest, AStreamOfReadyTasksCannotStarveIo) {
   int fds[2];
   ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
   UniqueFd read_end(fds[0]), write_end(fds[1]);
@@ -46,7 +47,7 @@ TEST_F(FairnessTest, AStreamOfReadyTasksCannotStarveIo) {
   EXPECT_GE(scheduler().stats().polls, static_cast<std::uint64_t>(kYielders * kRounds / 64));
 }
 
-TEST_F(FairnessTest, AnExternalPromiseWakesASchedulerWaitingInTheKernel) {
+TEST_P(FairnessTest, AnExternalPromiseWakesASchedulerWaitingInTheKernel) {
   ExternalPromise<int> promise;
   auto waiter = [](ExternalFuture<int> future) -> Task<int> { co_return co_await std::move(future); };
   auto handle = scheduler().spawn(waiter(promise.future()));

@@ -10,19 +10,26 @@
 #include "coro/syscalls.hpp"
 #include "reactor/recv.hpp"
 #include "reactor/unique_fd.hpp"
-#include "reactor/uring_reactor.hpp"
-#include "uring_fixture.hpp"
+#include "reactor_fixture.hpp"
 
 namespace tiffany {
 namespace {
 
-TEST(IoCancel, DestroyingATaskBlockedInRecvCancelsTheReceive) {
-  std::unique_ptr<UringReactor> reactor;
-  try {
-    reactor = std::make_unique<UringReactor>(64);
-  } catch (const std::system_error& e) {
-    GTEST_SKIP() << "io_uring unavailable here: " << e.what();
+// Owns only the reactor: each test builds (and destroys) its own scheduler.
+class IoCancel : public ::testing::TestWithParam<BackendChoice> {
+ protected:
+  void SetUp() override {
+    try {
+      reactor = make_reactor(GetParam()).reactor;
+    } catch (const std::system_error& e) {
+      GTEST_SKIP() << "backend unavailable here: " << e.what();
+    }
   }
+  std::unique_ptr<Reactor> reactor;
+};
+INSTANTIATE_TEST_SUITE_P(Backends, IoCancel, all_backends(), backend_name);
+
+TEST_P(IoCancel, DestroyingATaskBlockedInRecvCancelsTheReceive) {
   int fds[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
   UniqueFd ours(fds[0]), theirs(fds[1]);
@@ -52,13 +59,7 @@ TEST(IoCancel, DestroyingATaskBlockedInRecvCancelsTheReceive) {
   EXPECT_EQ(::recv(ours.get(), buffer, sizeof buffer, MSG_DONTWAIT), 4);  // still in the socket
 }
 
-TEST(IoCancel, CancelingATaskBlockedInRecvDeliversTaskCanceledOnceTheKernelLetsGo) {
-  std::unique_ptr<UringReactor> reactor;
-  try {
-    reactor = std::make_unique<UringReactor>(64);
-  } catch (const std::system_error& e) {
-    GTEST_SKIP() << "io_uring unavailable here: " << e.what();
-  }
+TEST_P(IoCancel, CancelingATaskBlockedInRecvDeliversTaskCanceledOnceTheKernelLetsGo) {
   int fds[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
   UniqueFd ours(fds[0]), theirs(fds[1]);

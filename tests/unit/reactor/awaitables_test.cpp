@@ -1,4 +1,5 @@
-// UringReactor: readiness, socket I/O, timers and sleeping in the kernel.
+// The reactor awaitables on every backend: readiness, socket I/O, timers and
+// sleeping in the kernel.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -19,7 +20,7 @@
 #include "reactor/send.hpp"
 #include "reactor/unique_fd.hpp"
 #include "support/loopback_socket.hpp"
-#include "uring_fixture.hpp"
+#include "reactor_fixture.hpp"
 
 namespace tiffany {
 namespace {
@@ -55,9 +56,10 @@ double thread_cpu_ms() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
-using UringReactorTest = UringTest;
+using AwaitablesTest = ReactorTest;
+INSTANTIATE_TEST_SUITE_P(Backends, AwaitablesTest, all_backends(), backend_name);
 
-TEST_F(UringReactorTest, ReadWaitOnAPipeWakesOnlyOnceDataIsWritten) {
+TEST_P(AwaitablesTest, ReadWaitOnAPipeWakesOnlyOnceDataIsWritten) {
   Pipe pipe;
   Log log;
   auto reader = [](int fd, Log& out) -> Task<void> {
@@ -78,7 +80,7 @@ TEST_F(UringReactorTest, ReadWaitOnAPipeWakesOnlyOnceDataIsWritten) {
   EXPECT_EQ(log, (Log{"writing", "readable", "x"}));
 }
 
-TEST_F(UringReactorTest, WriteWaitOnAnEmptyPipeIsReadyAtOnce) {
+TEST_P(AwaitablesTest, WriteWaitOnAnEmptyPipeIsReadyAtOnce) {
   Pipe pipe;
   auto waiter = [](int fd) -> Task<int> { co_return (co_await WriteWait{fd}).value(); };
   auto handle = scheduler().spawn(waiter(pipe.write_end.get()));
@@ -86,7 +88,7 @@ TEST_F(UringReactorTest, WriteWaitOnAnEmptyPipeIsReadyAtOnce) {
   EXPECT_TRUE(handle.take_result() & POLLOUT);
 }
 
-TEST_F(UringReactorTest, RecvAndSendMoveBytesOverASocketpair) {
+TEST_P(AwaitablesTest, RecvAndSendMoveBytesOverASocketpair) {
   SocketPair pair;
   auto sender = [](int fd) -> Task<std::size_t> {
     const std::string message = "ping over io_uring";
@@ -104,7 +106,7 @@ TEST_F(UringReactorTest, RecvAndSendMoveBytesOverASocketpair) {
   EXPECT_EQ(received.take_result(), "ping over io_uring");
 }
 
-TEST_F(UringReactorTest, RecvReturnsZeroWhenThePeerCloses) {
+TEST_P(AwaitablesTest, RecvReturnsZeroWhenThePeerCloses) {
   SocketPair pair;
   auto receiver = [](int fd) -> Task<int> {
     char buffer[8];
@@ -120,7 +122,7 @@ TEST_F(UringReactorTest, RecvReturnsZeroWhenThePeerCloses) {
   EXPECT_EQ(result.take_result(), 0);
 }
 
-TEST_F(UringReactorTest, SendToAClosedPeerIsAnErrorValueNotASignal) {
+TEST_P(AwaitablesTest, SendToAClosedPeerIsAnErrorValueNotASignal) {
   SocketPair pair;
   pair.b.reset();
   auto sender = [](int fd) -> Task<int> {
@@ -132,7 +134,7 @@ TEST_F(UringReactorTest, SendToAClosedPeerIsAnErrorValueNotASignal) {
   EXPECT_EQ(result.take_result(), EPIPE);
 }
 
-TEST_F(UringReactorTest, AcceptReturnsAConnectedSocket) {
+TEST_P(AwaitablesTest, AcceptReturnsAConnectedSocket) {
   testing::LoopbackSocket listening(true);
   ASSERT_TRUE(listening.fd);
   const int listener = listening.fd.get();
@@ -157,7 +159,7 @@ TEST_F(UringReactorTest, AcceptReturnsAConnectedSocket) {
   EXPECT_EQ(result.take_result(), "hello");
 }
 
-TEST_F(UringReactorTest, ConnectReachesAListenerAcceptedOnTheSameRing) {
+TEST_P(AwaitablesTest, ConnectReachesAListenerAcceptedOnTheSameRing) {
   testing::LoopbackSocket listening(true);
   ASSERT_TRUE(listening.fd);
   const int listener = listening.fd.get();
@@ -183,7 +185,7 @@ TEST_F(UringReactorTest, ConnectReachesAListenerAcceptedOnTheSameRing) {
   EXPECT_EQ(received.take_result(), "over the ring");
 }
 
-TEST_F(UringReactorTest, ConnectToAClosedPortIsRefused) {
+TEST_P(AwaitablesTest, ConnectToAClosedPortIsRefused) {
   testing::LoopbackSocket bound_only(false);  // owns a port nobody listens on
   ASSERT_TRUE(bound_only.fd);
   const sockaddr_in address = bound_only.address;
@@ -196,7 +198,7 @@ TEST_F(UringReactorTest, ConnectToAClosedPortIsRefused) {
   EXPECT_EQ(error.take_result(), ECONNREFUSED);
 }
 
-TEST_F(UringReactorTest, SleepsWakeInDeadlineOrder) {
+TEST_P(AwaitablesTest, SleepsWakeInDeadlineOrder) {
   Log log;
   auto sleeper = [](std::string name, std::chrono::milliseconds d, Log& out) -> Task<void> {
     co_await Sleep{d};
@@ -209,7 +211,7 @@ TEST_F(UringReactorTest, SleepsWakeInDeadlineOrder) {
   EXPECT_EQ(log, (Log{"10", "20", "30"}));
 }
 
-TEST_F(UringReactorTest, ASchedulerWithOnlyBlockedTasksSleepsInTheKernel) {
+TEST_P(AwaitablesTest, ASchedulerWithOnlyBlockedTasksSleepsInTheKernel) {
   Pipe pipe;
   auto reader = [](int fd) -> Task<bool> { co_return static_cast<bool>(co_await ReadWait{fd}); };
   auto sleeper = []() -> Task<void> { co_await Sleep{300ms}; };
