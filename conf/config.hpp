@@ -53,10 +53,14 @@ struct SchedulerConfig {
   std::size_t trace_events = 0;                // task events kept in memory (0: off)
 };
 
+/// `backend`: which I/O backend the workers use.
+enum class IoBackend { automatic, io_uring, epoll };
+
 struct Config {
   std::string file;       // the path it was loaded from, for error messages
   std::string directory;  // the folder holding it: relative paths in it start here
   std::vector<PluginConfig> plugins;
+  IoBackend backend = IoBackend::automatic;
   std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)
   SchedulerConfig scheduler;
   std::vector<ListenerConfig> listeners;

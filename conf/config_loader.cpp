@@ -133,7 +133,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   }
 
   const JsonNode root(document, file, "$");
-  ObjectReader reader(root, {"plugins", "offload_threads", "scheduler", "listeners"});
+  ObjectReader reader(root, {"backend", "plugins", "offload_threads", "scheduler", "listeners"});
   Config config;
   config.file = file;
   const auto slash = file.rfind('/');
@@ -147,6 +147,10 @@ Config parse_config(const std::string& text, const std::string& file) {
     }
   }
 
+  if (auto backend = reader.optional("backend")) {
+    const std::string name = backend->as_choice({"auto", "io_uring", "epoll"});
+    config.backend = name == "io_uring" ? IoBackend::io_uring : name == "epoll" ? IoBackend::epoll : IoBackend::automatic;
+  }
   if (auto threads = reader.optional("offload_threads")) {
     config.offload_threads = static_cast<std::size_t>(threads->as_integer(1, 1024));
   }

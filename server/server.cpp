@@ -6,7 +6,7 @@
 
 #include "conf/config_error.hpp"
 #include "coro/scheduler.hpp"
-#include "reactor/uring_reactor.hpp"
+#include "reactor/reactor_factory.hpp"
 #include "server/accept_loop.hpp"
 #include "server/shutdown_signals.hpp"
 #include "server/version.hpp"
@@ -26,7 +26,11 @@ Server::Server(Config config, const HandlerRegistry& registry)
 }
 
 int Server::run(int signal_fd) {
-  UringReactor reactor;  // declared before the scheduler: it must outlive the tasks
+  // Declared before the scheduler: the reactor must outlive the tasks.
+  const ChosenReactor chosen = make_reactor(config_.backend == IoBackend::epoll      ? BackendChoice::epoll
+                                            : config_.backend == IoBackend::io_uring ? BackendChoice::io_uring
+                                                                                     : BackendChoice::automatic);
+  Reactor& reactor = *chosen.reactor;
   const SchedulerConfig& tuning = config_.scheduler;
   Scheduler scheduler(SchedulerOptions{
       .poller = &reactor,
@@ -35,7 +39,7 @@ int Server::run(int signal_fd) {
       .slow_task_threshold = std::chrono::milliseconds(tuning.slow_task_warning_ms),
       .trace_capacity = tuning.trace_events});
 
-  std::printf("tiffany %s: I/O backend %s\n", kVersion, reactor.describe().c_str());
+  std::printf("tiffany %s: I/O backend %s (%s)\n", kVersion, reactor.describe().c_str(), chosen.reason.c_str());
   for (std::size_t i = 0; i < sockets_.size(); ++i) {
     std::printf("tiffany: listener \"%s\" serving %s on %s\n", config_.listeners[i].name.c_str(),
                 protocols_[i]->name(), sockets_[i].bound.to_string().c_str());

@@ -78,9 +78,18 @@ std::string TempDir::write(const std::string& name, const std::string& content) 
   return file;
 }
 
+// Puts `"backend": $TIFFANY_TEST_BACKEND` into a config, so CTest can run the
+// whole integration suite once per I/O backend.
+std::string with_test_backend(const std::string& config_json) {
+  const char* backend = std::getenv("TIFFANY_TEST_BACKEND");
+  const auto brace = config_json.find('{');
+  if (backend == nullptr || brace == std::string::npos) return config_json;
+  return config_json.substr(0, brace + 1) + "\"backend\": \"" + backend + "\", " + config_json.substr(brace + 1);
+}
+
 ServerProcess::ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args,
                              const std::string& binary)
-    : config_path_(dir_.write("tiffany.json", config_json)) {
+    : config_path_(dir_.write("tiffany.json", with_test_backend(config_json))) {
   std::vector<std::string> args{"--config", config_path_};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   pid_ = spawn_program(binary, args, dir_.path() + "/stdout", dir_.path() + "/stderr");

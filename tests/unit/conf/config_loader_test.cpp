@@ -70,8 +70,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"RootNotAnObject", R"([])", "test.json: $: expected an object, got an array"},
         Case{"MissingListeners", R"({})", "test.json: $.listeners: missing required key"},
         Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
-             "test.json: $.lisener: unknown key; expected one of \"plugins\", \"offload_threads\", "
-             "\"scheduler\", \"listeners\""},
+             "test.json: $.lisener: unknown key; expected one of \"backend\", \"plugins\", "
+             "\"offload_threads\", \"scheduler\", \"listeners\""},
         Case{"ListenersNotAnArray", R"({"listeners": {}})", "test.json: $.listeners: expected an array, got an object"},
         Case{"NoListeners", R"({"listeners": []})",
              "test.json: $.listeners: expected at least one listener, got an array"},
@@ -90,6 +90,8 @@ INSTANTIATE_TEST_SUITE_P(
              "test.json: $.listeners[0].protocol: expected one of \"echo\", \"http\", got \"gopher\""},
         Case{"MissingProtocol", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1"}]})",
              "test.json: $.listeners[0].protocol: missing required key"},
+        Case{"BadBackend", R"({"backend": "kqueue", "listeners": []})",
+             "test.json: $.backend: expected one of \"auto\", \"io_uring\", \"epoll\", got \"kqueue\""},
         Case{"BadPolicy", R"({"scheduler": {"policy": "random"}, "listeners": []})",
              "test.json: $.scheduler.policy: expected one of \"fifo\", \"priority\", got \"random\""},
         Case{"NoOffloadThreads", R"({"offload_threads": 0, "listeners": []})",
