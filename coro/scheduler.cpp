@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "coro/cancelable_wait.hpp"
+#include "coro/deadline.hpp"
 #include "coro/manual_clock.hpp"
 #include "coro/task_canceled.hpp"
 
@@ -146,6 +147,8 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
   task.handle_alive_ = true;
   task.blocked_on_ = nullptr;
   task.joiner_ = nullptr;
+  task.deadline_ = nullptr;
+  task.deadline_check_at_ = Clock::time_point::max();
   promise.set_record(&task);
   ++unfinished_;
   ++stats_.spawned;
@@ -278,6 +281,11 @@ void Scheduler::wait_for_events() {
   remote_->wait(timers_.empty() ? std::nullopt : std::optional(timers_.front().deadline));
 }
 
+void Scheduler::push_timer(const Timer& timer) {
+  timers_.push_back(timer);
+  std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
+}
+
 void Scheduler::fire_due_timers() {
   if (timers_.empty()) return;
   const auto time = now();
@@ -285,8 +293,41 @@ void Scheduler::fire_due_timers() {
     std::pop_heap(timers_.begin(), timers_.end(), std::greater<>{});
     const Timer timer = timers_.back();
     timers_.pop_back();
-    wake_if_waiting(*timer.task, timer.wait_sequence);  // a stale timer (canceled sleep) does nothing
+    if (timer.cancels) {
+      fire_deadline(timer, time);
+    } else if (timer.task->generation_ == timer.generation) {
+      wake_if_waiting(*timer.task, timer.wait_sequence);  // a stale timer (canceled sleep) does nothing
+    }
   }
+}
+
+void Scheduler::arm_deadline(Deadline& deadline, Clock::time_point when) {
+  TaskRecord& task = *current_;
+  task.deadline_ = &deadline;
+  task.deadline_at_ = when;
+  if (when < task.deadline_check_at_) {  // otherwise the pending check re-arms itself
+    task.deadline_check_at_ = when;
+    push_timer(Timer{when, timer_sequence_++, &task, 0, task.generation_, true});
+  }
+}
+
+void Scheduler::disarm_deadline(TaskRecord& task, const Deadline& deadline) noexcept {
+  if (task.deadline_ == &deadline) task.deadline_ = nullptr;
+}
+
+void Scheduler::fire_deadline(const Timer& timer, Clock::time_point time) {
+  TaskRecord& task = *timer.task;
+  // Stale: the record was reused, or an earlier check superseded this one.
+  if (!task.in_use_ || task.generation_ != timer.generation || task.deadline_check_at_ != timer.deadline) return;
+  task.deadline_check_at_ = Clock::time_point::max();
+  if (task.deadline_ == nullptr || is_finished(task.state_)) return;
+  if (task.deadline_at_ > time) {  // moved later since: check again then
+    task.deadline_check_at_ = task.deadline_at_;
+    push_timer(Timer{task.deadline_at_, timer_sequence_++, &task, 0, task.generation_, true});
+    return;
+  }
+  std::exchange(task.deadline_, nullptr)->expire();
+  cancel(task);
 }
 
 bool Scheduler::step() {
@@ -351,8 +392,7 @@ void Scheduler::yield_current(std::coroutine_handle<> resume_at) noexcept {
 void Scheduler::sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at,
                                     CancelableWait* wait) {
   block_current(resume_at, wait);
-  timers_.push_back(Timer{deadline, timer_sequence_++, current_, current_->wait_sequence_});
-  std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
+  push_timer(Timer{deadline, timer_sequence_++, current_, current_->wait_sequence_, current_->generation_, false});
 }
 
 void Scheduler::join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept {

@@ -25,6 +25,7 @@
 namespace tiffany {
 
 class CancelableWait;
+class Deadline;
 class ManualClock;
 template <class T>
 class JoinHandle;
@@ -131,6 +132,9 @@ class Scheduler {
   void forget_joiner(TaskRecord& child) noexcept { child.joiner_ = nullptr; }
   /// Drops a JoinHandle's claim: frees a finished task, detaches a running one.
   void release(TaskRecord& task) noexcept;
+  /// Deadline support: cancel the current task at `when` unless disarmed.
+  void arm_deadline(Deadline& deadline, Clock::time_point when);
+  void disarm_deadline(TaskRecord& task, const Deadline& deadline) noexcept;
   /// Counts tasks parked on other threads (ExternalPromise), so the loop knows
   /// to wait for them instead of declaring a deadlock.
   void external_wait_began() noexcept { ++external_waits_; }
@@ -143,7 +147,9 @@ class Scheduler {
     Clock::time_point deadline;
     std::uint64_t sequence;  // keeps equal deadlines in FIFO order
     TaskRecord* task;
-    std::uint32_t wait_sequence;  // the wait it belongs to; stale once the task moved on
+    std::uint32_t wait_sequence;  // a Sleep: the wait it belongs to; stale once the task moved on
+    std::uint32_t generation;     // the task's generation; stale once the record is reused
+    bool cancels;                 // a Deadline's check rather than a Sleep's wake-up
     bool operator>(const Timer& other) const noexcept {
       return deadline != other.deadline ? deadline > other.deadline : sequence > other.sequence;
     }
@@ -168,6 +174,8 @@ class Scheduler {
   void resume(TaskRecord& task);
   void run_ready_batch();
   void fire_due_timers();
+  void fire_deadline(const Timer& timer, Clock::time_point time);
+  void push_timer(const Timer& timer);
   void wait_for_events();
   void finish_unstarted(TaskRecord& task) noexcept;
   std::coroutine_handle<> on_task_finished(TaskRecord& task) noexcept;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "coro/cancel.hpp"
+#include "coro/deadline.hpp"
 #include "coro/get_tid.hpp"
 #include "coro/join.hpp"
 #include "coro/sleep.hpp"

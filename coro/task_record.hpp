@@ -1,6 +1,7 @@
 // TaskRecord: the scheduler's row for one spawned task (PYOS's Task object).
 #pragma once
 
+#include <chrono>
 #include <coroutine>
 #include <cstdint>
 
@@ -10,6 +11,7 @@
 namespace tiffany {
 
 class CancelableWait;
+class Deadline;
 
 /// One entry of the scheduler's task table. Owned by the Scheduler, which
 /// recycles the storage; awaitables hold a pointer to it only while the task
@@ -49,6 +51,11 @@ class TaskRecord {
   TaskRecord* next_ = nullptr;            // ready-queue links, or the free list
   TaskRecord* prev_ = nullptr;
   TaskRecord* joiner_ = nullptr;          // task parked in Join on this one
+  Deadline* deadline_ = nullptr;          // the armed Deadline, if any
+  std::chrono::steady_clock::time_point deadline_at_{};
+  // When the one timer entry that checks the deadline fires (max: none). The
+  // deadline may move later without a new entry: the check re-arms itself.
+  std::chrono::steady_clock::time_point deadline_check_at_ = std::chrono::steady_clock::time_point::max();
 };
 
 }  // namespace tiffany

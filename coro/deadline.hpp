@@ -1,0 +1,48 @@
+// Deadline: cancel the current task at a point in time unless it is done first.
+#pragma once
+
+#include <chrono>
+
+#include "coro/scheduler.hpp"
+
+namespace tiffany {
+
+/// Arms a deadline for the task that creates it: when the time comes, the
+/// task is canceled (it sees TaskCanceled at its suspension point, e.g. a
+/// pending Recv) and expired() turns true, so the task can tell a timeout
+/// from other cancellations and answer it (a task may await again after
+/// catching TaskCanceled). Destroying or disarming the Deadline first means
+/// nothing happens. One deadline per task at a time; moving it is cheap
+/// (rearm), which is what per-request timeouts on keep-alive connections do.
+///
+/// Create and use it only inside the task it guards, on its thread.
+class Deadline {
+ public:
+  explicit Deadline(Scheduler::Clock::time_point when) : scheduler_(Scheduler::current()) { rearm(when); }
+  static Deadline after(std::chrono::nanoseconds delay) { return Deadline(Scheduler::current().now() + delay); }
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+  ~Deadline() { disarm(); }
+
+  /// Sets a new time (and re-arms a disarmed or expired deadline).
+  void rearm(Scheduler::Clock::time_point when) {
+    task_ = scheduler_.current_task();
+    expired_ = false;
+    scheduler_.arm_deadline(*this, when);
+  }
+  void rearm_after(std::chrono::nanoseconds delay) { rearm(scheduler_.now() + delay); }
+  void disarm() noexcept {
+    if (task_ != nullptr) scheduler_.disarm_deadline(*task_, *this);
+  }
+  bool expired() const noexcept { return expired_; }
+
+ private:
+  friend class Scheduler;
+  void expire() noexcept { expired_ = true; }
+
+  Scheduler& scheduler_;
+  TaskRecord* task_ = nullptr;
+  bool expired_ = false;
+};
+
+}  // namespace tiffany
