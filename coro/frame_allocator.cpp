@@ -6,6 +6,14 @@
 #include <utility>
 
 namespace tiffany::detail {
+
+// Why: under sanitizers every frame goes to the real allocator, so ASan sees
+// each use-after-free instead of a recycled block.
+#ifdef TIFFANY_SANITIZED_BUILD
+void* allocate_frame(std::size_t size) { return ::operator new(size); }
+void deallocate_frame(void* frame, std::size_t) noexcept { ::operator delete(frame); }
+#else
+
 namespace {
 
 constexpr std::size_t kGranule = 64;
@@ -57,12 +65,6 @@ constexpr std::size_t size_class_of(std::size_t size) noexcept { return (size - 
 
 }  // namespace
 
-// Why: under sanitizers every frame goes to the real allocator, so ASan sees
-// each use-after-free instead of a recycled block.
-#ifdef TIFFANY_SANITIZED_BUILD
-void* allocate_frame(std::size_t size) { return ::operator new(size); }
-void deallocate_frame(void* frame, std::size_t) noexcept { ::operator delete(frame); }
-#else
 void* allocate_frame(std::size_t size) {
   if (size == 0 || size > kClasses * kGranule) return ::operator new(size);
   return t_cache.take(size_class_of(size));
