@@ -30,12 +30,23 @@ struct HttpLimitsConfig {
   std::size_t max_body_bytes = 1024 * 1024;
 };
 
+/// `timeouts` of a listener, in milliseconds (see HttpTimeouts; idle_ms is echo's).
+struct TimeoutsConfig {
+  std::int64_t header_ms = 10'000;
+  std::int64_t body_ms = 60'000;
+  std::int64_t keepalive_ms = 10'000;
+  std::int64_t write_ms = 60'000;
+  std::int64_t handler_ms = 0;  // 0: no limit
+  std::int64_t idle_ms = 300'000;
+};
+
 struct ListenerConfig {
   std::string name;
   ListenAddress address;
   Protocol protocol = Protocol::echo;
   std::vector<RouteConfig> routes;  // http only
   HttpLimitsConfig limits;          // http only
+  TimeoutsConfig timeouts;
   std::string json_path;            // where it came from, for errors found later (e.g. bind)
 };
 

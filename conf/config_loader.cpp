@@ -92,8 +92,26 @@ SchedulerConfig read_scheduler(const JsonNode& node) {
   return scheduler;
 }
 
+TimeoutsConfig read_timeouts(const JsonNode& node, bool http) {
+  constexpr std::int64_t kHour = 3'600'000;
+  TimeoutsConfig timeouts;
+  if (http) {
+    ObjectReader reader(node, {"header_ms", "body_ms", "keepalive_ms", "write_ms", "handler_ms"});
+    if (auto v = reader.optional("header_ms")) timeouts.header_ms = v->as_integer(1, kHour);
+    if (auto v = reader.optional("body_ms")) timeouts.body_ms = v->as_integer(1, kHour);
+    if (auto v = reader.optional("keepalive_ms")) timeouts.keepalive_ms = v->as_integer(1, kHour);
+    if (auto v = reader.optional("write_ms")) timeouts.write_ms = v->as_integer(1, kHour);
+    if (auto v = reader.optional("handler_ms")) timeouts.handler_ms = v->as_integer(0, kHour);
+  } else {
+    ObjectReader reader(node, {"idle_ms", "write_ms"});
+    if (auto v = reader.optional("idle_ms")) timeouts.idle_ms = v->as_integer(1, 24 * kHour);
+    if (auto v = reader.optional("write_ms")) timeouts.write_ms = v->as_integer(1, kHour);
+  }
+  return timeouts;
+}
+
 ListenerConfig read_listener(const JsonNode& node) {
-  ObjectReader reader(node, {"name", "address", "protocol", "routes", "limits"});
+  ObjectReader reader(node, {"name", "address", "protocol", "routes", "limits", "timeouts"});
   ListenerConfig listener;
   listener.json_path = node.path();
   listener.name = reader.required("name").as_nonempty_string();
@@ -107,6 +125,9 @@ ListenerConfig read_listener(const JsonNode& node) {
 
   const std::string protocol = reader.required("protocol").as_choice({"echo", "http"});
   listener.protocol = protocol == "http" ? Protocol::http : Protocol::echo;
+  if (auto timeouts = reader.optional("timeouts")) {
+    listener.timeouts = read_timeouts(*timeouts, listener.protocol == Protocol::http);
+  }
   if (listener.protocol == Protocol::http) {
     for (const JsonNode& route : reader.required("routes").as_array()) listener.routes.push_back(read_route(route));
     if (auto limits = reader.optional("limits")) listener.limits = read_limits(*limits);

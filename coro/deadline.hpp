@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 
 #include "coro/scheduler.hpp"
 
@@ -28,20 +29,36 @@ class Deadline {
   void rearm(Scheduler::Clock::time_point when) {
     task_ = scheduler_.current_task();
     expired_ = false;
+    when_ = when;
     scheduler_.arm_deadline(*this, when);
   }
   void rearm_after(std::chrono::nanoseconds delay) { rearm(scheduler_.now() + delay); }
   void disarm() noexcept {
     if (task_ != nullptr) scheduler_.disarm_deadline(*task_, *this);
+    when_.reset();
   }
   bool expired() const noexcept { return expired_; }
+  /// When it will expire; nullopt if disarmed (or already expired).
+  std::optional<Scheduler::Clock::time_point> armed_until() const noexcept { return when_; }
+  /// Restores a time read from armed_until().
+  void restore(std::optional<Scheduler::Clock::time_point> when) {
+    if (when) {
+      rearm(*when);
+    } else {
+      disarm();
+    }
+  }
 
  private:
   friend class Scheduler;
-  void expire() noexcept { expired_ = true; }
+  void expire() noexcept {
+    expired_ = true;
+    when_.reset();
+  }
 
   Scheduler& scheduler_;
   TaskRecord* task_ = nullptr;
+  std::optional<Scheduler::Clock::time_point> when_;
   bool expired_ = false;
 };
 

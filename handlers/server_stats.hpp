@@ -14,6 +14,7 @@ struct ServerStats {
   std::atomic<std::uint64_t> connections_open{0};
   std::atomic<std::uint64_t> connections_total{0};
   std::atomic<std::uint64_t> requests_total{0};
+  std::atomic<std::uint64_t> timeouts_total{0};  // connections closed by a timeout
 };
 
 /// The process's counters.

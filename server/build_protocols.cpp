@@ -51,6 +51,10 @@ std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const Liste
   site.limits.max_header_bytes = listener.limits.max_header_bytes;
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
   site.limits.max_body_bytes = listener.limits.max_body_bytes;
+  const TimeoutsConfig& t = listener.timeouts;
+  site.timeouts = http::HttpTimeouts{std::chrono::milliseconds(t.header_ms), std::chrono::milliseconds(t.body_ms),
+                                     std::chrono::milliseconds(t.keepalive_ms), std::chrono::milliseconds(t.write_ms),
+                                     std::chrono::milliseconds(t.handler_ms)};
   for (const RouteConfig& route : listener.routes) {
     std::shared_ptr<Handler> handler = build_handler(config, route, registry);
     const std::string origin = registry.origin(route.handler);
@@ -74,7 +78,8 @@ std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& c
     if (listener.protocol == Protocol::http) {
       protocols.push_back(build_http(config, listener, registry));
     } else {
-      protocols.push_back(std::make_unique<EchoProtocol>());
+      protocols.push_back(std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
+                                                         std::chrono::milliseconds(listener.timeouts.write_ms)));
     }
   }
   return protocols;

@@ -1,6 +1,8 @@
 // The echo protocol: every byte received is sent back.
 #pragma once
 
+#include <chrono>
+
 #include "server/connection_protocol.hpp"
 
 namespace tiffany {
@@ -8,10 +10,17 @@ namespace tiffany {
 /// Echoes everything a connection receives until the peer closes its side or
 /// the connection fails, then closes the socket. Partial sends are completed
 /// before the next receive, so bytes come back in order and none are lost.
+/// A connection that sends nothing for `idle`, or does not take our bytes for
+/// `write`, is closed.
 class EchoProtocol final : public ConnectionProtocol {
  public:
+  EchoProtocol(std::chrono::milliseconds idle, std::chrono::milliseconds write) noexcept : idle_(idle), write_(write) {}
   Task<void> serve(UniqueFd socket, sockaddr_storage peer) override;
   const char* name() const noexcept override { return "echo"; }
+
+ private:
+  std::chrono::milliseconds idle_;
+  std::chrono::milliseconds write_;
 };
 
 }  // namespace tiffany

@@ -6,6 +6,8 @@
 #include <exception>
 #include <memory>
 
+#include "coro/deadline.hpp"
+#include "coro/task_canceled.hpp"
 #include "handlers/handler.hpp"
 #include "handlers/server_stats.hpp"
 #include "server/http/http_date.hpp"
@@ -15,6 +17,7 @@ namespace tiffany::http {
 namespace {
 
 constexpr std::size_t kReadBufferSize = 16 * 1024;
+constexpr std::size_t kMaxBufferedOutput = 256 * 1024;  // flush before parsing more pipelined requests
 
 void append_number(std::string& out, std::uint64_t value, int base = 10) {
   char digits[24];
@@ -46,10 +49,43 @@ HttpConnection::HttpConnection(ByteStream& stream, const HttpSite& site, std::st
 
 HttpConnection::~HttpConnection() { server_stats().connections_open.fetch_sub(1, std::memory_order_relaxed); }
 
+void HttpConnection::arm_read_deadline(bool& header_clock_running) {
+  const HttpTimeouts& timeouts = site_.timeouts;
+  if (parser_.in_headers()) {
+    // Why: the header section has one budget from its first byte, however it
+    // trickles in, which is what stops slowloris.
+    if (!header_clock_running) deadline_->rearm_after(timeouts.header);
+    header_clock_running = true;
+    return;
+  }
+  header_clock_running = false;
+  deadline_->rearm_after(parser_.in_message() ? timeouts.body : timeouts.keepalive);
+}
+
 Task<void> HttpConnection::run() {
   const auto buffer = std::make_unique<char[]>(kReadBufferSize);
+  Deadline deadline = Deadline::after(site_.timeouts.keepalive);
+  deadline_ = &deadline;
+  bool header_clock_running = false;
   for (;;) {
-    const IoResult got = co_await stream_.read(buffer.get(), kReadBufferSize);
+    arm_read_deadline(header_clock_running);
+    IoResult got{0};
+    bool timed_out = false;
+    try {
+      got = co_await stream_.read(buffer.get(), kReadBufferSize);
+    } catch (const TaskCanceled&) {
+      if (!deadline.expired()) throw;  // canceled for another reason (shutdown): unwind
+      timed_out = true;
+    }
+    if (timed_out) {
+      server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+      if (parser_.in_message()) {  // a request was under way: say so
+        append_error(408);
+        const bool flushed = co_await flush();
+        if (flushed) stream_.finish();
+      }
+      co_return;  // an idle keep-alive connection just closes
+    }
     if (!got || got.bytes() == 0) {
       if (got && parser_.finish() == RequestParser::Event::error) {  // cut off mid-request
         append_error(parser_.error_status());
@@ -75,6 +111,13 @@ Task<void> HttpConnection::run() {
         const bool flushed = co_await flush();
         if (flushed) stream_.finish();
         co_return;
+      }
+      if (out_.size() >= kMaxBufferedOutput) {
+        // Why: back-pressure. Many or large pipelined responses go out before
+        // more requests are parsed, so a peer that sends but does not read
+        // cannot make us buffer without bound.
+        const bool flushed = co_await flush();
+        if (!flushed) co_return;
       }
     }
     if (parser_.take_continue_request()) out_ += "HTTP/1.1 100 Continue\r\n\r\n";
@@ -109,10 +152,25 @@ Task<bool> HttpConnection::answer() {
   }
 
   std::exception_ptr failure;
+  if (site_.timeouts.handler.count() > 0) {
+    deadline_->rearm_after(site_.timeouts.handler);
+  } else {
+    deadline_->disarm();  // handlers may take as long as they need
+  }
   try {
     co_await routed.handler->handle(request, response_);
   } catch (...) {
     failure = std::current_exception();
+  }
+  if (failure && deadline_->expired()) {
+    server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+    std::fprintf(stderr, "tiffany: %s timed out on %s %s after %lld ms\n", routed.label->c_str(),
+                 request.method.c_str(), request.path.c_str(),
+                 static_cast<long long>(site_.timeouts.handler.count()));
+    keep_alive_ = false;
+    if (response_.streaming()) co_return false;
+    append_error(503);
+    co_return false;
   }
   if (failure) {
     try {
@@ -218,9 +276,20 @@ bool HttpConnection::finish_stream() {
 
 Task<bool> HttpConnection::flush() {
   if (out_.empty()) co_return true;
-  const IoResult written = co_await stream_.write(out_.data(), out_.size());
+  // Why: a streaming handler flushes mid-run; its own deadline (or none)
+  // must hold again once this write is done.
+  const auto outer = deadline_->armed_until();
+  deadline_->rearm_after(site_.timeouts.write);
+  bool written = false;
+  try {
+    written = static_cast<bool>(co_await stream_.write(out_.data(), out_.size()));
+  } catch (const TaskCanceled&) {
+    if (!deadline_->expired()) throw;
+    server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);  // a peer that does not read
+  }
   out_.clear();
-  co_return static_cast<bool>(written);
+  if (written) deadline_->restore(outer);
+  co_return written;
 }
 
 }  // namespace tiffany::http

@@ -10,11 +10,17 @@
 #include "server/http/request_parser.hpp"
 #include "server/http/response.hpp"
 
+namespace tiffany {
+class Deadline;
+}
+
 namespace tiffany::http {
 
 /// Serves requests on `stream` until the peer closes, a request asks to
-/// close, or bad input arrives. Pipelined requests are answered in order, and
-/// all responses produced from one read go out in one write.
+/// close, bad input arrives, or a stage times out (see HttpTimeouts).
+/// Pipelined requests are answered in order, and all responses produced from
+/// one read go out in one write (up to 256 KiB, then earlier ones are sent
+/// before more are parsed: back-pressure for peers that do not read).
 class HttpConnection final : public BodySink {
  public:
   HttpConnection(ByteStream& stream, const HttpSite& site, std::string peer);
@@ -31,6 +37,7 @@ class HttpConnection final : public BodySink {
   /// Answers parser_.request(); false if the connection must close after it.
   Task<bool> answer();
   Task<bool> flush();
+  void arm_read_deadline(bool& header_clock_running);
   void append_head(const Response& response, std::uint64_t content_length, bool chunked);
   void append_whole_response(const Response& response);
   void append_error(int status);
@@ -41,7 +48,8 @@ class HttpConnection final : public BodySink {
   std::string peer_;
   RequestParser parser_;
   Response response_;
-  std::string out_;  // responses waiting for the next write
+  std::string out_;               // responses waiting for the next write
+  Deadline* deadline_ = nullptr;  // run()'s: the current stage's timeout
   // Per request:
   bool keep_alive_ = true;
   bool head_request_ = false;

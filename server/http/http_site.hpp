@@ -9,6 +9,7 @@ namespace tiffany::http {
 struct HttpSite {
   Router router;
   HttpLimits limits;
+  HttpTimeouts timeouts;
 };
 
 }  // namespace tiffany::http

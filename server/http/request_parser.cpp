@@ -91,6 +91,7 @@ int RequestParser::on_message_begin(llhttp_t* parser) {
   p.request_.clear();
   p.header_bytes_ = 0;
   p.in_message_ = true;
+  p.headers_done_ = false;
   p.last_was_value_ = false;
   p.continue_pending_ = false;
   return 0;
@@ -159,7 +160,11 @@ int RequestParser::check_headers() {
   return 0;
 }
 
-int RequestParser::on_headers_complete(llhttp_t* parser) { return self(parser).check_headers(); }
+int RequestParser::on_headers_complete(llhttp_t* parser) {
+  RequestParser& p = self(parser);
+  p.headers_done_ = true;
+  return p.check_headers();
+}
 
 int RequestParser::on_body(llhttp_t* parser, const char* at, std::size_t length) {
   RequestParser& p = self(parser);

@@ -46,6 +46,8 @@ class RequestParser {
   bool take_continue_request() noexcept;
   /// True when bytes of a request have been received but it is incomplete.
   bool in_message() const noexcept { return in_message_; }
+  /// True while the request line and headers are still arriving.
+  bool in_headers() const noexcept { return in_message_ && !headers_done_; }
 
   int error_status() const noexcept { return error_status_; }
   const std::string& error_detail() const noexcept { return error_detail_; }
@@ -70,6 +72,7 @@ class RequestParser {
   Request request_;
   std::size_t header_bytes_ = 0;
   bool in_message_ = false;
+  bool headers_done_ = false;
   bool last_was_value_ = false;  // header callbacks alternate field/value, possibly in pieces
   bool keep_alive_ = true;
   bool continue_pending_ = false;

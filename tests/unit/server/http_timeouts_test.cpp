@@ -1,0 +1,147 @@
+// HttpConnection timeouts on virtual time: idle keep-alive, slow headers
+// (slowloris), stalled bodies, handlers that take too long, peers that do
+// not read. Exact, and nothing really sleeps.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coro/manual_clock.hpp"
+#include "coro/syscalls.hpp"
+#include "handlers/handler.hpp"
+#include "server/http/http_connection.hpp"
+
+namespace tiffany::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Reads arrive after scripted delays; then the peer goes silent (never EOF).
+// Writes can be made to hang forever, like a peer that stopped reading.
+class TimedStream final : public ByteStream {
+ public:
+  struct Arrival {
+    std::chrono::milliseconds after;
+    std::string bytes;
+  };
+  TimedStream(std::vector<Arrival> arrivals, bool writes_hang)
+      : arrivals_(arrivals.begin(), arrivals.end()), writes_hang_(writes_hang) {}
+
+  Task<IoResult> read(char* data, std::size_t size) override {
+    if (arrivals_.empty()) {
+      co_await Sleep{24h};  // silence
+      co_return IoResult{0};
+    }
+    Arrival next = std::move(arrivals_.front());
+    arrivals_.pop_front();
+    co_await Sleep{next.after};
+    const std::size_t n = std::min(size, next.bytes.size());
+    next.bytes.copy(data, n);
+    co_return IoResult{static_cast<int>(n)};
+  }
+  Task<IoResult> write(const char* data, std::size_t size) override {
+    if (writes_hang_) co_await Sleep{24h};
+    written.append(data, size);
+    co_return IoResult{static_cast<int>(size)};
+  }
+  void finish() noexcept override { finished = true; }
+
+  std::string written;
+  bool finished = false;
+
+ private:
+  std::deque<Arrival> arrivals_;
+  bool writes_hang_;
+};
+
+class Slow final : public Handler {
+ public:
+  Task<void> handle(Request&, Response& response) override {
+    co_await Sleep{5s};
+    response.body = "slow";
+  }
+};
+
+class Quick final : public Handler {
+ public:
+  Task<void> handle(Request&, Response& response) override {
+    response.body = "ok";
+    co_return;
+  }
+};
+
+class HttpTimeoutsTest : public ::testing::Test {
+ protected:
+  HttpTimeoutsTest() {
+    site_.router.add({}, "/", std::make_shared<Quick>());
+    site_.router.add({}, "/slow", std::make_shared<Slow>());
+    site_.timeouts = HttpTimeouts{10s, 20s, 5s, 30s, 0ms};
+  }
+
+  // Serves one connection; returns when it closed, at what virtual time.
+  std::chrono::milliseconds serve(TimedStream& stream) {
+    auto body = [](TimedStream& s, const HttpSite& site) -> Task<void> {
+      HttpConnection connection(s, site, "127.0.0.1:1");
+      co_await connection.run();
+    };
+    const auto start = clock_.now();
+    auto handle = scheduler_.spawn(body(stream, site_));
+    scheduler_.run();
+    handle.take_result();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - start);
+  }
+
+  ManualClock clock_;
+  Scheduler scheduler_{SchedulerOptions{.clock = &clock_}};
+  HttpSite site_;
+};
+
+TEST_F(HttpTimeoutsTest, AnIdleKeepAliveConnectionIsClosedQuietly) {
+  TimedStream stream({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, false);
+  EXPECT_EQ(serve(stream), 5000ms);  // keep-alive timeout after the response
+  EXPECT_NE(stream.written.find("200 OK"), std::string::npos);
+  EXPECT_EQ(stream.written.find("408"), std::string::npos);  // nothing sent for an idle close
+}
+
+TEST_F(HttpTimeoutsTest, SlowHeadersGet408AtTheHeaderTimeoutHoweverTheyTrickle) {
+  std::vector<TimedStream::Arrival> slowloris;
+  slowloris.push_back({1000ms, "GET / HTTP/1.1\r\n"});
+  for (int i = 0; i < 60; ++i) slowloris.push_back({1000ms, "X-" + std::to_string(i) + ": y\r\n"});  // a header a second
+  TimedStream stream(std::move(slowloris), false);
+  EXPECT_EQ(serve(stream), 11000ms);  // the first byte at 1 s, then 10 s for the whole header section
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << stream.written;
+  EXPECT_TRUE(stream.finished);
+}
+
+TEST_F(HttpTimeoutsTest, AStalledBodyGets408AtTheBodyTimeout) {
+  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc"}, {15000ms, "defg"}}, false);
+  EXPECT_EQ(serve(stream), 15000ms + 20000ms);  // progress at 15 s resets the per-read body timeout
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 408", 0), 0u) << stream.written;
+}
+
+TEST_F(HttpTimeoutsTest, AHandlerOverItsDeadlineGets503) {
+  site_.timeouts.handler = 1000ms;
+  TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\n\r\n"}}, false);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(serve(stream), 1000ms);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0), 0u) << stream.written;
+  EXPECT_NE(log.find("timed out on GET /slow after 1000 ms"), std::string::npos) << log;
+}
+
+TEST_F(HttpTimeoutsTest, WithoutAHandlerDeadlineSlowHandlersFinish) {
+  TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n"}}, false);
+  EXPECT_EQ(serve(stream), 5000ms);
+  EXPECT_NE(stream.written.find("\r\n\r\nslow"), std::string::npos);
+}
+
+TEST_F(HttpTimeoutsTest, APeerThatDoesNotReadIsDroppedAtTheWriteTimeout) {
+  TimedStream stream({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, true);
+  EXPECT_EQ(serve(stream), 30000ms);
+}
+
+}  // namespace
+}  // namespace tiffany::http
