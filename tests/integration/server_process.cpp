@@ -95,6 +95,24 @@ ServerProcess::ServerProcess(const std::string& config_json, const std::vector<s
   pid_ = spawn_program(binary, args, dir_.path() + "/stdout", dir_.path() + "/stderr");
 }
 
+ServerProcess::ServerProcess(const std::vector<std::string>& wrapper, const std::string& config_json)
+    : config_path_(dir_.write("tiffany.json", with_test_backend(config_json))) {
+  std::vector<std::string> args(wrapper.begin() + 1, wrapper.end());
+  args.insert(args.end(), {TIFFANY_BINARY, "--config", config_path_});
+  pid_ = spawn_program(wrapper.front(), args, dir_.path() + "/stdout", dir_.path() + "/stderr");
+}
+
+std::chrono::milliseconds ServerProcess::cpu_time() const {
+  // Fields 14 and 15 of /proc/PID/stat: utime and stime in clock ticks.
+  std::istringstream stat(read_file("/proc/" + std::to_string(pid_) + "/stat"));
+  std::string field;
+  long long ticks = 0;
+  for (int i = 1; i <= 15 && stat >> field; ++i) {
+    if (i >= 14) ticks += std::stoll(field);
+  }
+  return std::chrono::milliseconds(ticks * 1000 / ::sysconf(_SC_CLK_TCK));
+}
+
 ServerProcess::~ServerProcess() {
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);

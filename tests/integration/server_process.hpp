@@ -39,6 +39,8 @@ class ServerProcess {
   /// `binary` defaults to the one this build made.
   explicit ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args = {},
                          const std::string& binary = TIFFANY_BINARY);
+  /// Same, started through a wrapper command, e.g. {"prlimit", "--nofile=64:64"}.
+  ServerProcess(const std::vector<std::string>& wrapper, const std::string& config_json);
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
   ~ServerProcess();
@@ -51,6 +53,8 @@ class ServerProcess {
   int wait_for_exit(std::chrono::milliseconds timeout);
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
+  /// CPU time (user + system) the process has used so far.
+  std::chrono::milliseconds cpu_time() const;
   std::string out() const;
   std::string err() const;
   const std::string& config_path() const { return config_path_; }

@@ -1,0 +1,111 @@
+// The server under hostile or careless clients: slowloris, running out of
+// file descriptors. The real binary on loopback.
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "echo_client.hpp"
+#include "server_process.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Sends one request on a fresh connection; returns how long the answer took,
+// or a large value if it did not come.
+std::chrono::milliseconds timed_request(int port) {
+  const auto start = std::chrono::steady_clock::now();
+  UniqueFd fd = connect_loopback(port);
+  if (!fd) return 1h;
+  const std::string request = "GET /plaintext HTTP/1.1\r\nConnection: close\r\n\r\n";
+  ::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL);
+  std::string reply;
+  char buffer[4096];
+  for (;;) {
+    pollfd p{fd.get(), POLLIN, 0};
+    if (::poll(&p, 1, 2000) <= 0) return 1h;
+    const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    reply.append(buffer, static_cast<std::size_t>(n));
+  }
+  if (reply.find("Hello, World!") == std::string::npos) return 1h;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+}
+
+const std::string kSite = R"({"listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+    "timeouts": {"header_ms": 2000},
+    "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]})";
+
+TEST(Hardening, SlowlorisConnectionsAreClosedWhileOthersAreServedFast) {
+  ServerProcess server(kSite);
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  constexpr int kSlow = 2000;
+  std::vector<UniqueFd> slow;
+  slow.reserve(kSlow);
+  for (int i = 0; i < kSlow; ++i) {
+    slow.push_back(connect_loopback(port));
+    ASSERT_TRUE(slow.back()) << "connection " << i;
+  }
+  std::atomic<bool> done{false};
+  std::chrono::milliseconds worst{0};
+  int answered = 0;
+  std::thread normal([&] {
+    while (!done) {
+      worst = std::max(worst, timed_request(port));
+      ++answered;
+      std::this_thread::sleep_for(20ms);
+    }
+  });
+  // Dribble a header byte per connection per second; the header timeout is 2 s.
+  const std::string header = "GET /plaintext HTTP/1.1\r\nX-Slow: yes\r\n";
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t byte = 0; std::chrono::steady_clock::now() - start < 4s; ++byte) {
+    for (UniqueFd& fd : slow) ::send(fd.get(), &header[byte % header.size()], 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    std::this_thread::sleep_for(1s);
+  }
+  done = true;
+  normal.join();
+  EXPECT_GT(answered, 20);
+  EXPECT_LT(worst, 100ms) << "a normal client waited behind the slow ones";
+  int closed_with_408 = 0;
+  for (UniqueFd& fd : slow) {
+    char buffer[256];
+    const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n > 0 && std::string(buffer, static_cast<std::size_t>(n)).rfind("HTTP/1.1 408", 0) == 0) ++closed_with_408;
+  }
+  EXPECT_EQ(closed_with_408, kSlow);
+}
+
+TEST(Hardening, RunningOutOfDescriptorsNeitherSpinsNorKills) {
+  ServerProcess server({"prlimit", "--nofile=64:64"}, kSite);
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  std::vector<UniqueFd> hogs;
+  for (int i = 0; i < 120; ++i) hogs.push_back(connect_loopback(port));  // more than the server has fds
+  std::this_thread::sleep_for(300ms);  // the server is now failing accept with EMFILE
+  const auto cpu_before = server.cpu_time();
+  std::this_thread::sleep_for(2s);
+  const auto cpu_used = server.cpu_time() - cpu_before;
+  EXPECT_LT(cpu_used, 200ms) << "the accept loop spun on EMFILE";
+  hogs.clear();  // the clients leave
+  std::chrono::milliseconds took = 1h;
+  for (int attempt = 0; attempt < 20 && took > 5s; ++attempt) {
+    took = timed_request(port);
+    if (took > 5s) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_LT(took, 5s) << "the server did not recover";
+  EXPECT_TRUE(server.running());
+}
+
+}  // namespace
+}  // namespace tiffany::testing
