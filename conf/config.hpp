@@ -64,6 +64,14 @@ struct SchedulerConfig {
   std::size_t trace_events = 0;                // task events kept in memory (0: off)
 };
 
+/// `access_log`: one line per HTTP request.
+struct AccessLogConfig {
+  bool enabled = false;
+  std::string path;  // "-" for standard output; otherwise made absolute against the config folder
+  bool json = false;  // "format": "common" (default) | "json"
+  std::string json_path;
+};
+
 /// `backend`: which I/O backend the workers use.
 enum class IoBackend { automatic, io_uring, epoll };
 
@@ -72,6 +80,7 @@ struct Config {
   std::string directory;  // the folder holding it: relative paths in it start here
   std::vector<PluginConfig> plugins;
   IoBackend backend = IoBackend::automatic;
+  AccessLogConfig access_log;
   std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)
   SchedulerConfig scheduler;
   std::vector<ListenerConfig> listeners;

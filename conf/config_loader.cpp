@@ -154,7 +154,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   }
 
   const JsonNode root(document, file, "$");
-  ObjectReader reader(root, {"backend", "plugins", "offload_threads", "scheduler", "listeners"});
+  ObjectReader reader(root, {"backend", "plugins", "offload_threads", "scheduler", "access_log", "listeners"});
   Config config;
   config.file = file;
   const auto slash = file.rfind('/');
@@ -171,6 +171,16 @@ Config parse_config(const std::string& text, const std::string& file) {
   if (auto backend = reader.optional("backend")) {
     const std::string name = backend->as_choice({"auto", "io_uring", "epoll"});
     config.backend = name == "io_uring" ? IoBackend::io_uring : name == "epoll" ? IoBackend::epoll : IoBackend::automatic;
+  }
+  if (auto log = reader.optional("access_log")) {
+    ObjectReader fields(*log, {"path", "format"});
+    config.access_log.enabled = true;
+    config.access_log.json_path = log->path();
+    config.access_log.path = fields.required("path").as_nonempty_string();
+    if (config.access_log.path != "-" && config.access_log.path.front() != '/') {
+      config.access_log.path = config.directory + "/" + config.access_log.path;
+    }
+    if (auto format = fields.optional("format")) config.access_log.json = format->as_choice({"common", "json"}) == "json";
   }
   if (auto threads = reader.optional("offload_threads")) {
     config.offload_threads = static_cast<std::size_t>(threads->as_integer(1, 1024));

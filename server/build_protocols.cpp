@@ -46,8 +46,9 @@ std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& 
 }
 
 std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const ListenerConfig& listener,
-                                               const HandlerRegistry& registry) {
+                                               const HandlerRegistry& registry, AccessLog* access_log) {
   http::HttpSite site;
+  site.access_log = access_log;
   site.limits.max_header_bytes = listener.limits.max_header_bytes;
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
   site.limits.max_body_bytes = listener.limits.max_body_bytes;
@@ -72,11 +73,12 @@ std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const Liste
 }  // namespace
 
 std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
-                                                                 const HandlerRegistry& registry) {
+                                                                 const HandlerRegistry& registry,
+                                                                 AccessLog* access_log) {
   std::vector<std::unique_ptr<ConnectionProtocol>> protocols;
   for (const ListenerConfig& listener : config.listeners) {
     if (listener.protocol == Protocol::http) {
-      protocols.push_back(build_http(config, listener, registry));
+      protocols.push_back(build_http(config, listener, registry, access_log));
     } else {
       protocols.push_back(std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
                                                          std::chrono::milliseconds(listener.timeouts.write_ms)));

@@ -13,6 +13,7 @@
 namespace tiffany {
 
 struct Config;
+class AccessLog;
 class HandlerRegistry;
 
 /// One per listener, shared by all its connections; must outlive them.
@@ -26,9 +27,11 @@ class ConnectionProtocol {
 };
 
 /// Builds each listener's protocol (for HTTP: its routes and handlers), in
-/// config order. Throws ConfigError naming the JSON path of any problem.
+/// config order; HTTP requests are logged to `access_log` if given. Throws
+/// ConfigError naming the JSON path of any problem.
 std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
-                                                                 const HandlerRegistry& registry);
+                                                                 const HandlerRegistry& registry,
+                                                                 AccessLog* access_log = nullptr);
 
 /// "127.0.0.1:5000" or "[::1]:5000".
 std::string format_peer(const sockaddr_storage& peer);

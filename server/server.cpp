@@ -1,7 +1,12 @@
 // Server: bind, report, and run the accept loops plus the signal watcher.
 #include "server/server.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <system_error>
 
 #include "conf/config_error.hpp"
@@ -13,8 +18,28 @@
 
 namespace tiffany {
 
-Server::Server(Config config, const HandlerRegistry& registry)
-    : config_(std::move(config)), protocols_(build_protocols(config_, registry)) {
+namespace {
+
+// Opens the access log's destination; throws ConfigError naming its JSON path.
+UniqueFd open_access_log(const Config& config) {
+  if (config.access_log.path == "-") return UniqueFd(::dup(STDOUT_FILENO));
+  UniqueFd fd(::open(config.access_log.path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd) {
+    throw ConfigError(config.file, config.access_log.json_path + ".path",
+                      "cannot open \"" + config.access_log.path + "\" for appending: " + std::strerror(errno));
+  }
+  return fd;
+}
+
+}  // namespace
+
+Server::Server(Config config, const HandlerRegistry& registry) : config_(std::move(config)) {
+  if (config_.access_log.enabled) {
+    access_log_file_ = open_access_log(config_);
+    access_log_ = std::make_unique<AccessLog>(access_log_file_.get(), config_.access_log.json ? AccessLogFormat::json
+                                                                                              : AccessLogFormat::common);
+  }
+  protocols_ = build_protocols(config_, registry, access_log_.get());
   for (const ListenerConfig& listener : config_.listeners) {
     try {
       sockets_.push_back(open_listen_socket(listener.address));
@@ -48,7 +73,9 @@ int Server::run(int signal_fd) {
   std::fflush(stdout);
 
   (void)scheduler.spawn(stop_on_signal(signal_fd));
+  if (access_log_) (void)scheduler.spawn(access_log_->flush_every(std::chrono::seconds(1)));
   scheduler.run();
+  if (access_log_) access_log_->flush();
   return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "conf/config.hpp"
 #include "server/connection_protocol.hpp"
+#include "server/access_log.hpp"
 #include "server/listen_socket.hpp"
 
 namespace tiffany {
@@ -27,6 +28,8 @@ class Server {
 
  private:
   Config config_;
+  UniqueFd access_log_file_;                                    // when the log goes to a file
+  std::unique_ptr<AccessLog> access_log_;
   std::vector<std::unique_ptr<ConnectionProtocol>> protocols_;  // parallel to config_.listeners
   std::vector<ListenSocket> sockets_;                           // parallel to config_.listeners
 };

@@ -10,6 +10,7 @@
 #include "coro/task_canceled.hpp"
 #include "handlers/handler.hpp"
 #include "handlers/server_stats.hpp"
+#include "server/access_log.hpp"
 #include "server/http/http_date.hpp"
 #include "server/http/http_status.hpp"
 
@@ -136,7 +137,17 @@ Task<bool> HttpConnection::answer() {
   http10_ = request.version_minor == 0;
   chunked_ = false;
   streamed_bytes_ = 0;
+  if (site_.access_log == nullptr) co_return co_await respond(request);
 
+  const auto started = std::chrono::steady_clock::now();
+  const bool keep_open = co_await respond(request);
+  const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+  const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
+  site_.access_log->record(request, sent_status_, body_bytes, took);
+  co_return keep_open;
+}
+
+Task<bool> HttpConnection::respond(Request& request) {
   const Router::Result routed = site_.router.route(request);
   if (routed.outcome == Router::Outcome::not_found) {
     append_error(404);
@@ -193,6 +204,8 @@ Task<bool> HttpConnection::answer() {
 }
 
 void HttpConnection::append_head(const Response& response, std::uint64_t content_length, bool chunked) {
+  sent_status_ = response.status;
+  sent_length_ = chunked || content_length == UINT64_MAX || status_forbids_body(response.status) ? 0 : content_length;
   out_ += "HTTP/1.1 ";
   append_number(out_, static_cast<std::uint64_t>(response.status));
   out_ += ' ';

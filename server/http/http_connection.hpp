@@ -34,8 +34,9 @@ class HttpConnection final : public BodySink {
   Task<bool> write_body(Response& response, std::string_view piece) override;
 
  private:
-  /// Answers parser_.request(); false if the connection must close after it.
+  /// Answers parser_.request() (and logs it); false if the connection must close after it.
   Task<bool> answer();
+  Task<bool> respond(Request& request);
   Task<bool> flush();
   void arm_read_deadline(bool& header_clock_running);
   void append_head(const Response& response, std::uint64_t content_length, bool chunked);
@@ -56,6 +57,8 @@ class HttpConnection final : public BodySink {
   bool http10_ = false;
   bool chunked_ = false;
   std::uint64_t streamed_bytes_ = 0;
+  int sent_status_ = 0;            // of the last response head written, for the access log
+  std::uint64_t sent_length_ = 0;  // its body length (whole responses)
 };
 
 }  // namespace tiffany::http

@@ -4,12 +4,17 @@
 #include "server/http/http_limits.hpp"
 #include "server/http/router.hpp"
 
+namespace tiffany {
+class AccessLog;
+}
+
 namespace tiffany::http {
 
 struct HttpSite {
   Router router;
   HttpLimits limits;
   HttpTimeouts timeouts;
+  AccessLog* access_log = nullptr;  // one line per request when set; owned by the worker
 };
 
 }  // namespace tiffany::http

@@ -1,6 +1,7 @@
 // The server under hostile or careless clients: slowloris, running out of
 // file descriptors. The real binary on loopback.
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <gtest/gtest.h>
@@ -105,6 +106,38 @@ TEST(Hardening, RunningOutOfDescriptorsNeitherSpinsNorKills) {
   }
   EXPECT_LT(took, 5s) << "the server did not recover";
   EXPECT_TRUE(server.running());
+}
+
+}  // namespace
+}  // namespace tiffany::testing
+
+namespace tiffany::testing {
+namespace {
+
+TEST(AccessLogFile, GetsOneLinePerRequestWrittenInBatches) {
+  TempDir dir;
+  const std::string log_path = dir.path() + "/access.log";
+  ServerProcess server(R"({"access_log": {"path": ")" + log_path + R"(", "format": "json"},
+      "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+      "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]})");
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  for (const char* path : {"/plaintext", "/missing", "/plaintext?x=1"}) {
+    UniqueFd fd = connect_loopback(port);
+    const std::string request = std::string("GET ") + path + " HTTP/1.1\r\nUser-Agent: tester\r\nConnection: close\r\n\r\n";
+    ::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL);
+    char buffer[1024];
+    while (::recv(fd.get(), buffer, sizeof buffer, 0) > 0) {
+    }
+  }
+  server.send_signal(SIGTERM);
+  ASSERT_EQ(server.wait_for_exit(5s), 0);
+  const std::string log = read_file(log_path);
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 3) << log;
+  EXPECT_NE(log.find(R"("path":"/plaintext","query":"","status":200,"bytes":13,)"), std::string::npos) << log;
+  EXPECT_NE(log.find(R"("path":"/missing","query":"","status":404,)"), std::string::npos) << log;
+  EXPECT_NE(log.find(R"("query":"x=1","status":200)"), std::string::npos) << log;
+  EXPECT_NE(log.find(R"("user_agent":"tester")"), std::string::npos) << log;
 }
 
 }  // namespace

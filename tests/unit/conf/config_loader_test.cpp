@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"MissingListeners", R"({})", "test.json: $.listeners: missing required key"},
         Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
              "test.json: $.lisener: unknown key; expected one of \"backend\", \"plugins\", "
-             "\"offload_threads\", \"scheduler\", \"listeners\""},
+             "\"offload_threads\", \"scheduler\", \"access_log\", \"listeners\""},
         Case{"ListenersNotAnArray", R"({"listeners": {}})", "test.json: $.listeners: expected an array, got an object"},
         Case{"NoListeners", R"({"listeners": []})",
              "test.json: $.listeners: expected at least one listener, got an array"},
