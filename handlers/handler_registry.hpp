@@ -35,7 +35,7 @@ class HandlerRegistry {
   std::map<std::string, Entry> entries_;
 };
 
-/// Registers the built-in handlers: text, echo, json, static, health, status.
+/// Registers the built-in handlers: text, echo, json, static, health, status, metrics.
 void register_builtin_handlers(HandlerRegistry& registry);
 
 }  // namespace tiffany

@@ -11,6 +11,7 @@
 
 #include "coro/sleep.hpp"
 #include "coro/spawn.hpp"
+#include "handlers/metrics.hpp"
 #include "reactor/accept.hpp"
 
 namespace tiffany {
@@ -35,7 +36,10 @@ Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol) {
       if (is_fatal(accepted.error())) throw std::system_error(accepted.error(), std::system_category(), "accept");
       // Why: with no descriptors left, accepting again at once fails again at
       // once; wait for connections to close instead of burning the CPU.
-      if (is_resource_shortage(accepted.error())) co_await Sleep{kResourceBackoff};
+      if (is_resource_shortage(accepted.error())) {
+        Metrics::instance().accept_backoffs.fetch_add(1, std::memory_order_relaxed);
+        co_await Sleep{kResourceBackoff};
+      }
       continue;  // ECONNABORTED and friends concern one client only
     }
     UniqueFd socket(accepted.value());

@@ -7,6 +7,7 @@
 #include "conf/config.hpp"
 #include "conf/config_error.hpp"
 #include "handlers/handler_registry.hpp"
+#include "handlers/metrics.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/echo_protocol.hpp"
 #include "server/http_protocol.hpp"
@@ -49,6 +50,7 @@ std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const Liste
                                                const HandlerRegistry& registry, AccessLog* access_log) {
   http::HttpSite site;
   site.access_log = access_log;
+  site.unmatched = &Metrics::instance().add_route(listener.name, "-");
   site.limits.max_header_bytes = listener.limits.max_header_bytes;
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
   site.limits.max_body_bytes = listener.limits.max_body_bytes;
@@ -62,7 +64,8 @@ std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const Liste
     std::string label = "handler \"" + route.handler + "\"";
     if (origin != "built-in") label += " from plugin " + origin;
     try {
-      site.router.add(route.methods, route.path, std::move(handler), std::move(label));
+      site.router.add(route.methods, route.path, std::move(handler), std::move(label),
+                      &Metrics::instance().add_route(listener.name, route.path));
     } catch (const std::invalid_argument& e) {
       throw ConfigError(config.file, route.json_path + ".path", e.what());
     }

@@ -11,6 +11,7 @@
 
 #include "conf/config_error.hpp"
 #include "coro/scheduler.hpp"
+#include "handlers/metrics.hpp"
 #include "reactor/reactor_factory.hpp"
 #include "server/accept_loop.hpp"
 #include "server/shutdown_signals.hpp"
@@ -65,6 +66,8 @@ int Server::run(int signal_fd) {
       .trace_capacity = tuning.trace_events});
 
   std::printf("tiffany %s: I/O backend %s (%s)\n", kVersion, reactor.describe().c_str(), chosen.reason.c_str());
+  const std::string backend = reactor.describe();
+  Metrics::instance().set_backend(backend.substr(0, backend.find(' ')));  // "io_uring" or "epoll"
   for (std::size_t i = 0; i < sockets_.size(); ++i) {
     std::printf("tiffany: listener \"%s\" serving %s on %s\n", config_.listeners[i].name.c_str(),
                 protocols_[i]->name(), sockets_[i].bound.to_string().c_str());

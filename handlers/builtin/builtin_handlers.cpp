@@ -4,6 +4,7 @@
 #include "handlers/builtin/echo_handler.hpp"
 #include "handlers/builtin/health_handler.hpp"
 #include "handlers/builtin/json_handler.hpp"
+#include "handlers/builtin/metrics_handler.hpp"
 #include "handlers/builtin/static_handler.hpp"
 #include "handlers/builtin/text_handler.hpp"
 #include "handlers/handler_registry.hpp"
@@ -25,6 +26,7 @@ void register_builtin_handlers(HandlerRegistry& registry) {
   registry.add("static", factory_for<StaticHandler>());
   registry.add("health", factory_for<HealthHandler>());
   registry.add("status", factory_for<StatusHandler>());
+  registry.add("metrics", factory_for<MetricsHandler>());
 }
 
 }  // namespace tiffany

@@ -9,6 +9,7 @@
 #include "coro/deadline.hpp"
 #include "coro/task_canceled.hpp"
 #include "handlers/handler.hpp"
+#include "handlers/metrics.hpp"
 #include "handlers/server_stats.hpp"
 #include "server/access_log.hpp"
 #include "server/http/http_date.hpp"
@@ -95,6 +96,7 @@ Task<void> HttpConnection::run() {
       }
       co_return;
     }
+    Metrics::instance().bytes_received.fetch_add(got.bytes(), std::memory_order_relaxed);
     std::string_view input(buffer.get(), got.bytes());
     while (!input.empty()) {
       const RequestParser::Result parsed = parser_.feed(input);
@@ -102,6 +104,7 @@ Task<void> HttpConnection::run() {
       if (parsed.event == RequestParser::Event::need_more) break;
       if (parsed.event == RequestParser::Event::error) {
         append_error(parser_.error_status());
+        if (site_.unmatched != nullptr) site_.unmatched->count(parser_.error_status());
         co_await flush();
         stream_.finish();
         co_return;
@@ -137,18 +140,24 @@ Task<bool> HttpConnection::answer() {
   http10_ = request.version_minor == 0;
   chunked_ = false;
   streamed_bytes_ = 0;
-  if (site_.access_log == nullptr) co_return co_await respond(request);
+  route_metrics_ = site_.unmatched;
 
   const auto started = std::chrono::steady_clock::now();
   const bool keep_open = co_await respond(request);
-  const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-  const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
-  site_.access_log->record(request, sent_status_, body_bytes, took);
+  const auto took = std::chrono::steady_clock::now() - started;
+  Metrics::instance().durations().observe(took);
+  if (route_metrics_ != nullptr) route_metrics_->count(sent_status_);
+  if (site_.access_log != nullptr) {
+    const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
+    site_.access_log->record(request, sent_status_, body_bytes,
+                             std::chrono::duration_cast<std::chrono::microseconds>(took));
+  }
   co_return keep_open;
 }
 
 Task<bool> HttpConnection::respond(Request& request) {
   const Router::Result routed = site_.router.route(request);
+  if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
   if (routed.outcome == Router::Outcome::not_found) {
     append_error(404);
     co_return keep_alive_;
@@ -300,6 +309,7 @@ Task<bool> HttpConnection::flush() {
     if (!deadline_->expired()) throw;
     server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);  // a peer that does not read
   }
+  if (written) Metrics::instance().bytes_sent.fetch_add(out_.size(), std::memory_order_relaxed);
   out_.clear();
   if (written) deadline_->restore(outer);
   co_return written;

@@ -12,6 +12,7 @@
 
 namespace tiffany {
 class Deadline;
+struct RouteMetrics;
 }
 
 namespace tiffany::http {
@@ -57,6 +58,7 @@ class HttpConnection final : public BodySink {
   bool http10_ = false;
   bool chunked_ = false;
   std::uint64_t streamed_bytes_ = 0;
+  RouteMetrics* route_metrics_ = nullptr;  // where this response is counted
   int sent_status_ = 0;            // of the last response head written, for the access log
   std::uint64_t sent_length_ = 0;  // its body length (whole responses)
 };

@@ -6,6 +6,7 @@
 
 namespace tiffany {
 class AccessLog;
+struct RouteMetrics;
 }
 
 namespace tiffany::http {
@@ -14,7 +15,8 @@ struct HttpSite {
   Router router;
   HttpLimits limits;
   HttpTimeouts timeouts;
-  AccessLog* access_log = nullptr;  // one line per request when set; owned by the worker
+  AccessLog* access_log = nullptr;   // one line per request when set; owned by the worker
+  RouteMetrics* unmatched = nullptr;  // counts responses no route produced (404, 405, bad input)
 };
 
 }  // namespace tiffany::http

@@ -10,6 +10,7 @@
 
 namespace tiffany {
 class Handler;
+struct RouteMetrics;
 }
 
 namespace tiffany::http {
@@ -27,6 +28,7 @@ class Router {
     Outcome outcome;
     Handler* handler = nullptr;         // when found
     const std::string* label = nullptr;  // when found: names the handler in logs
+    RouteMetrics* metrics = nullptr;     // when found: the route's counters, if any
     std::string allow;                  // when method_not_allowed: "GET, HEAD"
   };
 
@@ -34,7 +36,7 @@ class Router {
   /// handler in log lines (e.g. `handler "shop.cart" from /opt/libshop.so`).
   /// Throws std::invalid_argument naming the problem if `pattern` is malformed.
   void add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler,
-           std::string label = "handler");
+           std::string label = "handler", RouteMetrics* metrics = nullptr);
 
   /// Finds the handler for `request` and fills `request.params`.
   Result route(Request& request) const;
@@ -53,6 +55,7 @@ class Router {
     std::shared_ptr<Handler> handler;
     bool trailing_slash;  // pattern ends with '/', e.g. "/docs/"
     std::string label;
+    RouteMetrics* metrics;
   };
 
   static bool matches(const Route& route, std::string_view path, Request* capture);

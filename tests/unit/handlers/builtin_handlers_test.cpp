@@ -128,7 +128,7 @@ TEST(HandlerParams, ResolvesRelativePathsAgainstTheConfigFolder) {
 TEST(HandlerRegistry, HoldsTheBuiltinsAndRefusesDuplicates) {
   HandlerRegistry registry;
   register_builtin_handlers(registry);
-  EXPECT_EQ(registry.names(), (std::vector<std::string>{"echo", "health", "json", "static", "status", "text"}));
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"echo", "health", "json", "metrics", "static", "status", "text"}));
   EXPECT_NE(registry.find("static"), nullptr);
   EXPECT_EQ(registry.find("nope"), nullptr);
   EXPECT_THROW(registry.add("text", registry.find("echo") ? *registry.find("echo") : HandlerFactory{}),
