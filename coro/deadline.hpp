@@ -16,10 +16,14 @@ namespace tiffany {
 /// nothing happens. One deadline per task at a time; moving it is cheap
 /// (rearm), which is what per-request timeouts on keep-alive connections do.
 ///
-/// Create and use it only inside the task it guards, on its thread.
+/// Create it inside the task it guards; it may then be moved (rearm) from
+/// anywhere on that thread, e.g. by a server draining its connections.
 class Deadline {
  public:
-  explicit Deadline(Scheduler::Clock::time_point when) : scheduler_(Scheduler::current()) { rearm(when); }
+  explicit Deadline(Scheduler::Clock::time_point when)
+      : scheduler_(Scheduler::current()), task_(scheduler_.current_task()) {
+    rearm(when);
+  }
   static Deadline after(std::chrono::nanoseconds delay) { return Deadline(Scheduler::current().now() + delay); }
   Deadline(const Deadline&) = delete;
   Deadline& operator=(const Deadline&) = delete;
@@ -27,14 +31,13 @@ class Deadline {
 
   /// Sets a new time (and re-arms a disarmed or expired deadline).
   void rearm(Scheduler::Clock::time_point when) {
-    task_ = scheduler_.current_task();
     expired_ = false;
     when_ = when;
-    scheduler_.arm_deadline(*this, when);
+    scheduler_.arm_deadline(*task_, *this, when);
   }
   void rearm_after(std::chrono::nanoseconds delay) { rearm(scheduler_.now() + delay); }
   void disarm() noexcept {
-    if (task_ != nullptr) scheduler_.disarm_deadline(*task_, *this);
+    scheduler_.disarm_deadline(*task_, *this);
     when_.reset();
   }
   bool expired() const noexcept { return expired_; }
@@ -57,7 +60,7 @@ class Deadline {
   }
 
   Scheduler& scheduler_;
-  TaskRecord* task_ = nullptr;
+  TaskRecord* task_;
   std::optional<Scheduler::Clock::time_point> when_;
   bool expired_ = false;
 };

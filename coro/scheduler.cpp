@@ -301,8 +301,7 @@ void Scheduler::fire_due_timers() {
   }
 }
 
-void Scheduler::arm_deadline(Deadline& deadline, Clock::time_point when) {
-  TaskRecord& task = *current_;
+void Scheduler::arm_deadline(TaskRecord& task, Deadline& deadline, Clock::time_point when) {
   task.deadline_ = &deadline;
   task.deadline_at_ = when;
   if (when < task.deadline_check_at_) {  // otherwise the pending check re-arms itself

@@ -133,7 +133,7 @@ class Scheduler {
   /// Drops a JoinHandle's claim: frees a finished task, detaches a running one.
   void release(TaskRecord& task) noexcept;
   /// Deadline support: cancel the current task at `when` unless disarmed.
-  void arm_deadline(Deadline& deadline, Clock::time_point when);
+  void arm_deadline(TaskRecord& task, Deadline& deadline, Clock::time_point when);
   void disarm_deadline(TaskRecord& task, const Deadline& deadline) noexcept;
   /// Counts tasks parked on other threads (ExternalPromise), so the loop knows
   /// to wait for them instead of declaring a deadlock.

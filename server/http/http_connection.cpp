@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <optional>
 
 #include "coro/deadline.hpp"
 #include "coro/task_canceled.hpp"
@@ -12,6 +13,7 @@
 #include "handlers/metrics.hpp"
 #include "handlers/server_stats.hpp"
 #include "server/access_log.hpp"
+#include "server/connection_tracker.hpp"
 #include "server/http/http_date.hpp"
 #include "server/http/http_status.hpp"
 
@@ -68,13 +70,17 @@ Task<void> HttpConnection::run() {
   const auto buffer = std::make_unique<char[]>(kReadBufferSize);
   Deadline deadline = Deadline::after(site_.timeouts.keepalive);
   deadline_ = &deadline;
+  std::optional<ConnectionTracker::Membership> membership;
+  if (site_.tracker != nullptr) membership.emplace(*site_.tracker, deadline);
   bool header_clock_running = false;
   for (;;) {
     arm_read_deadline(header_clock_running);
+    if (membership) membership->set_idle(!parser_.in_message());
     IoResult got{0};
     bool timed_out = false;
     try {
       got = co_await stream_.read(buffer.get(), kReadBufferSize);
+      if (membership) membership->set_idle(false);
     } catch (const TaskCanceled&) {
       if (!deadline.expired()) throw;  // canceled for another reason (shutdown): unwind
       timed_out = true;
@@ -141,6 +147,7 @@ Task<bool> HttpConnection::answer() {
   chunked_ = false;
   streamed_bytes_ = 0;
   route_metrics_ = site_.unmatched;
+  if (site_.tracker != nullptr && site_.tracker->draining()) keep_alive_ = false;  // shutting down: last one
 
   const auto started = std::chrono::steady_clock::now();
   const bool keep_open = co_await respond(request);

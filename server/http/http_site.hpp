@@ -6,6 +6,7 @@
 
 namespace tiffany {
 class AccessLog;
+class ConnectionTracker;
 struct RouteMetrics;
 }
 
@@ -17,6 +18,7 @@ struct HttpSite {
   HttpTimeouts timeouts;
   AccessLog* access_log = nullptr;   // one line per request when set; owned by the worker
   RouteMetrics* unmatched = nullptr;  // counts responses no route produced (404, 405, bad input)
+  ConnectionTracker* tracker = nullptr;  // the worker's: limits and graceful shutdown
 };
 
 }  // namespace tiffany::http

@@ -1,0 +1,52 @@
+// ConnectionTracker: membership list, room for more, and draining.
+#include "server/connection_tracker.hpp"
+
+#include <utility>
+
+namespace tiffany {
+
+ConnectionTracker::Membership::Membership(ConnectionTracker& tracker, Deadline& deadline)
+    : tracker_(tracker), deadline_(deadline), task_(Scheduler::current().current_task()) {
+  next_ = tracker_.head_;
+  if (next_ != nullptr) next_->prev_ = this;
+  tracker_.head_ = this;
+  ++tracker_.size_;
+}
+
+ConnectionTracker::Membership::~Membership() {
+  (prev_ != nullptr ? prev_->next_ : tracker_.head_) = next_;
+  if (next_ != nullptr) next_->prev_ = prev_;
+  --tracker_.size_;
+  if (tracker_.room_) std::exchange(tracker_.room_, std::nullopt)->set_value();
+  tracker_.maybe_finish_drain();
+}
+
+void ConnectionTracker::Membership::set_idle(bool idle) {
+  idle_ = idle;
+  // Why: a connection that goes idle during a drain gets the same short grace.
+  if (idle && tracker_.draining_) deadline_.rearm_after(tracker_.idle_grace_);
+}
+
+Task<void> ConnectionTracker::wait_for_room() {
+  while (size_ >= limit_) {
+    room_.emplace();
+    Future<void> freed = room_->future();
+    co_await std::move(freed);
+  }
+}
+
+void ConnectionTracker::drain(std::chrono::milliseconds idle_grace, std::function<void()> on_drained) {
+  draining_ = true;
+  idle_grace_ = idle_grace;
+  on_drained_ = std::move(on_drained);
+  for (Membership* member = head_; member != nullptr; member = member->next_) {
+    if (member->idle_) member->deadline_.rearm_after(idle_grace);  // a request on its way still gets served
+  }
+  maybe_finish_drain();
+}
+
+void ConnectionTracker::maybe_finish_drain() {
+  if (draining_ && size_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
+}
+
+}  // namespace tiffany

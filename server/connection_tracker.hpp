@@ -1,0 +1,65 @@
+// ConnectionTracker: one worker's open connections, for limits and graceful shutdown.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+
+#include "coro/deadline.hpp"
+#include "coro/promise.hpp"
+#include "coro/task.hpp"
+
+namespace tiffany {
+
+/// Knows every open connection of a worker and whether it is idle (between
+/// requests). Lets the accept loop wait for a free slot at the connection
+/// limit, and drains: idle connections get a short grace to deliver a
+/// request already on its way, busy ones finish theirs (and say
+/// "Connection: close"), and `on_drained` fires when the last one is gone.
+///
+/// Single-threaded: the worker's own.
+class ConnectionTracker {
+ public:
+  /// RAII membership of the task that creates it (a connection).
+  class Membership {
+   public:
+    Membership(ConnectionTracker& tracker, Deadline& deadline);
+    Membership(const Membership&) = delete;
+    Membership& operator=(const Membership&) = delete;
+    ~Membership();
+    /// Marks the connection idle (waiting for a request) or busy.
+    void set_idle(bool idle);
+
+   private:
+    friend class ConnectionTracker;
+    ConnectionTracker& tracker_;
+    Deadline& deadline_;
+    TaskRecord* task_;
+    bool idle_ = false;
+    Membership* prev_ = nullptr;
+    Membership* next_ = nullptr;
+  };
+
+  explicit ConnectionTracker(std::size_t limit) : limit_(limit) {}
+
+  std::size_t size() const noexcept { return size_; }
+  bool draining() const noexcept { return draining_; }
+  /// Waits until there is room for one more connection.
+  Task<void> wait_for_room();
+  /// Starts a graceful shutdown; `on_drained` is called (once) when no
+  /// connection is left, possibly at once.
+  void drain(std::chrono::milliseconds idle_grace, std::function<void()> on_drained);
+
+ private:
+  void maybe_finish_drain();
+
+  std::size_t limit_;
+  std::size_t size_ = 0;
+  Membership* head_ = nullptr;
+  bool draining_ = false;
+  std::chrono::milliseconds idle_grace_{0};
+  std::function<void()> on_drained_;
+  std::optional<Promise<void>> room_;  // set while the accept loop waits for room
+};
+
+}  // namespace tiffany
