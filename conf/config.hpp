@@ -80,6 +80,9 @@ struct Config {
   std::string directory;  // the folder holding it: relative paths in it start here
   std::vector<PluginConfig> plugins;
   IoBackend backend = IoBackend::automatic;
+  std::size_t workers = 0;                // threads, each with its own reactor and scheduler (0: one per core)
+  std::size_t max_connections = 16'384;   // open connections in all, spread over the workers
+  std::int64_t drain_timeout_ms = 10'000; // graceful shutdown: how long in-flight requests may take
   AccessLogConfig access_log;
   std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)
   SchedulerConfig scheduler;

@@ -154,7 +154,8 @@ Config parse_config(const std::string& text, const std::string& file) {
   }
 
   const JsonNode root(document, file, "$");
-  ObjectReader reader(root, {"backend", "plugins", "offload_threads", "scheduler", "access_log", "listeners"});
+  ObjectReader reader(root, {"backend", "workers", "max_connections", "drain_timeout_ms", "plugins",
+                             "offload_threads", "scheduler", "access_log", "listeners"});
   Config config;
   config.file = file;
   const auto slash = file.rfind('/');
@@ -172,6 +173,11 @@ Config parse_config(const std::string& text, const std::string& file) {
     const std::string name = backend->as_choice({"auto", "io_uring", "epoll"});
     config.backend = name == "io_uring" ? IoBackend::io_uring : name == "epoll" ? IoBackend::epoll : IoBackend::automatic;
   }
+  if (auto workers = reader.optional("workers")) config.workers = static_cast<std::size_t>(workers->as_integer(1, 256));
+  if (auto limit = reader.optional("max_connections")) {
+    config.max_connections = static_cast<std::size_t>(limit->as_integer(1, 10'000'000));
+  }
+  if (auto drain = reader.optional("drain_timeout_ms")) config.drain_timeout_ms = drain->as_integer(0, 3'600'000);
   if (auto log = reader.optional("access_log")) {
     ObjectReader fields(*log, {"path", "format"});
     config.access_log.enabled = true;

@@ -1,6 +1,7 @@
 // Metrics: counters and the Prometheus text exposition.
 #include "handlers/metrics.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "coro/scheduler_stats.hpp"
@@ -83,8 +84,25 @@ Metrics& Metrics::instance() noexcept {
   return metrics;
 }
 
+void WorkerCounters::publish(const SchedulerStats& stats) noexcept {
+  spawned.store(stats.spawned, std::memory_order_relaxed);
+  completed.store(stats.completed, std::memory_order_relaxed);
+  failed.store(stats.failed, std::memory_order_relaxed);
+  canceled.store(stats.canceled, std::memory_order_relaxed);
+  context_switches.store(stats.context_switches, std::memory_order_relaxed);
+  longest_run_ns.store(stats.longest_run.count(), std::memory_order_relaxed);
+}
+
+WorkerCounters& Metrics::add_worker() {
+  std::lock_guard lock(mutex_);
+  return workers_.emplace_back();
+}
+
 RouteMetrics& Metrics::add_route(std::string listener, std::string route) {
   std::lock_guard lock(mutex_);
+  for (RouteMetrics& known : routes_) {  // every worker builds the same routes: they share counters
+    if (known.listener == listener && known.route == route) return known;
+  }
   return routes_.emplace_back(std::move(listener), std::move(route));
 }
 
@@ -93,7 +111,7 @@ void Metrics::set_backend(std::string name) {
   backend_ = std::move(name);
 }
 
-std::string Metrics::render_prometheus(const SchedulerStats* worker) const {
+std::string Metrics::render_prometheus() const {
   std::string out;
   const ServerStats& stats = server_stats();
   {
@@ -126,18 +144,28 @@ std::string Metrics::render_prometheus(const SchedulerStats* worker) const {
          static_cast<double>(stats.timeouts_total.load()));
   metric(out, "tiffany_accept_backoffs_total", "counter",
          "Times accepting paused for lack of file descriptors or memory.", static_cast<double>(accept_backoffs.load()));
-  if (worker != nullptr) {
-    family(out, "tiffany_tasks_total", "counter", "Tasks of this worker's scheduler, by how they ended.");
-    sample(out, "tiffany_tasks_total{state=\"spawned\"}", static_cast<double>(worker->spawned));
-    sample(out, "tiffany_tasks_total{state=\"completed\"}", static_cast<double>(worker->completed));
-    sample(out, "tiffany_tasks_total{state=\"failed\"}", static_cast<double>(worker->failed));
-    sample(out, "tiffany_tasks_total{state=\"canceled\"}", static_cast<double>(worker->canceled));
-    metric(out, "tiffany_context_switches_total", "counter", "Task resumes by this worker's scheduler.",
-           static_cast<double>(worker->context_switches));
-    metric(out, "tiffany_task_longest_run_seconds", "gauge",
-           "Longest time one task ran without suspending (when timed).",
-           std::chrono::duration<double>(worker->longest_run).count());
+  std::uint64_t spawned = 0, completed = 0, failed = 0, canceled = 0, switches = 0;
+  std::int64_t longest_ns = 0;
+  {
+    std::lock_guard lock(mutex_);
+    for (const WorkerCounters& worker : workers_) {
+      spawned += worker.spawned.load(std::memory_order_relaxed);
+      completed += worker.completed.load(std::memory_order_relaxed);
+      failed += worker.failed.load(std::memory_order_relaxed);
+      canceled += worker.canceled.load(std::memory_order_relaxed);
+      switches += worker.context_switches.load(std::memory_order_relaxed);
+      longest_ns = std::max(longest_ns, worker.longest_run_ns.load(std::memory_order_relaxed));
+    }
   }
+  family(out, "tiffany_tasks_total", "counter", "Tasks of all workers' schedulers, by how they ended.");
+  sample(out, "tiffany_tasks_total{state=\"spawned\"}", static_cast<double>(spawned));
+  sample(out, "tiffany_tasks_total{state=\"completed\"}", static_cast<double>(completed));
+  sample(out, "tiffany_tasks_total{state=\"failed\"}", static_cast<double>(failed));
+  sample(out, "tiffany_tasks_total{state=\"canceled\"}", static_cast<double>(canceled));
+  metric(out, "tiffany_context_switches_total", "counter", "Task resumes by all workers' schedulers.",
+         static_cast<double>(switches));
+  metric(out, "tiffany_task_longest_run_seconds", "gauge",
+         "Longest time one task ran without suspending (when timed).", static_cast<double>(longest_ns) / 1e9);
   return out;
 }
 

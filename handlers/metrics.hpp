@@ -26,6 +26,14 @@ struct RouteMetrics {
   std::array<std::atomic<std::uint64_t>, 5> by_class{};  // 1xx .. 5xx
 };
 
+/// One worker's scheduler counters, published by the worker now and then
+/// (its scheduler's own counters are not thread-safe to read).
+struct WorkerCounters {
+  std::atomic<std::uint64_t> spawned{0}, completed{0}, failed{0}, canceled{0}, context_switches{0};
+  std::atomic<std::int64_t> longest_run_ns{0};
+  void publish(const SchedulerStats& stats) noexcept;
+};
+
 /// Request durations in Prometheus histogram buckets (seconds).
 class DurationHistogram {
  public:
@@ -45,22 +53,26 @@ class Metrics {
  public:
   static Metrics& instance() noexcept;
 
-  /// A route's counters; the reference stays valid for the process's life.
+  /// A route's counters, shared by every worker that serves it; the
+  /// reference stays valid for the process's life.
   RouteMetrics& add_route(std::string listener, std::string route);
   DurationHistogram& durations() noexcept { return durations_; }
+  /// A worker's slot for its scheduler counters; valid for the process's life.
+  WorkerCounters& add_worker();
   void set_backend(std::string name);
 
   std::atomic<std::uint64_t> bytes_received{0};
   std::atomic<std::uint64_t> bytes_sent{0};
   std::atomic<std::uint64_t> accept_backoffs{0};  // accept failed for lack of fds or memory
 
-  /// Everything in Prometheus text exposition format; `worker` adds the
-  /// scheduler counters of the worker rendering it.
-  std::string render_prometheus(const SchedulerStats* worker) const;
+  /// Everything in Prometheus text exposition format (task counters summed
+  /// over the workers, as last published).
+  std::string render_prometheus() const;
 
  private:
   mutable std::mutex mutex_;  // guards routes_ growth and backend_
   std::deque<RouteMetrics> routes_;
+  std::deque<WorkerCounters> workers_;
   std::string backend_;
   DurationHistogram durations_;
 };

@@ -13,6 +13,7 @@
 #include "coro/spawn.hpp"
 #include "handlers/metrics.hpp"
 #include "reactor/accept.hpp"
+#include "server/connection_tracker.hpp"
 
 namespace tiffany {
 namespace {
@@ -27,8 +28,9 @@ bool is_fatal(int error) { return error == EBADF || error == EINVAL || error == 
 
 }  // namespace
 
-Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol) {
+Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker) {
   for (;;) {
+    co_await tracker.wait_for_room();
     sockaddr_storage peer{};
     socklen_t peer_length = sizeof peer;
     const IoResult accepted = co_await Accept{listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length};

@@ -6,10 +6,14 @@
 
 namespace tiffany {
 
-/// Accepts connections on `listen_fd` forever, spawning `protocol.serve` for
-/// each (detached). Running out of descriptors or memory backs off instead of
-/// spinning; an error that means the socket itself is broken ends the loop
-/// with an exception. `protocol` must outlive the loop and its connections.
-Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol);
+class ConnectionTracker;
+
+/// Accepts connections on `listen_fd` until canceled, spawning
+/// `protocol.serve` for each (detached). At the worker's connection limit it
+/// pauses until one closes; running out of descriptors or memory backs off
+/// instead of spinning; an error that means the socket itself is broken ends
+/// the loop with an exception. `protocol` and `tracker` must outlive the loop
+/// and its connections.
+Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker);
 
 }  // namespace tiffany

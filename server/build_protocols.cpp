@@ -47,9 +47,11 @@ std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& 
 }
 
 std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const ListenerConfig& listener,
-                                               const HandlerRegistry& registry, AccessLog* access_log) {
+                                               const HandlerRegistry& registry, AccessLog* access_log,
+                                               ConnectionTracker* tracker) {
   http::HttpSite site;
   site.access_log = access_log;
+  site.tracker = tracker;
   site.unmatched = &Metrics::instance().add_route(listener.name, "-");
   site.limits.max_header_bytes = listener.limits.max_header_bytes;
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
@@ -77,14 +79,14 @@ std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const Liste
 
 std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
                                                                  const HandlerRegistry& registry,
-                                                                 AccessLog* access_log) {
+                                                                 AccessLog* access_log, ConnectionTracker* tracker) {
   std::vector<std::unique_ptr<ConnectionProtocol>> protocols;
   for (const ListenerConfig& listener : config.listeners) {
     if (listener.protocol == Protocol::http) {
-      protocols.push_back(build_http(config, listener, registry, access_log));
+      protocols.push_back(build_http(config, listener, registry, access_log, tracker));
     } else {
       protocols.push_back(std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
-                                                         std::chrono::milliseconds(listener.timeouts.write_ms)));
+                                                         std::chrono::milliseconds(listener.timeouts.write_ms), tracker));
     }
   }
   return protocols;

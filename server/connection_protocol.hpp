@@ -14,6 +14,7 @@ namespace tiffany {
 
 struct Config;
 class AccessLog;
+class ConnectionTracker;
 class HandlerRegistry;
 
 /// One per listener, shared by all its connections; must outlive them.
@@ -27,11 +28,13 @@ class ConnectionProtocol {
 };
 
 /// Builds each listener's protocol (for HTTP: its routes and handlers), in
-/// config order; HTTP requests are logged to `access_log` if given. Throws
+/// config order; HTTP requests are logged to `access_log` if given, and
+/// connections join `tracker` (limits, graceful shutdown) if given. Throws
 /// ConfigError naming the JSON path of any problem.
 std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
                                                                  const HandlerRegistry& registry,
-                                                                 AccessLog* access_log = nullptr);
+                                                                 AccessLog* access_log = nullptr,
+                                                                 ConnectionTracker* tracker = nullptr);
 
 /// "127.0.0.1:5000" or "[::1]:5000".
 std::string format_peer(const sockaddr_storage& peer);

@@ -2,11 +2,13 @@
 #include "server/echo_protocol.hpp"
 
 #include <cstddef>
+#include <optional>
 
 #include "coro/deadline.hpp"
 #include "coro/task_canceled.hpp"
 #include "handlers/server_stats.hpp"
 #include "reactor/recv.hpp"
+#include "server/connection_tracker.hpp"
 #include "reactor/send.hpp"
 
 namespace tiffany {
@@ -18,10 +20,14 @@ Task<void> EchoProtocol::serve(UniqueFd socket, sockaddr_storage) {
   const int fd = socket.get();
   char buffer[kEchoBufferSize];  // lives in the coroutine frame: no allocation per message
   Deadline deadline = Deadline::after(idle_);
+  std::optional<ConnectionTracker::Membership> membership;
+  if (tracker_ != nullptr) membership.emplace(*tracker_, deadline);
   try {
     for (;;) {
       deadline.rearm_after(idle_);
+      if (membership) membership->set_idle(true);
       const IoResult received = co_await Recv{fd, buffer, sizeof buffer};
+      if (membership) membership->set_idle(false);
       if (!received || received.bytes() == 0) co_return;  // reset, error, or the peer is done sending
       deadline.rearm_after(write_);
       std::size_t sent = 0;

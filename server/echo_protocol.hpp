@@ -14,13 +14,15 @@ namespace tiffany {
 /// `write`, is closed.
 class EchoProtocol final : public ConnectionProtocol {
  public:
-  EchoProtocol(std::chrono::milliseconds idle, std::chrono::milliseconds write) noexcept : idle_(idle), write_(write) {}
+  EchoProtocol(std::chrono::milliseconds idle, std::chrono::milliseconds write, ConnectionTracker* tracker) noexcept
+      : idle_(idle), write_(write), tracker_(tracker) {}
   Task<void> serve(UniqueFd socket, sockaddr_storage peer) override;
   const char* name() const noexcept override { return "echo"; }
 
  private:
   std::chrono::milliseconds idle_;
   std::chrono::milliseconds write_;
+  ConnectionTracker* tracker_;  // the worker's, or null
 };
 
 }  // namespace tiffany

@@ -34,10 +34,13 @@ ListenSocket open_listen_socket(const ListenAddress& address) {
     length = sizeof(sockaddr_in);
   }
 
-  UniqueFd fd(::socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd) throw_errno("socket");
   const int one = 1;
   if (::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) throw_errno("setsockopt(SO_REUSEADDR)");
+  // Why: every worker has its own socket on the same port; the kernel
+  // spreads new connections over them (shared-nothing accept).
+  if (::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) throw_errno("setsockopt(SO_REUSEPORT)");
   if (address.ipv6 && ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) != 0) {
     throw_errno("setsockopt(IPV6_V6ONLY)");
   }

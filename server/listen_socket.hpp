@@ -14,7 +14,8 @@ struct ListenSocket {
   ListenAddress bound;  // with the real port when the config asked for port 0
 };
 
-/// Opens a listening socket (SO_REUSEADDR, backlog 4096). Throws
+/// Opens a listening socket (non-blocking, SO_REUSEADDR and SO_REUSEPORT so
+/// each worker can have its own on the same port; backlog 4096). Throws
 /// std::system_error naming the failing step, e.g. "bind: Address already in use".
 ListenSocket open_listen_socket(const ListenAddress& address);
 

@@ -1,25 +1,32 @@
-// Server: bind, report, and run the accept loops plus the signal watcher.
+// Server: start-up checks, workers, signals and the graceful drain.
 #include "server/server.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <system_error>
+#include <thread>
 
 #include "conf/config_error.hpp"
-#include "coro/scheduler.hpp"
-#include "handlers/metrics.hpp"
-#include "reactor/reactor_factory.hpp"
-#include "server/accept_loop.hpp"
-#include "server/shutdown_signals.hpp"
+#include "server/connection_protocol.hpp"
 #include "server/version.hpp"
 
 namespace tiffany {
-
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long an idle keep-alive connection may still deliver a request that
+// was already on its way when the drain began.
+constexpr std::chrono::milliseconds kIdleGrace{100};
 
 // Opens the access log's destination; throws ConfigError naming its JSON path.
 UniqueFd open_access_log(const Config& config) {
@@ -32,53 +39,94 @@ UniqueFd open_access_log(const Config& config) {
   return fd;
 }
 
+// Waits up to `timeout` for SIGINT/SIGTERM; returns its name, or nullptr.
+const char* next_signal(int signal_fd, std::chrono::milliseconds timeout) {
+  pollfd ready{signal_fd, POLLIN, 0};
+  if (::poll(&ready, 1, static_cast<int>(timeout.count())) <= 0) return nullptr;
+  signalfd_siginfo info{};
+  if (::read(signal_fd, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) return nullptr;
+  return info.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
 }  // namespace
 
-Server::Server(Config config, const HandlerRegistry& registry) : config_(std::move(config)) {
-  if (config_.access_log.enabled) {
-    access_log_file_ = open_access_log(config_);
-    access_log_ = std::make_unique<AccessLog>(access_log_file_.get(), config_.access_log.json ? AccessLogFormat::json
-                                                                                              : AccessLogFormat::common);
-  }
-  protocols_ = build_protocols(config_, registry, access_log_.get());
+Server::Server(Config config, const HandlerRegistry& registry)
+    : config_(std::move(config)),
+      registry_(registry),
+      workers_(config_.workers != 0 ? config_.workers : std::max(1u, std::thread::hardware_concurrency())) {
+  config_.workers = workers_;
+  (void)build_protocols(config_, registry_);  // every route and handler param is checked before binding
+  if (config_.access_log.enabled) access_log_file_ = open_access_log(config_);
+  sockets_.resize(workers_);
   for (const ListenerConfig& listener : config_.listeners) {
+    ListenAddress address = listener.address;
     try {
-      sockets_.push_back(open_listen_socket(listener.address));
+      for (std::size_t w = 0; w < workers_; ++w) {
+        sockets_[w].push_back(open_listen_socket(address));
+        address.port = sockets_[w].back().bound.port;  // port 0: the others join the port the first got
+      }
     } catch (const std::system_error& e) {
       throw ConfigError(config_.file, listener.json_path + ".address",
                         "cannot listen on " + listener.address.to_string() + ": " + e.what());
     }
+    bound_.push_back(address);
   }
 }
 
 int Server::run(int signal_fd) {
-  // Declared before the scheduler: the reactor must outlive the tasks.
-  const ChosenReactor chosen = make_reactor(config_.backend == IoBackend::epoll      ? BackendChoice::epoll
-                                            : config_.backend == IoBackend::io_uring ? BackendChoice::io_uring
-                                                                                     : BackendChoice::automatic);
-  Reactor& reactor = *chosen.reactor;
-  const SchedulerConfig& tuning = config_.scheduler;
-  Scheduler scheduler(SchedulerOptions{
-      .poller = &reactor,
-      .policy = tuning.priority_policy ? SchedulingPolicy::priority : SchedulingPolicy::fifo,
-      .max_resumes_between_polls = tuning.max_resumes_between_polls,
-      .slow_task_threshold = std::chrono::milliseconds(tuning.slow_task_warning_ms),
-      .trace_capacity = tuning.trace_events});
-
-  std::printf("tiffany %s: I/O backend %s (%s)\n", kVersion, reactor.describe().c_str(), chosen.reason.c_str());
-  const std::string backend = reactor.describe();
-  Metrics::instance().set_backend(backend.substr(0, backend.find(' ')));  // "io_uring" or "epoll"
-  for (std::size_t i = 0; i < sockets_.size(); ++i) {
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::string backend;
+  for (std::size_t w = 0; w < workers_; ++w) {
+    workers.push_back(std::make_unique<Worker>(w, config_, registry_, std::move(sockets_[w]),
+                                               access_log_file_ ? access_log_file_.get() : -1));
+    backend = workers.back()->start();
+  }
+  std::printf("tiffany %s: %zu worker%s, I/O backend %s\n", kVersion, workers_, workers_ == 1 ? "" : "s",
+              backend.c_str());
+  for (std::size_t i = 0; i < config_.listeners.size(); ++i) {
     std::printf("tiffany: listener \"%s\" serving %s on %s\n", config_.listeners[i].name.c_str(),
-                protocols_[i]->name(), sockets_[i].bound.to_string().c_str());
-    (void)scheduler.spawn(accept_loop(sockets_[i].fd.get(), *protocols_[i]));
+                config_.listeners[i].protocol == Protocol::http ? "http" : "echo", bound_[i].to_string().c_str());
   }
   std::fflush(stdout);
 
-  (void)scheduler.spawn(stop_on_signal(signal_fd));
-  if (access_log_) (void)scheduler.spawn(access_log_->flush_every(std::chrono::seconds(1)));
-  scheduler.run();
-  if (access_log_) access_log_->flush();
+  const auto all_finished = [&] {
+    for (const auto& worker : workers) {
+      if (!worker->finished()) return false;
+    }
+    return true;
+  };
+  const char* signal = nullptr;
+  while (signal == nullptr) {
+    signal = next_signal(signal_fd, std::chrono::milliseconds(200));
+    if (signal == nullptr && all_finished()) {
+      std::fputs("tiffany: every worker stopped\n", stderr);
+      return 1;
+    }
+  }
+  const auto drain_deadline = Clock::now() + std::chrono::milliseconds(config_.drain_timeout_ms);
+  std::printf("tiffany: %s received, draining (up to %lld ms; a second signal exits at once)\n", signal,
+              static_cast<long long>(config_.drain_timeout_ms));
+  std::fflush(stdout);
+  for (auto& worker : workers) worker->drain(kIdleGrace);
+  while (!all_finished()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(drain_deadline - Clock::now());
+    if (left.count() <= 0) {
+      std::size_t open = 0;
+      for (const auto& worker : workers) open += worker->open_connections();
+      std::printf("tiffany: drain timeout: closing %zu connections still open\n", open);
+      std::fflush(stdout);
+      for (auto& worker : workers) worker->stop();
+      break;
+    }
+    if (const char* again = next_signal(signal_fd, std::min(left, std::chrono::milliseconds(50)))) {
+      std::printf("tiffany: second %s: exiting now\n", again);
+      std::fflush(stdout);
+      std::_Exit(0);
+    }
+  }
+  for (auto& worker : workers) worker->join();
+  std::puts("tiffany: stopped");
+  std::fflush(stdout);
   return 0;
 }
 

@@ -1,37 +1,42 @@
-// Server: turns a Config into protocols and bound listeners, and runs them.
+// Server: binds every listener once per worker, runs the workers, and shuts
+// them down gracefully on SIGINT/SIGTERM.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "conf/config.hpp"
-#include "server/connection_protocol.hpp"
-#include "server/access_log.hpp"
+#include "reactor/unique_fd.hpp"
 #include "server/listen_socket.hpp"
+#include "server/worker.hpp"
 
 namespace tiffany {
 
 class HandlerRegistry;
 
-/// Owns the listening sockets of one config and each listener's protocol.
 /// Everything that can fail at start-up happens in the constructor, so a bad
 /// route or a port in use is reported before anything runs.
 class Server {
  public:
-  /// Builds protocols (routes, handlers) and binds every listener; throws
+  /// Builds the protocols once (to validate routes and handler params), opens
+  /// the access log and binds every listener for every worker; throws
   /// ConfigError naming the JSON path of the first problem.
   Server(Config config, const HandlerRegistry& registry);
 
-  /// Runs the worker until SIGINT/SIGTERM arrives on `signal_fd`. Prints the
-  /// I/O backend and one line per listener first. Returns the exit code.
+  /// Starts the workers, prints the I/O backend and one line per listener,
+  /// and serves until SIGINT/SIGTERM arrives on `signal_fd`; then drains
+  /// (listeners closed, requests in flight finished, idle connections closed)
+  /// and returns 0 when drained or at the drain timeout. A second signal
+  /// during the drain exits at once.
   int run(int signal_fd);
 
  private:
   Config config_;
-  UniqueFd access_log_file_;                                    // when the log goes to a file
-  std::unique_ptr<AccessLog> access_log_;
-  std::vector<std::unique_ptr<ConnectionProtocol>> protocols_;  // parallel to config_.listeners
-  std::vector<ListenSocket> sockets_;                           // parallel to config_.listeners
+  const HandlerRegistry& registry_;
+  std::size_t workers_;
+  UniqueFd access_log_file_;                       // when the log goes to a file
+  std::vector<std::vector<ListenSocket>> sockets_;  // [worker][listener]
+  std::vector<ListenAddress> bound_;                // [listener]: the address really bound
 };
 
 }  // namespace tiffany

@@ -1,7 +1,6 @@
-// Shutdown signals: SIGINT/SIGTERM delivered through a signalfd the reactor watches.
+// Shutdown signals: SIGINT/SIGTERM delivered through a signalfd.
 #pragma once
 
-#include "coro/task.hpp"
 #include "reactor/unique_fd.hpp"
 
 namespace tiffany {
@@ -10,9 +9,5 @@ namespace tiffany {
 /// threads, so they inherit the mask), ignores SIGPIPE, and returns a signalfd
 /// that reports them.
 UniqueFd block_shutdown_signals();
-
-/// Waits (ReadWait) for a signal on `signal_fd`, logs it, and stops the
-/// current scheduler.
-Task<void> stop_on_signal(int signal_fd);
 
 }  // namespace tiffany

@@ -8,7 +8,7 @@ namespace tiffany {
 
 /// No params. Requests by route and status class, a request-duration
 /// histogram, connections, bytes in/out, timeouts, accept back-offs, the I/O
-/// backend, and this worker's task counters, as text/plain; version=0.0.4.
+/// backend, and the workers' task counters (published every 100 ms), as text/plain; version=0.0.4.
 class MetricsHandler final : public Handler {
  public:
   explicit MetricsHandler(const HandlerParams&) {}

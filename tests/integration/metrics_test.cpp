@@ -9,6 +9,7 @@
 #include <cctype>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "echo_client.hpp"
 #include "server_process.hpp"
@@ -99,6 +100,7 @@ TEST(Metrics, ArePrometheusTextAndMoveWithRequests) {
   ASSERT_TRUE(before.count(ok)) << "no per-route counter";
   for (int i = 0; i < 5; ++i) EXPECT_EQ(get(port, "/plaintext"), "Hello, World!");
   for (int i = 0; i < 2; ++i) get(port, "/missing");
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // workers publish task counters every 100 ms
   const auto after = parse_prometheus(get(port, "/metrics"));
 
   EXPECT_EQ(after.at(ok) - before.at(ok), 5);

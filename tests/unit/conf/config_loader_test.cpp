@@ -70,8 +70,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"RootNotAnObject", R"([])", "test.json: $: expected an object, got an array"},
         Case{"MissingListeners", R"({})", "test.json: $.listeners: missing required key"},
         Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
-             "test.json: $.lisener: unknown key; expected one of \"backend\", \"plugins\", "
-             "\"offload_threads\", \"scheduler\", \"access_log\", \"listeners\""},
+             "test.json: $.lisener: unknown key; expected one of \"backend\", \"workers\", "
+             "\"max_connections\", \"drain_timeout_ms\", \"plugins\", \"offload_threads\", \"scheduler\", "
+             "\"access_log\", \"listeners\""},
         Case{"ListenersNotAnArray", R"({"listeners": {}})", "test.json: $.listeners: expected an array, got an object"},
         Case{"NoListeners", R"({"listeners": []})",
              "test.json: $.listeners: expected at least one listener, got an array"},

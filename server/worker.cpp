@@ -1,0 +1,138 @@
+// Worker: the thread body, and the main thread's handles on it.
+#include "server/worker.hpp"
+
+#include <cstdio>
+
+#include "coro/scheduler.hpp"
+#include "coro/sleep.hpp"
+#include "handlers/metrics.hpp"
+#include "reactor/reactor_factory.hpp"
+#include "server/access_log.hpp"
+#include "server/accept_loop.hpp"
+#include "server/connection_protocol.hpp"
+#include "server/connection_tracker.hpp"
+
+namespace tiffany {
+namespace {
+
+BackendChoice backend_choice(IoBackend backend) {
+  switch (backend) {
+    case IoBackend::io_uring: return BackendChoice::io_uring;
+    case IoBackend::epoll: return BackendChoice::epoll;
+    case IoBackend::automatic: return BackendChoice::automatic;
+  }
+  return BackendChoice::automatic;
+}
+
+// Publishes what other threads may read (the open-connection count, the
+// scheduler's counters) every 100 ms.
+Task<void> publish_counters(const ConnectionTracker& tracker, std::atomic<std::size_t>& open,
+                            WorkerCounters& counters) {
+  for (;;) {
+    open.store(tracker.size(), std::memory_order_relaxed);
+    counters.publish(Scheduler::current().stats());
+    co_await Sleep{std::chrono::milliseconds(100)};
+  }
+}
+
+}  // namespace
+
+Worker::Worker(std::size_t index, const Config& config, const HandlerRegistry& registry,
+               std::vector<ListenSocket> sockets, int access_log_fd)
+    : index_(index), config_(config), registry_(registry), sockets_(std::move(sockets)), access_log_fd_(access_log_fd) {}
+
+Worker::~Worker() {
+  stop();
+  join();
+}
+
+std::string Worker::start() {
+  std::promise<std::string> ready;
+  std::future<std::string> started = ready.get_future();
+  thread_ = std::thread([this, &ready] { run(ready); });
+  return started.get();  // rethrows what the thread failed with
+}
+
+void Worker::run(std::promise<std::string>& ready) {
+  bool announced = false;
+  try {
+    // Declared before the scheduler: the reactor must outlive the tasks.
+    const ChosenReactor chosen = make_reactor(backend_choice(config_.backend));
+    const SchedulerConfig& tuning = config_.scheduler;
+    Scheduler scheduler(SchedulerOptions{
+        .poller = chosen.reactor.get(),
+        .policy = tuning.priority_policy ? SchedulingPolicy::priority : SchedulingPolicy::fifo,
+        .max_resumes_between_polls = tuning.max_resumes_between_polls,
+        .slow_task_threshold = std::chrono::milliseconds(tuning.slow_task_warning_ms),
+        .trace_capacity = tuning.trace_events});
+    std::unique_ptr<AccessLog> access_log;
+    if (access_log_fd_ >= 0) {
+      access_log = std::make_unique<AccessLog>(access_log_fd_, config_.access_log.json ? AccessLogFormat::json
+                                                                                        : AccessLogFormat::common);
+    }
+    const std::size_t workers = std::max<std::size_t>(config_.workers, 1);
+    ConnectionTracker tracker((config_.max_connections + workers - 1) / workers);
+    const auto protocols = build_protocols(config_, registry_, access_log.get(), &tracker);
+
+    std::vector<JoinHandle<void>> accept_loops;
+    for (std::size_t i = 0; i < sockets_.size(); ++i) {
+      accept_loops.push_back(scheduler.spawn(accept_loop(sockets_[i].fd.get(), *protocols[i], tracker)));
+    }
+    (void)scheduler.spawn(publish_counters(tracker, open_, Metrics::instance().add_worker()));
+    if (access_log) (void)scheduler.spawn(access_log->flush_every(std::chrono::seconds(1)));
+    {
+      std::lock_guard lock(queue_mutex_);
+      queue_ = scheduler.remote_queue();
+    }
+    const std::string backend = chosen.reactor->describe();
+    Metrics::instance().set_backend(backend.substr(0, backend.find(' ')));
+    ready.set_value(backend + " (" + chosen.reason + ")");
+    announced = true;
+
+    // The main thread's drain request runs this, on this thread.
+    drain_ = [&](std::chrono::milliseconds grace) {
+      for (JoinHandle<void>& loop : accept_loops) loop.cancel();  // stop accepting
+      sockets_.clear();                                         // and close the listeners
+      tracker.drain(grace, [&scheduler] { scheduler.stop(); });
+    };
+    scheduler.run();
+    drain_ = nullptr;
+    if (access_log) access_log->flush();
+  } catch (...) {
+    if (!announced) {
+      ready.set_exception(std::current_exception());
+    } else {
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "tiffany: worker %zu stopped: %s\n", index_, e.what());
+      }
+    }
+  }
+  {
+    std::lock_guard lock(queue_mutex_);
+    queue_.reset();
+  }
+  finished_.store(true, std::memory_order_release);
+}
+
+void Worker::post(RemoteQueue::Callback callback) {
+  std::lock_guard lock(queue_mutex_);
+  if (queue_) queue_->post(std::move(callback));
+}
+
+void Worker::drain(std::chrono::milliseconds idle_grace) {
+  post([this, idle_grace] {
+    if (drain_) drain_(idle_grace);
+  });
+}
+
+void Worker::stop() {
+  post([] { Scheduler::current().stop(); });
+}
+
+void Worker::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace tiffany

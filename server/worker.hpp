@@ -1,0 +1,64 @@
+// Worker: one thread with its own reactor, scheduler, listeners and handlers.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "conf/config.hpp"
+#include "coro/remote_queue.hpp"
+#include "server/listen_socket.hpp"
+
+namespace tiffany {
+
+class HandlerRegistry;
+
+/// Shared-nothing: a worker owns its listening sockets (one per listener,
+/// SO_REUSEPORT), builds its own protocols and handlers, and talks to the
+/// main thread only through its RemoteQueue (drain, stop).
+class Worker {
+ public:
+  /// `access_log_fd` < 0: no access log.
+  Worker(std::size_t index, const Config& config, const HandlerRegistry& registry, std::vector<ListenSocket> sockets,
+         int access_log_fd);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  ~Worker();
+
+  /// Starts the thread and waits until it serves; rethrows a start-up failure.
+  /// Returns the I/O backend's description ("io_uring (probed and working)").
+  std::string start();
+  /// Any thread: stop accepting, let requests in flight finish, close idle
+  /// connections after `idle_grace`; the thread ends when none is left.
+  void drain(std::chrono::milliseconds idle_grace);
+  /// Any thread: end now, whatever is in flight.
+  void stop();
+  bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
+  std::size_t open_connections() const noexcept { return open_.load(std::memory_order_relaxed); }
+  void join();
+
+ private:
+  void run(std::promise<std::string>& ready);
+  void post(RemoteQueue::Callback callback);
+
+  std::size_t index_;
+  const Config& config_;
+  const HandlerRegistry& registry_;
+  std::vector<ListenSocket> sockets_;
+  int access_log_fd_;
+  std::thread thread_;
+  std::mutex queue_mutex_;
+  std::shared_ptr<RemoteQueue> queue_;  // the scheduler's, once it runs
+  std::atomic<bool> finished_{false};
+  std::atomic<std::size_t> open_{0};  // published for the drain-timeout message
+  std::function<void(std::chrono::milliseconds)> drain_;  // set while serving; worker thread only
+};
+
+}  // namespace tiffany
