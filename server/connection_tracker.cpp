@@ -5,20 +5,23 @@
 
 namespace tiffany {
 
+ConnectionTracker::Slot::~Slot() {
+  if (tracker_ == nullptr) return;
+  --tracker_->size_;
+  if (tracker_->room_) std::exchange(tracker_->room_, std::nullopt)->set_value();
+  tracker_->maybe_finish_drain();
+}
+
 ConnectionTracker::Membership::Membership(ConnectionTracker& tracker, Deadline& deadline)
     : tracker_(tracker), deadline_(deadline), task_(Scheduler::current().current_task()) {
   next_ = tracker_.head_;
   if (next_ != nullptr) next_->prev_ = this;
   tracker_.head_ = this;
-  ++tracker_.size_;
 }
 
 ConnectionTracker::Membership::~Membership() {
   (prev_ != nullptr ? prev_->next_ : tracker_.head_) = next_;
   if (next_ != nullptr) next_->prev_ = prev_;
-  --tracker_.size_;
-  if (tracker_.room_) std::exchange(tracker_.room_, std::nullopt)->set_value();
-  tracker_.maybe_finish_drain();
 }
 
 void ConnectionTracker::Membership::set_idle(bool idle) {

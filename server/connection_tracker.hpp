@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <utility>
 
 #include "coro/deadline.hpp"
 #include "coro/promise.hpp"
@@ -20,7 +22,21 @@ namespace tiffany {
 /// Single-threaded: the worker's own.
 class ConnectionTracker {
  public:
-  /// RAII membership of the task that creates it (a connection).
+  /// RAII count of one open connection, taken by the accept loop the moment
+  /// it accepts, so the limit holds however long a connection takes to start.
+  class Slot {
+   public:
+    explicit Slot(ConnectionTracker& tracker) noexcept : tracker_(&tracker) { ++tracker.size_; }
+    Slot(Slot&& other) noexcept : tracker_(std::exchange(other.tracker_, nullptr)) {}
+    Slot& operator=(Slot&&) = delete;
+    ~Slot();
+
+   private:
+    ConnectionTracker* tracker_;
+  };
+
+  /// RAII registration of a connection's task for draining: whether it is
+  /// idle, and the deadline to shorten when it should go.
   class Membership {
    public:
     Membership(ConnectionTracker& tracker, Deadline& deadline);
@@ -42,6 +58,7 @@ class ConnectionTracker {
 
   explicit ConnectionTracker(std::size_t limit) : limit_(limit) {}
 
+  /// Open connections (accepted and not yet closed).
   std::size_t size() const noexcept { return size_; }
   bool draining() const noexcept { return draining_; }
   /// Waits until there is room for one more connection.

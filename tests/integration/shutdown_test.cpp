@@ -1,0 +1,156 @@
+// Graceful shutdown and connection limits, through the real binary.
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "echo_client.hpp"
+#include "server_process.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::string kSite = R"({"drain_timeout_ms": 5000, "listeners": [{"name": "web", "address": "127.0.0.1:0",
+    "protocol": "http", "routes": [
+      {"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"},
+      {"method": "POST", "path": "/echo", "handler": "echo"}]}]})";
+
+// Reads one response (head + Content-Length body) from `fd`; "" if the
+// connection ended first. Sets `closing` if it said Connection: close.
+std::string read_response(int fd, bool& closing, std::chrono::milliseconds timeout = 5s) {
+  std::string data;
+  char buffer[4096];
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    const auto end = data.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      const auto length_at = data.find("Content-Length: ");
+      const std::size_t length = length_at == std::string::npos ? 0 : std::stoul(data.substr(length_at + 16));
+      if (data.size() >= end + 4 + length) {
+        closing = data.find("Connection: close") != std::string::npos;
+        return data.substr(0, end + 4 + length);
+      }
+    }
+    if (Clock::now() >= deadline) return "";
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) return "";
+    data.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+TEST(Shutdown, EveryRequestSentBeforeSigtermGetsACompleteResponse) {
+  ServerProcess server(kSite);
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  std::atomic<bool> signaled{false};
+  Clock::time_point signal_time;
+  std::mutex mutex;
+  int unanswered_before_signal = 0;
+  int answered = 0;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&] {
+      UniqueFd fd = connect_loopback(port);
+      const std::string request = "GET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n";
+      for (;;) {
+        const auto sent_at = Clock::now();
+        const bool sent_before_signal = !signaled.load();
+        if (::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL) <= 0) return;
+        bool closing = false;
+        const std::string response = read_response(fd.get(), closing);
+        std::lock_guard lock(mutex);
+        if (response.find("Hello, World!") == std::string::npos) {
+          if (sent_before_signal && sent_at < signal_time + 0ms) ++unanswered_before_signal;
+          return;
+        }
+        ++answered;
+        if (closing) return;  // the server said this was the last one
+      }
+    });
+  }
+  std::this_thread::sleep_for(300ms);
+  {
+    std::lock_guard lock(mutex);
+    signal_time = Clock::now();
+    signaled = true;
+  }
+  server.send_signal(SIGTERM);
+  for (auto& client : clients) client.join();
+  EXPECT_EQ(server.wait_for_exit(6s), 0) << server.err();
+  EXPECT_GT(answered, 100);
+  EXPECT_EQ(unanswered_before_signal, 0);
+  EXPECT_NE(server.out().find("SIGTERM received, draining"), std::string::npos) << server.out();
+}
+
+TEST(Shutdown, ARequestInFlightIsFinishedAndTheListenerClosed) {
+  ServerProcess server(kSite);
+  const int port = server.port_of("web");
+  UniqueFd fd = connect_loopback(port);
+  const std::string head = "POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\n";
+  ::send(fd.get(), head.data(), head.size(), MSG_NOSIGNAL);
+  ::send(fd.get(), "01234", 5, MSG_NOSIGNAL);  // half the body
+  std::this_thread::sleep_for(100ms);
+  server.send_signal(SIGTERM);
+  std::this_thread::sleep_for(300ms);
+  EXPECT_FALSE(connect_loopback(port)) << "the listener still accepts during the drain";
+  ::send(fd.get(), "56789", 5, MSG_NOSIGNAL);  // the rest arrives during the drain
+  bool closing = false;
+  const std::string response = read_response(fd.get(), closing);
+  EXPECT_NE(response.find("\r\n\r\n0123456789"), std::string::npos) << response;
+  EXPECT_TRUE(closing) << "the last response must say Connection: close";
+  EXPECT_EQ(server.wait_for_exit(6s), 0);
+}
+
+TEST(Shutdown, ASecondSignalExitsAtOnce) {
+  ServerProcess server(R"({"drain_timeout_ms": 60000, "listeners": [{"name": "web", "address": "127.0.0.1:0",
+      "protocol": "http", "routes": [{"method": "POST", "path": "/echo", "handler": "echo"}]}]})");
+  const int port = server.port_of("web");
+  UniqueFd fd = connect_loopback(port);
+  const std::string head = "POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\n01234";
+  ::send(fd.get(), head.data(), head.size(), MSG_NOSIGNAL);  // a request that will never finish
+  std::this_thread::sleep_for(100ms);
+  server.send_signal(SIGTERM);
+  std::this_thread::sleep_for(200ms);
+  const auto start = Clock::now();
+  server.send_signal(SIGTERM);
+  EXPECT_EQ(server.wait_for_exit(5s), 0);
+  EXPECT_LT(Clock::now() - start, 2s);
+  EXPECT_NE(server.out().find("second SIGTERM: exiting now"), std::string::npos) << server.out();
+}
+
+TEST(Limits, AcceptPausesAtTheConnectionLimitAndResumes) {
+  ServerProcess server(R"({"workers": 1, "max_connections": 3, "listeners": [{"name": "web",
+      "address": "127.0.0.1:0", "protocol": "http",
+      "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]})");
+  const int port = server.port_of("web");
+  const std::string request = "GET /plaintext HTTP/1.1\r\n\r\n";
+  std::vector<UniqueFd> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(connect_loopback(port));
+    ::send(held.back().get(), request.data(), request.size(), MSG_NOSIGNAL);
+    bool closing = false;
+    ASSERT_NE(read_response(held.back().get(), closing).find("Hello"), std::string::npos);  // served, kept open
+  }
+  UniqueFd waiting = connect_loopback(port);  // the kernel queues it; the server does not accept it yet
+  ::send(waiting.get(), request.data(), request.size(), MSG_NOSIGNAL);
+  bool closing = false;
+  EXPECT_EQ(read_response(waiting.get(), closing, 500ms), "") << "served past the limit";
+  held.pop_back();  // one leaves
+  EXPECT_NE(read_response(waiting.get(), closing, 3s).find("Hello, World!"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tiffany::testing
