@@ -22,6 +22,7 @@ Task<void> StatusHandler::handle(http::Request&, http::Response& response) {
   document.emplace("connections_open", picojson::value(static_cast<double>(stats.connections_open.load())));
   document.emplace("connections_total", picojson::value(static_cast<double>(stats.connections_total.load())));
   document.emplace("requests_total", picojson::value(static_cast<double>(stats.requests_total.load())));
+  document.emplace("timeouts_total", picojson::value(static_cast<double>(stats.timeouts_total.load())));
   // This worker's kernel.
   const SchedulerStats& tasks = Scheduler::current().stats();
   picojson::object scheduler;

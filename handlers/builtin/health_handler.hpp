@@ -13,7 +13,7 @@ class HealthHandler final : public Handler {
   Task<void> handle(http::Request& request, http::Response& response) override;
 };
 
-/// No params. {"uptime_seconds", "connections_open", "connections_total", "requests_total",
+/// No params. {"uptime_seconds", "connections_open", "connections_total", "requests_total", "timeouts_total",
 /// "scheduler": {spawned, completed, failed, canceled, context_switches, polls,
 /// longest_run_us, slow_runs}} — the scheduler counters are this worker's.
 class StatusHandler final : public Handler {

@@ -105,6 +105,7 @@ TEST(StatusHandler, ReportsTheServerCounters) {
   EXPECT_GE(document["uptime_seconds"].get<double>(), 0.0);
   EXPECT_TRUE(document["connections_open"].is<double>());
   EXPECT_TRUE(document["connections_total"].is<double>());
+  EXPECT_TRUE(document["timeouts_total"].is<double>());
   auto& scheduler = document["scheduler"].get<picojson::object>();
   EXPECT_GE(scheduler["spawned"].get<double>(), 1.0);  // at least the handler's own task
   EXPECT_GE(scheduler["context_switches"].get<double>(), 1.0);
