@@ -13,26 +13,4 @@ packages=(
   curl iproute2     # route checks before the runs, listening-socket check (ss)
 )
 
-missing=()
-for package in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$package")
-  fi
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "setup_peers: installing ${missing[*]}"
-as_root=()
-[ "$(id -u)" -eq 0 ] || as_root=(sudo)
-
-# Why: Debian starts a freshly installed service unless policy-rc.d says no (101);
-# install under such a policy when the machine has none, and remove it after.
-policy=/usr/sbin/policy-rc.d
-if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
-  "${as_root[@]}" chmod 755 "$policy"
-  trap '"${as_root[@]}" rm -f "$policy"' EXIT
-fi
-
-"${as_root[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+TIFFANY_NO_SERVICE_START=1 exec "$(dirname "$0")/../scripts/install_missing.sh" setup_peers "${packages[@]}"
