@@ -71,8 +71,9 @@ inline Task<bool> gather_void_child(std::shared_ptr<GatherState> state, Task<voi
 
 /// Runs `tasks` concurrently (each as its own scheduler task) and returns
 /// their results in input order. Fail-fast: the first error is rethrown as
-/// soon as it happens; the other tasks keep running, detached. Canceling
-/// the gather cancels them all. No tasks: an empty result.
+/// soon as it happens; the other tasks keep running, detached, so they must
+/// own what they use (not point into the caller's frame). Canceling the
+/// gather cancels them all. No tasks: an empty result.
 template <class T>
 Task<std::vector<T>> gather(std::vector<Task<T>> tasks) {
   if (tasks.empty()) co_return std::vector<T>{};

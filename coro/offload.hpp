@@ -12,11 +12,12 @@
 
 namespace tiffany {
 
-/// `auto digest = co_await offload(pool, [&] { return sha256(big_file); });`
+/// `auto digest = co_await offload(pool, [file] { return sha256(file); });`
 /// runs `fn` on a pool thread and resumes the caller on its own scheduler's
 /// thread with the result, or rethrows what `fn` threw. The worker's reactor
 /// keeps serving other tasks meanwhile. If the caller is canceled it stops
-/// waiting (TaskCanceled); `fn` still runs to its end.
+/// waiting (TaskCanceled) while `fn` runs to its end, so `fn` must own what it
+/// uses: capture by value, not references into the caller's frame.
 template <class F>
 Task<std::invoke_result_t<F&>> offload(OffloadPool& pool, F fn) {
   using R = std::invoke_result_t<F&>;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "coro/join.hpp"
 #include "coro/promise.hpp"
 #include "coro/spawn.hpp"
 #include "coro/task.hpp"
@@ -58,8 +59,10 @@ Task<void> race_child(std::shared_ptr<RaceState<T>> state, std::size_t index, Ta
 
 /// Runs `tasks` concurrently; returns as soon as the first one finishes, with
 /// its index and value, or rethrows the first error. The others are canceled
-/// (they see TaskCanceled at their suspension point and never run past it);
-/// race does not wait for them to unwind. Canceling the race cancels them all.
+/// (they see TaskCanceled at their suspension point and never run past it),
+/// and race returns once they have unwound — at once on virtual time, and as
+/// soon as the kernel releases any canceled I/O. Canceling the race cancels
+/// them all.
 /// Requires at least one task.
 template <class T>
 Task<RaceResult<T>> race(std::vector<Task<T>> tasks) {
@@ -78,6 +81,14 @@ Task<RaceResult<T>> race(std::vector<Task<T>> tasks) {
     error = std::current_exception();  // the first error, or our own cancellation
   }
   for (JoinHandle<void>& racer : racers) racer.cancel();  // losers (the winner is finished: a no-op)
+  // Why: wait until the losers have unwound (a canceled receive is released
+  // by the kernel first), so none outlives data the caller may free next.
+  for (JoinHandle<void>& racer : racers) {
+    try {
+      co_await Join{std::move(racer)};
+    } catch (...) {  // TaskCanceled, as intended
+    }
+  }
   if (error) std::rethrow_exception(error);
   co_return RaceResult<T>{state->winner, std::move(*state->value)};
 }

@@ -26,10 +26,13 @@ std::size_t RemoteQueue::drain() {
     draining_.swap(items_);
     pending_.store(false, std::memory_order_relaxed);
   }
+  // Why: cleared even if a callback throws, so nothing ever runs twice.
+  struct ClearOnExit {
+    std::vector<Callback>& callbacks;
+    ~ClearOnExit() { callbacks.clear(); }
+  } clear{draining_};
   for (Callback& callback : draining_) callback();
-  const std::size_t ran = draining_.size();
-  draining_.clear();
-  return ran;
+  return draining_.size();
 }
 
 void RemoteQueue::wait(std::optional<std::chrono::steady_clock::time_point> deadline) {

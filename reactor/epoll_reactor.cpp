@@ -112,6 +112,13 @@ void EpollReactor::park(IoOperation& op) {
 
 void EpollReactor::update_interest(int fd, Interest& interest) noexcept {
   const std::uint32_t wanted = (interest.reader ? EPOLLIN : 0u) | (interest.writer ? EPOLLOUT : 0u);
+  if (wanted == 0) {
+    // Why: epoll reports ERR/HUP even for an empty mask; a reset connection
+    // that nobody waits on would wake every poll. Forget the fd instead.
+    if (interest.known_to_epoll) ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr);
+    interests_.erase(fd);
+    return;
+  }
   if (wanted == interest.registered && interest.known_to_epoll) return;
   epoll_event event{};
   event.events = wanted;
@@ -131,8 +138,8 @@ void EpollReactor::update_interest(int fd, Interest& interest) noexcept {
         finish(*std::exchange(*slot, nullptr), -error);
       }
     }
+    interests_.erase(fd);
   }
-  if (interest.reader == nullptr && interest.writer == nullptr && !interest.known_to_epoll) interests_.erase(fd);
 }
 
 void EpollReactor::unpark(IoOperation& op) noexcept {
@@ -161,6 +168,8 @@ void EpollReactor::cancel(IoOperation& op) noexcept {
 }
 
 void EpollReactor::cancel_async(IoOperation& op) noexcept {
+  const bool finished = std::any_of(done_.begin(), done_.end(), [&](const auto& entry) { return entry.first == &op; });
+  if (finished) return;  // its real result (e.g. an accepted fd) is delivered instead
   unpark(op);
   finish(op, -ECANCELED);
 }

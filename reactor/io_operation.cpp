@@ -1,6 +1,8 @@
 // IoOperation: parking a task on the reactor and waking it on completion.
 #include "reactor/io_operation.hpp"
 
+#include <cerrno>
+
 #include "coro/scheduler.hpp"
 #include "reactor/reactor.hpp"
 
@@ -15,14 +17,18 @@ bool IoOperation::await_ready() const noexcept { return Scheduler::current().can
 void IoOperation::await_suspend(std::coroutine_handle<> caller) {
   scheduler_ = &Scheduler::current();
   reactor_ = &Reactor::current();
-  task_ = scheduler_->current_task();
+  task_ = owner_ = scheduler_->current_task();
   reactor_->start(*this);
   in_flight_ = true;
+  started_ = true;
   scheduler_->block_current(caller, this);
 }
 
 IoResult IoOperation::await_resume() const {
-  Scheduler::current().throw_if_canceled();
+  // Why: an operation that completed despite a cancel (an accepted fd, bytes
+  // received) is delivered, not lost; the cancellation stays pending for the
+  // next suspension point.
+  if (!started_ || result_ == -ECANCELED) Scheduler::current().throw_if_canceled();
   return IoResult{result_};
 }
 
@@ -30,6 +36,12 @@ void IoOperation::cancel_wait(TaskRecord&) noexcept {
   // Why: the buffer belongs to the parked frame; the task may only resume
   // once the kernel has posted the (now -ECANCELED) completion.
   if (in_flight_) reactor_->cancel_async(*this);
+}
+
+void IoOperation::complete_canceled() noexcept {
+  result_ = -ECANCELED;
+  in_flight_ = false;
+  if (owner_ != nullptr) scheduler_->wake(*owner_);
 }
 
 void IoOperation::complete(int result) noexcept {

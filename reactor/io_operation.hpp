@@ -56,6 +56,9 @@ class IoOperation : private CancelableWait {
   void complete(int result) noexcept;
   /// Detaches the operation from its task: its completion will wake nobody.
   void orphan() noexcept { task_ = nullptr; }
+  /// After a synchronous cancel of a still-wanted operation: report it
+  /// canceled to its task (which orphan() detached) and wake it.
+  void complete_canceled() noexcept;
 
  protected:
   ~IoOperation();  // only the awaitables built on it (Recv, Send, ...) are destroyed
@@ -67,8 +70,10 @@ class IoOperation : private CancelableWait {
   Reactor* reactor_ = nullptr;
   Scheduler* scheduler_ = nullptr;
   TaskRecord* task_ = nullptr;
+  TaskRecord* owner_ = nullptr;  // the parked task, kept through orphan()
   int result_ = 0;
   bool in_flight_ = false;
+  bool started_ = false;  // false: canceled before it was submitted
 };
 
 }  // namespace tiffany

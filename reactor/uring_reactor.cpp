@@ -109,7 +109,8 @@ void UringReactor::cancel_async(IoOperation& op) noexcept {
     io_uring_prep_cancel(sqe, &op, 0);
     io_uring_sqe_set_data64(sqe, kInternalUserData);
   } catch (const std::system_error&) {
-    cancel(op);  // no room to queue it: cancel and wait now
+    cancel(op);       // no room to queue it: cancel and wait now...
+    op.complete_canceled();  // ...and wake the task, which cancel() left orphaned
   }
 }
 

@@ -16,7 +16,7 @@ class ByteStream {
   virtual ~ByteStream() = default;
   /// Reads up to `size` bytes; bytes() == 0 means the peer finished sending.
   virtual Task<IoResult> read(char* data, std::size_t size) = 0;
-  /// Writes all `size` bytes (looping over partial writes) or fails.
+  /// Writes all `size` bytes (looping over partial writes); ok() (value 0) or the error.
   virtual Task<IoResult> write(const char* data, std::size_t size) = 0;
   /// Ends our direction after a last response and drops input that is
   /// already waiting, so the peer reads that response instead of a reset.

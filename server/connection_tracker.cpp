@@ -8,7 +8,7 @@ namespace tiffany {
 ConnectionTracker::Slot::~Slot() {
   if (tracker_ == nullptr) return;
   --tracker_->size_;
-  if (tracker_->room_) std::exchange(tracker_->room_, std::nullopt)->set_value();
+  for (Promise<void>& waiting : std::exchange(tracker_->room_, {})) waiting.set_value();  // each re-checks
   tracker_->maybe_finish_drain();
 }
 
@@ -32,8 +32,7 @@ void ConnectionTracker::Membership::set_idle(bool idle) {
 
 Task<void> ConnectionTracker::wait_for_room() {
   while (size_ >= limit_) {
-    room_.emplace();
-    Future<void> freed = room_->future();
+    Future<void> freed = room_.emplace_back().future();
     co_await std::move(freed);
   }
 }

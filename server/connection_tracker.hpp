@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "coro/deadline.hpp"
 #include "coro/promise.hpp"
@@ -76,7 +77,7 @@ class ConnectionTracker {
   bool draining_ = false;
   std::chrono::milliseconds idle_grace_{0};
   std::function<void()> on_drained_;
-  std::optional<Promise<void>> room_;  // set while the accept loop waits for room
+  std::vector<Promise<void>> room_;  // one per accept loop waiting for room (one per listener)
 };
 
 }  // namespace tiffany

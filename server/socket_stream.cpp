@@ -17,7 +17,7 @@ Task<IoResult> SocketStream::write(const char* data, std::size_t size) {
     if (!put) co_return put;
     sent += put.bytes();
   }
-  co_return IoResult{static_cast<int>(sent)};
+  co_return IoResult{0};  // success; callers wanted all of it, and a size could overflow the int
 }
 
 void SocketStream::finish() noexcept {

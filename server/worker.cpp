@@ -58,13 +58,6 @@ void Worker::run(std::promise<std::string>& ready) {
   try {
     // Declared before the scheduler: the reactor must outlive the tasks.
     const ChosenReactor chosen = make_reactor(backend_choice(config_.backend));
-    const SchedulerConfig& tuning = config_.scheduler;
-    Scheduler scheduler(SchedulerOptions{
-        .poller = chosen.reactor.get(),
-        .policy = tuning.priority_policy ? SchedulingPolicy::priority : SchedulingPolicy::fifo,
-        .max_resumes_between_polls = tuning.max_resumes_between_polls,
-        .slow_task_threshold = std::chrono::milliseconds(tuning.slow_task_warning_ms),
-        .trace_capacity = tuning.trace_events});
     std::unique_ptr<AccessLog> access_log;
     if (access_log_fd_ >= 0) {
       access_log = std::make_unique<AccessLog>(access_log_fd_, config_.access_log.json ? AccessLogFormat::json
@@ -73,6 +66,15 @@ void Worker::run(std::promise<std::string>& ready) {
     const std::size_t workers = std::max<std::size_t>(config_.workers, 1);
     ConnectionTracker tracker((config_.max_connections + workers - 1) / workers);
     const auto protocols = build_protocols(config_, registry_, access_log.get(), &tracker);
+    // Why: declared after everything the tasks use, so its destructor (which
+    // destroys unfinished connection tasks) runs while those still exist.
+    const SchedulerConfig& tuning = config_.scheduler;
+    Scheduler scheduler(SchedulerOptions{
+        .poller = chosen.reactor.get(),
+        .policy = tuning.priority_policy ? SchedulingPolicy::priority : SchedulingPolicy::fifo,
+        .max_resumes_between_polls = tuning.max_resumes_between_polls,
+        .slow_task_threshold = std::chrono::milliseconds(tuning.slow_task_warning_ms),
+        .trace_capacity = tuning.trace_events});
 
     std::vector<JoinHandle<void>> accept_loops;
     for (std::size_t i = 0; i < sockets_.size(); ++i) {
@@ -106,6 +108,8 @@ void Worker::run(std::promise<std::string>& ready) {
         throw;
       } catch (const std::exception& e) {
         std::fprintf(stderr, "tiffany: worker %zu stopped: %s\n", index_, e.what());
+      } catch (...) {
+        std::fprintf(stderr, "tiffany: worker %zu stopped: unknown exception\n", index_);
       }
     }
   }

@@ -88,6 +88,7 @@ Task<void> HttpConnection::run() {
     if (timed_out) {
       server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
       if (parser_.in_message()) {  // a request was under way: say so
+        keep_alive_ = false;
         append_error(408);
         const bool flushed = co_await flush();
         if (flushed) stream_.finish();
@@ -266,10 +267,12 @@ void HttpConnection::append_error(int status) {
 }
 
 Task<bool> HttpConnection::write_body(Response& response, std::string_view piece) {
+  if (broken_) co_return false;
+  const bool bodyless = head_request_ || status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
-    if (response.content_length()) {
-      append_head(response, *response.content_length(), false);
+    if (response.content_length() || bodyless) {
+      append_head(response, response.content_length().value_or(0), false);
     } else if (http10_) {
       keep_alive_ = false;  // HTTP/1.0 has no chunking: the body ends when we close
       append_head(response, UINT64_MAX, false);
@@ -278,7 +281,7 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
       append_head(response, 0, true);
     }
   }
-  if (!head_request_ && !piece.empty()) {
+  if (!bodyless && !piece.empty()) {
     streamed_bytes_ += piece.size();
     if (chunked_) {
       append_number(out_, piece.size(), 16);
@@ -293,9 +296,10 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
 }
 
 bool HttpConnection::finish_stream() {
+  if (broken_) return false;  // a write failed mid-stream: the stream cannot be trusted
   if (chunked_) out_ += "0\r\n\r\n";
   const auto& declared = response_.content_length();
-  if (declared && !head_request_ && streamed_bytes_ != *declared) {
+  if (declared && !head_request_ && !status_forbids_body(response_.status) && streamed_bytes_ != *declared) {
     std::fprintf(stderr, "tiffany: handler streamed %llu bytes but declared %llu; closing\n",
                  static_cast<unsigned long long>(streamed_bytes_), static_cast<unsigned long long>(*declared));
     keep_alive_ = false;
@@ -318,7 +322,12 @@ Task<bool> HttpConnection::flush() {
   }
   if (written) Metrics::instance().bytes_sent.fetch_add(out_.size(), std::memory_order_relaxed);
   out_.clear();
-  if (written) deadline_->restore(outer);
+  if (written) {
+    deadline_->restore(outer);
+  } else {
+    broken_ = true;  // part of a response may be on the wire: close, never reuse
+    keep_alive_ = false;
+  }
   co_return written;
 }
 

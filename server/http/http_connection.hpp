@@ -57,6 +57,7 @@ class HttpConnection final : public BodySink {
   bool head_request_ = false;
   bool http10_ = false;
   bool chunked_ = false;
+  bool broken_ = false;  // a write failed: no more responses on this connection
   std::uint64_t streamed_bytes_ = 0;
   RouteMetrics* route_metrics_ = nullptr;  // where this response is counted
   int sent_status_ = 0;            // of the last response head written, for the access log

@@ -152,5 +152,35 @@ TEST(Limits, AcceptPausesAtTheConnectionLimitAndResumes) {
   EXPECT_NE(read_response(waiting.get(), closing, 3s).find("Hello, World!"), std::string::npos);
 }
 
+TEST(Limits, EveryListenerKeepsAcceptingAfterTheLimitIsReached) {
+  ServerProcess server(R"({"workers": 1, "max_connections": 2, "listeners": [
+      {"name": "a", "address": "127.0.0.1:0", "protocol": "http",
+       "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]},
+      {"name": "b", "address": "127.0.0.1:0", "protocol": "http",
+       "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]})");
+  const int port_a = server.port_of("a");
+  const int port_b = server.port_of("b");
+  const std::string request = "GET /plaintext HTTP/1.1\r\n\r\n";
+  bool closing = false;
+  for (int round = 0; round < 3; ++round) {  // fill the limit from both listeners, then free it
+    std::vector<UniqueFd> held;
+    for (int port : {port_a, port_b}) {
+      held.push_back(connect_loopback(port));
+      ::send(held.back().get(), request.data(), request.size(), MSG_NOSIGNAL);
+    }
+    for (UniqueFd& fd : held) {
+      EXPECT_NE(read_response(fd.get(), closing, 3s).find("Hello"), std::string::npos) << "round " << round;
+    }
+    UniqueFd over_a = connect_loopback(port_a);  // both accept loops now wait for room
+    UniqueFd over_b = connect_loopback(port_b);
+    std::this_thread::sleep_for(100ms);
+  }
+  for (int port : {port_a, port_b}) {  // and both still serve
+    UniqueFd fd = connect_loopback(port);
+    ::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL);
+    EXPECT_NE(read_response(fd.get(), closing, 3s).find("Hello"), std::string::npos) << "port " << port;
+  }
+}
+
 }  // namespace
 }  // namespace tiffany::testing

@@ -92,5 +92,57 @@ TEST_P(IoCancel, CancelingATaskBlockedInRecvDeliversTaskCanceledOnceTheKernelLet
   EXPECT_EQ(::recv(ours.get(), buffer, sizeof buffer, MSG_DONTWAIT), 4);
 }
 
+TEST_P(IoCancel, AReceiveThatCompletedBeforeTheCancelIsDeliveredAndTheCancelComesNext) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  UniqueFd ours(fds[0]), theirs(fds[1]);
+  std::string log;
+  {
+    Scheduler scheduler(reactor.get());
+    auto receiver = [](int fd, std::string& out) -> Task<void> {
+      char buffer[16];
+      const IoResult got = co_await Recv{fd, buffer, sizeof buffer};
+      out = "got " + std::string(buffer, got.bytes());  // not lost to the cancel
+      try {
+        co_await Yield{};
+      } catch (const TaskCanceled&) {
+        out += ", then canceled";
+        throw;
+      }
+    };
+    auto handle = scheduler.spawn(receiver(ours.get(), log));
+    scheduler.run_until_idle();  // parked in Recv
+    ASSERT_EQ(::send(theirs.get(), "hello", 5, 0), 5);
+    auto canceler = [](JoinHandle<void>& target) -> Task<void> {
+      target.cancel();
+      co_return;
+    };
+    (void)scheduler.spawn(canceler(handle));
+    // The next step reaps the receive (the receiver becomes ready behind the
+    // canceler), then runs the canceler, which cancels a completed receive.
+    scheduler.run_until_idle();
+    EXPECT_EQ(scheduler.state(handle.tid()), TaskState::canceled);
+  }
+  EXPECT_EQ(log, "got hello, then canceled");
+}
+
+TEST_P(IoCancel, AResetConnectionNobodyWaitsOnDoesNotWakeEveryPoll) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  UniqueFd ours(fds[0]), theirs(fds[1]);
+  Scheduler scheduler(reactor.get());
+  auto once = [](int fd) -> Task<void> {
+    char buffer[8];
+    (void)co_await Recv{fd, buffer, sizeof buffer};  // then nobody waits on the fd
+    co_await Sleep{std::chrono::milliseconds(200)};
+  };
+  (void)scheduler.spawn(once(ours.get()));
+  scheduler.run_until_idle();
+  ASSERT_EQ(::send(theirs.get(), "x", 1, 0), 1);
+  theirs.reset();  // the peer goes away while nothing is parked on the fd
+  scheduler.run();
+  EXPECT_LT(scheduler.stats().polls, 20u) << "the hung-up fd woke the loop again and again";
+}
+
 }  // namespace
 }  // namespace tiffany

@@ -225,6 +225,18 @@ TEST(HttpConnection, StreamsToHttp10ByClosing) {
   EXPECT_TRUE(stream->finished);
 }
 
+TEST(HttpConnection, AStreamedResponseToHeadHasNoBodyAndKeepsTheConnectionInStep) {
+  const auto stream = serve({"HEAD /chunked HTTP/1.1\r\n\r\n" + kGetHello});
+  std::string out;
+  for (const auto& w : stream->writes) out += w;
+  const auto second = out.find("HTTP/1.1 200 OK", 1);
+  ASSERT_NE(second, std::string::npos) << out;
+  const std::string first = out.substr(0, second);
+  EXPECT_TRUE(first.ends_with("\r\n\r\n")) << first;  // the head only: no chunks, no terminator
+  EXPECT_EQ(first.find("hello"), std::string::npos);
+  EXPECT_TRUE(out.ends_with("\r\n\r\nhi")) << out;  // the next response parses cleanly
+}
+
 TEST(HttpConnection, SendsContinueBeforeReadingAnExpectedBody) {
   const auto stream =
       serve({"POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n", "ping"});
