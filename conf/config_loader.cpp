@@ -10,6 +10,7 @@
 
 #include "conf/config_error.hpp"
 #include "conf/json_node.hpp"
+#include "conf/tls_config_reader.hpp"
 
 namespace tiffany {
 namespace {
@@ -78,8 +79,8 @@ HttpLimitsConfig read_limits(const JsonNode& node) {
   return limits;
 }
 
-ListenerConfig read_listener(const JsonNode& node) {
-  ObjectReader reader(node, {"name", "address", "protocol", "routes", "limits"});
+ListenerConfig read_listener(const JsonNode& node, const std::string& directory) {
+  ObjectReader reader(node, {"name", "address", "protocol", "routes", "limits", "tls"});
   ListenerConfig listener;
   listener.json_path = node.path();
   listener.name = reader.required("name").as_nonempty_string();
@@ -103,6 +104,7 @@ ListenerConfig read_listener(const JsonNode& node) {
       }
     }
   }
+  if (auto tls = reader.optional("tls")) listener.tls = read_tls(*tls, directory);
   return listener;
 }
 
@@ -138,7 +140,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   if (items.empty()) listeners.fail("at least one listener");
   std::set<std::string> names;
   for (const JsonNode& item : items) {
-    ListenerConfig listener = read_listener(item);
+    ListenerConfig listener = read_listener(item, config.directory);
     if (!names.insert(listener.name).second) {
       throw ConfigError(file, item.path() + ".name", "duplicate listener name \"" + listener.name + "\"");
     }

@@ -58,7 +58,7 @@ TEST(CommandLine, RefusesInvalidJson) {
 TEST(CommandLine, RefusesAnUnknownKey) {
   EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "adress": "127.0.0.1:0", "protocol": "echo"}]})"),
             "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\", \"routes\", "
-            "\"limits\"\n");
+            "\"limits\", \"tls\"\n");
 }
 
 TEST(CommandLine, RefusesAWrongType) {

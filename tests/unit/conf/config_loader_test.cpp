@@ -64,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"UnknownListenerKey",
              R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "port": 1}]})",
              "test.json: $.listeners[0].port: unknown key; expected one of \"name\", \"address\", \"protocol\", "
-             "\"routes\", \"limits\""},
+             "\"routes\", \"limits\", \"tls\""},
         Case{"NameNotAString", R"({"listeners": [{"name": 5, "address": "127.0.0.1:1", "protocol": "echo"}]})",
              "test.json: $.listeners[0].name: expected a non-empty string, got 5"},
         Case{"AddressWithoutPort", R"({"listeners": [{"name": "e", "address": "127.0.0.1", "protocol": "echo"}]})",
