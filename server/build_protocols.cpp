@@ -10,6 +10,7 @@
 #include "server/connection_protocol.hpp"
 #include "server/echo_protocol.hpp"
 #include "server/http_protocol.hpp"
+#include "server/plain_transport.hpp"
 
 namespace tiffany {
 namespace {
@@ -45,7 +46,7 @@ std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& 
   return handler;
 }
 
-std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const ListenerConfig& listener,
+std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerConfig& listener,
                                                const HandlerRegistry& registry) {
   http::HttpSite site;
   site.limits.max_header_bytes = listener.limits.max_header_bytes;
@@ -71,11 +72,13 @@ std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& c
                                                                  const HandlerRegistry& registry) {
   std::vector<std::unique_ptr<ConnectionProtocol>> protocols;
   for (const ListenerConfig& listener : config.listeners) {
+    std::unique_ptr<StreamProtocol> protocol;
     if (listener.protocol == Protocol::http) {
-      protocols.push_back(build_http(config, listener, registry));
+      protocol = build_http(config, listener, registry);
     } else {
-      protocols.push_back(std::make_unique<EchoProtocol>());
+      protocol = std::make_unique<EchoProtocol>();
     }
+    protocols.push_back(std::make_unique<PlainTransport>(std::move(protocol)));
   }
   return protocols;
 }

@@ -1,4 +1,5 @@
-// ConnectionProtocol: what a listener runs on each accepted connection.
+// ConnectionProtocol: what a listener runs on each accepted connection: a
+// transport (plain TCP or TLS) around a StreamProtocol (echo, HTTP).
 #pragma once
 
 #include <sys/socket.h>
@@ -21,7 +22,7 @@ class ConnectionProtocol {
   virtual ~ConnectionProtocol() = default;
   /// Serves one connection until it ends; owns `socket`.
   virtual Task<void> serve(UniqueFd socket, sockaddr_storage peer) = 0;
-  /// "echo", "http": for start-up lines.
+  /// "echo", "http", "https", "echo over TLS": for start-up lines.
   virtual const char* name() const noexcept = 0;
 };
 

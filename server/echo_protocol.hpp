@@ -1,16 +1,16 @@
 // The echo protocol: every byte received is sent back.
 #pragma once
 
-#include "server/connection_protocol.hpp"
+#include "server/stream_protocol.hpp"
 
 namespace tiffany {
 
 /// Echoes everything a connection receives until the peer closes its side or
-/// the connection fails, then closes the socket. Partial sends are completed
-/// before the next receive, so bytes come back in order and none are lost.
-class EchoProtocol final : public ConnectionProtocol {
+/// the connection fails. Each piece is written out in full before the next
+/// read, so bytes come back in order and none are lost.
+class EchoProtocol final : public StreamProtocol {
  public:
-  Task<void> serve(UniqueFd socket, sockaddr_storage peer) override;
+  Task<void> serve(ByteStream& stream, sockaddr_storage peer) override;
   const char* name() const noexcept override { return "echo"; }
 };
 
