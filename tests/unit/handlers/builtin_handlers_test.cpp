@@ -94,6 +94,7 @@ TEST(HealthHandler, SaysOk) {
 
 TEST(StatusHandler, ReportsTheServerCounters) {
   server_stats().requests_total.fetch_add(5);
+  server_stats().tls_handshake_failures.fetch_add(2);
   const auto params = params_from("{}");
   StatusHandler handler{HandlerParams(params)};
   auto request = make_request("GET", "/status");
@@ -105,6 +106,9 @@ TEST(StatusHandler, ReportsTheServerCounters) {
   EXPECT_GE(document["uptime_seconds"].get<double>(), 0.0);
   EXPECT_TRUE(document["connections_open"].is<double>());
   EXPECT_TRUE(document["connections_total"].is<double>());
+  EXPECT_TRUE(document["tls_handshakes_total"].is<double>());
+  EXPECT_GE(document["tls_handshake_failures"].get<double>(), 2.0);
+  EXPECT_TRUE(document["tls_handshake_timeouts"].is<double>());
 }
 
 TEST(HandlerParams, ReportsKeysNoFactoryAskedFor) {
