@@ -11,6 +11,7 @@
 #include "server/echo_protocol.hpp"
 #include "server/http_protocol.hpp"
 #include "server/plain_transport.hpp"
+#include "server/tls/tls_transport.hpp"
 
 namespace tiffany {
 namespace {
@@ -47,7 +48,7 @@ std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& 
 }
 
 std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerConfig& listener,
-                                               const HandlerRegistry& registry) {
+                                           const HandlerRegistry& registry) {
   http::HttpSite site;
   site.limits.max_header_bytes = listener.limits.max_header_bytes;
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
@@ -78,7 +79,14 @@ std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& c
     } else {
       protocol = std::make_unique<EchoProtocol>();
     }
-    protocols.push_back(std::make_unique<PlainTransport>(std::move(protocol)));
+    if (listener.tls) {
+      // Why ALPN only for http: it names the application protocol, and echo has none to agree on.
+      auto context = std::make_unique<tls::TlsContext>(*listener.tls, config.file,
+                                                       listener.protocol == Protocol::http ? "http/1.1" : "");
+      protocols.push_back(std::make_unique<tls::TlsTransport>(std::move(context), std::move(protocol)));
+    } else {
+      protocols.push_back(std::make_unique<PlainTransport>(std::move(protocol)));
+    }
   }
   return protocols;
 }
