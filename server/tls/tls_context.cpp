@@ -68,8 +68,12 @@ void use_certificate_chain(SSL_CTX* ctx, const TlsCertificateConfig& certificate
   const BioPtr bio = memory_bio(text);
   X509Ptr leaf(PEM_read_bio_X509_AUX(bio.get(), nullptr, nullptr, nullptr));
   if (!leaf) {
+    if (text.find("CERTIFICATE-----") == std::string::npos) {
+      ERR_clear_error();
+      throw ConfigError(config_file, json_path, quoted(path) + " holds no PEM certificate");
+    }
     throw ConfigError(config_file, json_path,
-                      quoted(path) + " holds no PEM certificate (" + take_openssl_error() + ")");
+                      "the certificate in " + quoted(path) + " is damaged (" + take_openssl_error() + ")");
   }
   if (SSL_CTX_use_certificate(ctx, leaf.get()) != 1) {
     throw ConfigError(config_file, json_path,
@@ -103,8 +107,13 @@ void use_private_key(SSL_CTX* ctx, const TlsCertificateConfig& certificate, cons
       throw ConfigError(config_file, json_path,
                         quoted(path) + " is encrypted; expected an unencrypted PEM private key");
     }
-    throw ConfigError(config_file, json_path,
-                      quoted(path) + " holds no PEM private key (" + take_openssl_error() + ")");
+    if (text.find("PRIVATE KEY-----") == std::string::npos) {
+      ERR_clear_error();
+      throw ConfigError(config_file, json_path, quoted(path) + " holds no PEM private key");
+    }
+    throw ConfigError(
+        config_file, json_path,
+        "the private key in " + quoted(path) + " is damaged or of an unsupported type (" + take_openssl_error() + ")");
   }
   if (SSL_CTX_use_PrivateKey(ctx, key.get()) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
     ERR_clear_error();
@@ -112,6 +121,31 @@ void use_private_key(SSL_CTX* ctx, const TlsCertificateConfig& certificate, cons
         config_file, json_path,
         "the key in " + quoted(path) + " does not match the certificate in " + quoted(certificate.cert_file));
   }
+}
+
+// Applies the TLS 1.3 `suites` to `ctx`; returns the first name OpenSSL does
+// not know, or "" when all are known.
+// Why check each name: OpenSSL 3 skips unknown suites silently, so a typo
+// would quietly leave a listener with fewer suites than configured.
+std::string first_unknown_suite(SSL_CTX* ctx, const std::string& suites) {
+  if (SSL_CTX_set_ciphersuites(ctx, suites.c_str()) != 1) {
+    ERR_clear_error();
+    return suites;
+  }
+  const STACK_OF(SSL_CIPHER)* enabled = SSL_CTX_get_ciphers(ctx);
+  std::size_t start = 0;
+  while (start <= suites.size()) {
+    std::size_t end = suites.find(':', start);
+    if (end == std::string::npos) end = suites.size();
+    const std::string name = suites.substr(start, end - start);
+    bool known = false;
+    for (int i = 0; !known && i < sk_SSL_CIPHER_num(enabled); ++i) {
+      known = name == SSL_CIPHER_get_name(sk_SSL_CIPHER_value(enabled, i));
+    }
+    if (!known) return name.empty() ? suites : name;
+    start = end + 1;
+  }
+  return "";
 }
 
 SslCtxPtr make_context(const TlsConfig& config, const std::string& config_file) {
@@ -129,10 +163,11 @@ SslCtxPtr make_context(const TlsConfig& config, const std::string& config_file) 
     throw ConfigError(config_file, config.json_path + ".ciphers",
                       "no cipher in \"" + config.ciphers + "\" is known to OpenSSL (" + take_openssl_error() + ")");
   }
-  if (SSL_CTX_set_ciphersuites(raw, config.ciphersuites.c_str()) != 1) {
+  const std::string unknown_suite = first_unknown_suite(raw, config.ciphersuites);
+  if (!unknown_suite.empty()) {
     throw ConfigError(config_file, config.json_path + ".ciphersuites",
-                      "expected TLS 1.3 suites separated by ':' such as \"TLS_AES_128_GCM_SHA256\", got \"" +
-                          config.ciphersuites + "\" (" + take_openssl_error() + ")");
+                      "unknown TLS 1.3 suite \"" + unknown_suite +
+                          "\"; expected names separated by ':' such as \"TLS_AES_128_GCM_SHA256\"");
   }
   // Why: resumption by session ID (TLS 1.2 without tickets) needs one, and
   // SNI switches contexts mid-handshake, so all of a listener's must agree.
