@@ -22,6 +22,17 @@ SocketWatchdog& SocketWatchdog::this_thread() noexcept {
 }
 
 void SocketWatchdog::arm(Guard& guard) {
+  // Why a new generation: a sleeping patrol cannot be woken early (its timer
+  // would later wake the task wherever it waits next), so when this deadline
+  // comes before the patrol's alarm, a fresh patrol takes over and the old
+  // one exits when it wakes. Spawned first: if that throws, nothing changed.
+  if (!patrolling_ || guard.deadline_ < patrol_wakes_at_) {
+    (void)Scheduler::current().spawn(patrol(generation_ + 1));
+    ++generation_;
+    patrolling_ = true;
+    patrol_wakes_at_ = guard.deadline_;
+  }
+
   // Why walk from the tail: a listener's timeout is fixed, so a new deadline
   // is almost always the latest and the insertion is O(1).
   Guard* before = tail_;
@@ -31,16 +42,6 @@ void SocketWatchdog::arm(Guard& guard) {
   (guard.next_ != nullptr ? guard.next_->previous_ : tail_) = &guard;
   (before != nullptr ? before->next_ : head_) = &guard;
   guard.armed_ = true;
-
-  // Why a new generation: a sleeping patrol cannot be woken early (its timer
-  // would later wake the task wherever it waits next), so when this deadline
-  // comes before the patrol's alarm, a fresh patrol takes over and the old
-  // one exits when it wakes.
-  if (!patrolling_ || guard.deadline_ < patrol_wakes_at_) {
-    patrolling_ = true;
-    patrol_wakes_at_ = guard.deadline_;
-    (void)Scheduler::current().spawn(patrol(++generation_));
-  }
 }
 
 void SocketWatchdog::unlink(Guard& guard) noexcept {
