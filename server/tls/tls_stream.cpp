@@ -27,14 +27,17 @@ int clamp_to_int(std::size_t size) { return static_cast<int>(std::min<std::size_
 }  // namespace
 
 TlsStream::TlsStream(UniqueFd socket, const TlsContext& context)
-    : socket_(std::move(socket)), ssl_(context.new_connection()) {
+    : TlsStream(std::move(socket), context.new_connection()) {
+  SSL_set_accept_state(ssl_.get());
+}
+
+TlsStream::TlsStream(UniqueFd socket, SslPtr ssl) : socket_(std::move(socket)), ssl_(std::move(ssl)) {
   BIO* inside = nullptr;
   if (BIO_new_bio_pair(&inside, kOutboundBytes, &network_, kInboundBytes) != 1) {
     ERR_clear_error();
     throw std::bad_alloc();
   }
   SSL_set_bio(ssl_.get(), inside, inside);  // the SSL owns `inside` now
-  SSL_set_accept_state(ssl_.get());
 }
 
 TlsStream::~TlsStream() {

@@ -11,7 +11,7 @@
 
 namespace tiffany::tls {
 
-/// The server side of one TLS connection. Owns the socket (closed on
+/// One TLS connection, usually the server side. Owns the socket (closed on
 /// destruction) and the OpenSSL connection. OpenSSL never touches the socket:
 /// ciphertext moves between the socket and a BIO pair through io_uring Recv
 /// and Send, straight into and out of the pair's buffers, so a slow or stalled
@@ -22,13 +22,17 @@ namespace tiffany::tls {
 /// must outlive the stream.
 class TlsStream final : public ByteStream {
  public:
+  /// The server side of an accepted connection, with the listener's context.
   TlsStream(UniqueFd socket, const TlsContext& context);
+  /// Either side over an SSL the caller has set up (SSL_set_connect_state for
+  /// a client, as the load client does). Throws std::bad_alloc.
+  TlsStream(UniqueFd socket, SslPtr ssl);
   TlsStream(const TlsStream&) = delete;
   TlsStream& operator=(const TlsStream&) = delete;
   ~TlsStream() override;
 
-  /// Runs the server side of the handshake. False if it failed (the client's
-  /// alert, bad input, or the peer left); any alert of ours has been sent.
+  /// Runs the handshake. False if it failed (the peer's alert, bad input, or
+  /// the peer left); any alert of ours has been sent.
   Task<bool> handshake();
 
   /// Decrypted bytes; bytes() == 0 when the peer closed (close_notify or TCP
