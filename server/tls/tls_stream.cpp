@@ -76,6 +76,23 @@ Task<IoResult> TlsStream::flush() {
   }
 }
 
+Task<IoResult> TlsStream::flush_at_once() {
+  if (!send_without_waiting()) co_return IoResult{-EPIPE};
+  co_return co_await flush();  // what the socket could not take at once, through the ring
+}
+
+bool TlsStream::send_without_waiting() noexcept {
+  for (;;) {
+    char* pending = nullptr;
+    const int available = BIO_nread0(network_, &pending);
+    if (available <= 0) return true;
+    const ssize_t sent =
+        ::send(socket_.get(), pending, static_cast<std::size_t>(available), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (sent < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+    BIO_nread(network_, &pending, static_cast<int>(sent));
+  }
+}
+
 Task<bool> TlsStream::handshake() {
   for (;;) {
     // Why clear first: the error queue is per thread, shared by every
@@ -85,7 +102,11 @@ Task<bool> TlsStream::handshake() {
     const int error = outcome == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl_.get(), outcome);
     ERR_clear_error();
     if (has_output()) {  // our flight, session tickets, or an alert saying why we gave up
-      const IoResult sent = co_await flush();
+      // Why not just the ring: a Send queued now reaches the kernel only when
+      // this loop turn ends, after every other handshake of the turn has done
+      // its ~1 ms of signing, and the client waits for this flight. One
+      // syscall per flight is nothing beside the cryptography.
+      const IoResult sent = co_await flush_at_once();
       if (!sent) co_return false;
     }
     if (error == SSL_ERROR_NONE) {
@@ -146,15 +167,7 @@ void TlsStream::finish() noexcept {
   // Why a plain non-blocking send: finish() cannot wait, and close_notify is a
   // few dozen bytes going out just after a flush emptied the pair, so the
   // socket buffer takes it whole. If not, the peer sees a TCP close instead.
-  for (;;) {
-    char* pending = nullptr;
-    const int available = BIO_nread0(network_, &pending);
-    if (available <= 0) break;
-    const ssize_t sent =
-        ::send(socket_.get(), pending, static_cast<std::size_t>(available), MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (sent <= 0) break;
-    BIO_nread(network_, &pending, static_cast<int>(sent));
-  }
+  (void)send_without_waiting();
   finish_socket(socket_.get());
 }
 

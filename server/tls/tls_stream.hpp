@@ -52,6 +52,11 @@ class TlsStream final : public ByteStream {
   Task<IoResult> fill();
   /// Sends every byte OpenSSL has produced so far.
   Task<IoResult> flush();
+  /// Like flush, but tries a direct non-blocking send first (see handshake()).
+  Task<IoResult> flush_at_once();
+  /// Moves what it can of OpenSSL's output to the socket without waiting;
+  /// false if the socket failed. finish() and flush_at_once() use it.
+  bool send_without_waiting() noexcept;
   bool has_output() const noexcept;
 
   UniqueFd socket_;
