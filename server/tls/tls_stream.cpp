@@ -104,8 +104,8 @@ Task<bool> TlsStream::handshake() {
     if (has_output()) {  // our flight, session tickets, or an alert saying why we gave up
       // Why not just the ring: a Send queued now reaches the kernel only when
       // this loop turn ends, after every other handshake of the turn has done
-      // its ~1 ms of signing, and the client waits for this flight. One
-      // syscall per flight is nothing beside the cryptography.
+      // its signing (most of a millisecond with RSA 2048), and the client waits
+      // for this flight. One syscall per flight is nothing beside the crypto.
       const IoResult sent = co_await flush_at_once();
       if (!sent) co_return false;
     }
