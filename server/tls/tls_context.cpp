@@ -156,6 +156,11 @@ SslCtxPtr make_context(const TlsConfig& config, const std::string& config_file) 
   SSL_CTX_set_options(
       raw, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | (config.session_tickets ? 0 : SSL_OP_NO_TICKET));
   if (!config.session_tickets) SSL_CTX_set_num_tickets(raw, 0);
+  // Why no session cache with tickets: the ticket carries the session, so the
+  // cache would only cost a locked insert per full TLS 1.2 handshake (and a
+  // lock shared by workers). Without tickets it lets TLS 1.2 resume by ID.
+  SSL_CTX_set_session_cache_mode(
+      raw, config.session_tickets ? SSL_SESS_CACHE_SERVER | SSL_SESS_CACHE_NO_INTERNAL : SSL_SESS_CACHE_SERVER);
   // Why: TlsStream writes in pieces as the socket drains, retrying with the
   // remaining bytes; idle connections give their record buffers back.
   SSL_CTX_set_mode(raw, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);

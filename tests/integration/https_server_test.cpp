@@ -99,12 +99,17 @@ class HttpsServerTest : public ::testing::Test {
                                R"(", "key": ")" + main_.key +
                                R"(", "min_version": "1.3", "session_tickets": false},
        "routes": )" + routes + R"(},
+      {"name": "stateful", "address": "127.0.0.1:0", "protocol": "http",
+       "tls": {"cert": ")" + main_.cert +
+                               R"(", "key": ")" + main_.key + R"(", "session_tickets": false},
+       "routes": )" + routes + R"(},
       {"name": "echo", "address": "127.0.0.1:0", "protocol": "echo",
        "tls": {"cert": ")" + main_.cert +
                                R"(", "key": ")" + main_.key + R"("}}]})";
     server_ = std::make_unique<ServerProcess>(config);
     port_ = server_->port_of("secure");
     modern_port_ = server_->port_of("modern");
+    stateful_port_ = server_->port_of("stateful");
     echo_port_ = server_->port_of("echo");
     base_ = "https://localhost:" + std::to_string(port_);
   }
@@ -132,7 +137,7 @@ class HttpsServerTest : public ::testing::Test {
   static inline std::unique_ptr<ServerProcess> server_;
   static inline Certificate main_, a_, b_;
   static inline std::string big_file_;
-  static inline int port_ = 0, modern_port_ = 0, echo_port_ = 0;
+  static inline int port_ = 0, modern_port_ = 0, stateful_port_ = 0, echo_port_ = 0;
   static inline std::string base_;
 };
 
@@ -250,6 +255,16 @@ TEST_F(HttpsServerTest, TicketsCanBeTurnedOff) {
   const RunResult first = s_client(modern_port_, {"-tls1_3", "-sess_out", session}, main_.cert);
   EXPECT_NE(first.out.find("Hello, World!"), std::string::npos) << first.out;
   EXPECT_TRUE(read_file(session).empty()) << "a TLS 1.3 ticket was issued";
+}
+
+TEST_F(HttpsServerTest, WithoutTicketsTls12StillResumesBySessionId) {
+  TempDir dir;
+  const std::string session = dir.path() + "/session";
+  const RunResult first = s_client(stateful_port_, {"-tls1_2", "-sess_out", session}, main_.cert);
+  EXPECT_NE(first.out.find("New, TLSv1.2"), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find("TLS session ticket:"), std::string::npos) << "a ticket was issued: " << first.out;
+  const RunResult second = s_client(stateful_port_, {"-tls1_2", "-sess_in", session}, main_.cert);
+  EXPECT_NE(second.out.find("Reused, TLSv1.2"), std::string::npos) << second.out;
 }
 
 TEST_F(HttpsServerTest, EchoRunsOverTls) {
