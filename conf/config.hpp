@@ -3,8 +3,10 @@
 
 #include <picojson.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,36 @@ struct TimeoutsConfig {
   std::int64_t idle_ms = 300'000;
 };
 
+/// The oldest TLS version a listener accepts (`tls.min_version`).
+enum class TlsVersion { tls1_2, tls1_3 };
+
+/// TLS 1.2 cipher list (OpenSSL syntax): forward secrecy and AEAD only.
+inline constexpr const char* kDefaultTlsCiphers =
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
+    "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+/// TLS 1.3 cipher suites.
+inline constexpr const char* kDefaultTlsCiphersuites =
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
+
+/// One certificate of a TLS listener and the host names (SNI) it serves.
+struct TlsCertificateConfig {
+  std::vector<std::string> server_names;  // lower case; "*.b.test" matches exactly one label before ".b.test"
+  std::string cert_file;                  // PEM chain, leaf first; absolute or relative to the config's folder
+  std::string key_file;                   // PEM private key, unencrypted
+  std::string json_path;                  // "$.listeners[2].tls" or "$.listeners[2].tls[1]"
+};
+
+/// A listener's `tls`: when present, the listener speaks TLS.
+struct TlsConfig {
+  std::vector<TlsCertificateConfig> certificates;  // never empty; the first is served when no name matches
+  TlsVersion min_version = TlsVersion::tls1_2;
+  std::string ciphers = kDefaultTlsCiphers;            // TLS 1.2 and below
+  std::string ciphersuites = kDefaultTlsCiphersuites;  // TLS 1.3
+  bool session_tickets = true;
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::string json_path;  // the object holding the settings above: "$.listeners[2].tls" or "...tls[0]"
+};
+
 struct ListenerConfig {
   std::string name;
   ListenAddress address;
@@ -47,6 +79,7 @@ struct ListenerConfig {
   std::vector<RouteConfig> routes;  // http only
   HttpLimitsConfig limits;          // http only
   TimeoutsConfig timeouts;
+  std::optional<TlsConfig> tls;     // absent: plain TCP
   std::string json_path;            // where it came from, for errors found later (e.g. bind)
 };
 

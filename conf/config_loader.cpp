@@ -10,6 +10,7 @@
 
 #include "conf/config_error.hpp"
 #include "conf/json_node.hpp"
+#include "conf/tls_config_reader.hpp"
 
 namespace tiffany {
 namespace {
@@ -110,8 +111,8 @@ TimeoutsConfig read_timeouts(const JsonNode& node, bool http) {
   return timeouts;
 }
 
-ListenerConfig read_listener(const JsonNode& node) {
-  ObjectReader reader(node, {"name", "address", "protocol", "routes", "limits", "timeouts"});
+ListenerConfig read_listener(const JsonNode& node, const std::string& directory) {
+  ObjectReader reader(node, {"name", "address", "protocol", "routes", "limits", "timeouts", "tls"});
   ListenerConfig listener;
   listener.json_path = node.path();
   listener.name = reader.required("name").as_nonempty_string();
@@ -138,6 +139,7 @@ ListenerConfig read_listener(const JsonNode& node) {
       }
     }
   }
+  if (auto tls = reader.optional("tls")) listener.tls = read_tls(*tls, directory);
   return listener;
 }
 
@@ -198,7 +200,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   if (items.empty()) listeners.fail("at least one listener");
   std::set<std::string> names;
   for (const JsonNode& item : items) {
-    ListenerConfig listener = read_listener(item);
+    ListenerConfig listener = read_listener(item, config.directory);
     if (!names.insert(listener.name).second) {
       throw ConfigError(file, item.path() + ".name", "duplicate listener name \"" + listener.name + "\"");
     }

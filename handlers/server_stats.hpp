@@ -15,6 +15,9 @@ struct ServerStats {
   std::atomic<std::uint64_t> connections_total{0};
   std::atomic<std::uint64_t> requests_total{0};
   std::atomic<std::uint64_t> timeouts_total{0};  // connections closed by a timeout
+  std::atomic<std::uint64_t> tls_handshakes_total{0};    // completed TLS handshakes
+  std::atomic<std::uint64_t> tls_handshake_failures{0};  // failed or timed out: the connection was closed
+  std::atomic<std::uint64_t> tls_handshake_timeouts{0};  // the failures that ran out of time
 };
 
 /// The process's counters.

@@ -11,6 +11,8 @@
 #include "server/connection_protocol.hpp"
 #include "server/echo_protocol.hpp"
 #include "server/http_protocol.hpp"
+#include "server/plain_transport.hpp"
+#include "server/tls/tls_transport.hpp"
 
 namespace tiffany {
 namespace {
@@ -46,9 +48,9 @@ std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& 
   return handler;
 }
 
-std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const ListenerConfig& listener,
-                                               const HandlerRegistry& registry, AccessLog* access_log,
-                                               ConnectionTracker* tracker) {
+std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerConfig& listener,
+                                           const HandlerRegistry& registry, AccessLog* access_log,
+                                           ConnectionTracker* tracker) {
   http::HttpSite site;
   site.access_log = access_log;
   site.tracker = tracker;
@@ -77,16 +79,38 @@ std::unique_ptr<ConnectionProtocol> build_http(const Config& config, const Liste
 
 }  // namespace
 
+TlsContexts build_tls_contexts(const Config& config) {
+  TlsContexts contexts;
+  for (const ListenerConfig& listener : config.listeners) {
+    if (!listener.tls) {
+      contexts.push_back(nullptr);
+      continue;
+    }
+    // Why ALPN only for http: it names the application protocol, and echo has none to agree on.
+    contexts.push_back(std::make_shared<const tls::TlsContext>(*listener.tls, config.file,
+                                                               listener.protocol == Protocol::http ? "http/1.1" : ""));
+  }
+  return contexts;
+}
+
 std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
                                                                  const HandlerRegistry& registry,
+                                                                 const TlsContexts& tls_contexts,
                                                                  AccessLog* access_log, ConnectionTracker* tracker) {
   std::vector<std::unique_ptr<ConnectionProtocol>> protocols;
-  for (const ListenerConfig& listener : config.listeners) {
+  for (std::size_t i = 0; i < config.listeners.size(); ++i) {
+    const ListenerConfig& listener = config.listeners[i];
+    std::unique_ptr<StreamProtocol> protocol;
     if (listener.protocol == Protocol::http) {
-      protocols.push_back(build_http(config, listener, registry, access_log, tracker));
+      protocol = build_http(config, listener, registry, access_log, tracker);
     } else {
-      protocols.push_back(std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
-                                                         std::chrono::milliseconds(listener.timeouts.write_ms), tracker));
+      protocol = std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
+                                                std::chrono::milliseconds(listener.timeouts.write_ms), tracker);
+    }
+    if (tls_contexts.at(i) != nullptr) {
+      protocols.push_back(std::make_unique<tls::TlsTransport>(tls_contexts[i], std::move(protocol)));
+    } else {
+      protocols.push_back(std::make_unique<PlainTransport>(std::move(protocol)));
     }
   }
   return protocols;

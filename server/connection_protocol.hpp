@@ -1,4 +1,5 @@
-// ConnectionProtocol: what a listener runs on each accepted connection.
+// ConnectionProtocol: what a listener runs on each accepted connection: a
+// transport (plain TCP or TLS) around a StreamProtocol (echo, HTTP).
 #pragma once
 
 #include <sys/socket.h>
@@ -23,9 +24,20 @@ class ConnectionProtocol {
   virtual ~ConnectionProtocol() = default;
   /// Serves one connection until it ends; owns `socket`.
   virtual Task<void> serve(UniqueFd socket, sockaddr_storage peer) = 0;
-  /// "echo", "http": for start-up lines.
+  /// "echo", "http", "https", "echo over TLS": for start-up lines.
   virtual const char* name() const noexcept = 0;
 };
+
+namespace tls {
+class TlsContext;
+}
+
+/// Each listener's TLS context (null for plain listeners), in config order.
+/// Built once per process and shared by the workers: OpenSSL contexts are
+/// thread-safe, and one context means one session cache and ticket key.
+/// Throws ConfigError for a bad certificate, key or setting.
+using TlsContexts = std::vector<std::shared_ptr<const tls::TlsContext>>;
+TlsContexts build_tls_contexts(const Config& config);
 
 /// Builds each listener's protocol (for HTTP: its routes and handlers), in
 /// config order; HTTP requests are logged to `access_log` if given, and
@@ -33,6 +45,7 @@ class ConnectionProtocol {
 /// ConfigError naming the JSON path of any problem.
 std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
                                                                  const HandlerRegistry& registry,
+                                                                 const TlsContexts& tls_contexts,
                                                                  AccessLog* access_log = nullptr,
                                                                  ConnectionTracker* tracker = nullptr);
 

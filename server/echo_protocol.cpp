@@ -1,4 +1,4 @@
-// The echo protocol: Recv, then Send until all of it is out, until EOF.
+// The echo protocol: read, then write all of it back, until EOF.
 #include "server/echo_protocol.hpp"
 
 #include <cstddef>
@@ -7,17 +7,14 @@
 #include "coro/deadline.hpp"
 #include "coro/task_canceled.hpp"
 #include "handlers/server_stats.hpp"
-#include "reactor/recv.hpp"
 #include "server/connection_tracker.hpp"
-#include "reactor/send.hpp"
 
 namespace tiffany {
 namespace {
 constexpr std::size_t kEchoBufferSize = 16 * 1024;
 }
 
-Task<void> EchoProtocol::serve(UniqueFd socket, sockaddr_storage) {
-  const int fd = socket.get();
+Task<void> EchoProtocol::serve(ByteStream& stream, sockaddr_storage) {
   char buffer[kEchoBufferSize];  // lives in the coroutine frame: no allocation per message
   Deadline deadline = Deadline::after(idle_);
   std::optional<ConnectionTracker::Membership> membership;
@@ -26,16 +23,16 @@ Task<void> EchoProtocol::serve(UniqueFd socket, sockaddr_storage) {
     for (;;) {
       deadline.rearm_after(idle_);
       if (membership) membership->set_idle(true);
-      const IoResult received = co_await Recv{fd, buffer, sizeof buffer};
+      const IoResult received = co_await stream.read(buffer, sizeof buffer);
       if (membership) membership->set_idle(false);
-      if (!received || received.bytes() == 0) co_return;  // reset, error, or the peer is done sending
-      deadline.rearm_after(write_);
-      std::size_t sent = 0;
-      while (sent < received.bytes()) {
-        const IoResult put = co_await Send{fd, buffer + sent, received.bytes() - sent};
-        if (!put) co_return;
-        sent += put.bytes();
+      if (!received) co_return;  // reset or error
+      if (received.bytes() == 0) {
+        stream.finish();  // the peer is done sending: end our side too (TLS: close_notify)
+        co_return;
       }
+      deadline.rearm_after(write_);
+      const IoResult sent = co_await stream.write(buffer, received.bytes());
+      if (!sent) co_return;
     }
   } catch (const TaskCanceled&) {
     if (!deadline.expired()) throw;  // canceled for another reason (shutdown)

@@ -3,20 +3,21 @@
 
 #include <chrono>
 
-#include "server/connection_protocol.hpp"
+#include "server/stream_protocol.hpp"
 
 namespace tiffany {
 
+class ConnectionTracker;
+
 /// Echoes everything a connection receives until the peer closes its side or
-/// the connection fails, then closes the socket. Partial sends are completed
-/// before the next receive, so bytes come back in order and none are lost.
-/// A connection that sends nothing for `idle`, or does not take our bytes for
-/// `write`, is closed.
-class EchoProtocol final : public ConnectionProtocol {
+/// the connection fails. Each piece is written out in full before the next
+/// read, so bytes come back in order and none are lost. A connection that
+/// sends nothing for `idle`, or does not take our bytes for `write`, is closed.
+class EchoProtocol final : public StreamProtocol {
  public:
   EchoProtocol(std::chrono::milliseconds idle, std::chrono::milliseconds write, ConnectionTracker* tracker) noexcept
       : idle_(idle), write_(write), tracker_(tracker) {}
-  Task<void> serve(UniqueFd socket, sockaddr_storage peer) override;
+  Task<void> serve(ByteStream& stream, sockaddr_storage peer) override;
   const char* name() const noexcept override { return "echo"; }
 
  private:

@@ -1,13 +1,12 @@
-// The HTTP protocol: a socket stream and an HttpConnection per connection.
+// The HTTP protocol: an HttpConnection per connection.
 #include "server/http_protocol.hpp"
 
+#include "server/connection_protocol.hpp"
 #include "server/http/http_connection.hpp"
-#include "server/socket_stream.hpp"
 
 namespace tiffany {
 
-Task<void> HttpProtocol::serve(UniqueFd socket, sockaddr_storage peer) {
-  SocketStream stream(std::move(socket));
+Task<void> HttpProtocol::serve(ByteStream& stream, sockaddr_storage peer) {
   http::HttpConnection connection(stream, site_, format_peer(peer));
   co_await connection.run();
 }

@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
       }
     }
     if (check_only) {
-      (void)tiffany::build_protocols(config, registry);  // routes and handler params, without binding
+      // Certificates, routes and handler params, without binding.
+      (void)tiffany::build_protocols(config, registry, tiffany::build_tls_contexts(config));
       std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());
       return kExitOk;
     }

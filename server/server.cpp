@@ -55,7 +55,8 @@ Server::Server(Config config, const HandlerRegistry& registry)
       registry_(registry),
       workers_(config_.workers != 0 ? config_.workers : std::max(1u, std::thread::hardware_concurrency())) {
   config_.workers = workers_;
-  (void)build_protocols(config_, registry_);  // every route and handler param is checked before binding
+  tls_contexts_ = build_tls_contexts(config_);                // certificates and keys are read here
+  (void)build_protocols(config_, registry_, tls_contexts_);  // every route and handler param is checked before binding
   if (config_.access_log.enabled) access_log_file_ = open_access_log(config_);
   sockets_.resize(workers_);
   for (const ListenerConfig& listener : config_.listeners) {
@@ -77,15 +78,18 @@ int Server::run(int signal_fd) {
   std::vector<std::unique_ptr<Worker>> workers;
   std::string backend;
   for (std::size_t w = 0; w < workers_; ++w) {
-    workers.push_back(std::make_unique<Worker>(w, config_, registry_, std::move(sockets_[w]),
+    workers.push_back(std::make_unique<Worker>(w, config_, registry_, tls_contexts_, std::move(sockets_[w]),
                                                access_log_file_ ? access_log_file_.get() : -1));
     backend = workers.back()->start();
   }
   std::printf("tiffany %s: %zu worker%s, I/O backend %s\n", kVersion, workers_, workers_ == 1 ? "" : "s",
               backend.c_str());
   for (std::size_t i = 0; i < config_.listeners.size(); ++i) {
-    std::printf("tiffany: listener \"%s\" serving %s on %s\n", config_.listeners[i].name.c_str(),
-                config_.listeners[i].protocol == Protocol::http ? "http" : "echo", bound_[i].to_string().c_str());
+    const ListenerConfig& listener = config_.listeners[i];
+    const bool http = listener.protocol == Protocol::http;
+    const char* protocol = listener.tls ? (http ? "https" : "echo over TLS") : (http ? "http" : "echo");
+    std::printf("tiffany: listener \"%s\" serving %s on %s\n", listener.name.c_str(), protocol,
+                bound_[i].to_string().c_str());
   }
   std::fflush(stdout);
 

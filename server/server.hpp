@@ -7,6 +7,7 @@
 
 #include "conf/config.hpp"
 #include "reactor/unique_fd.hpp"
+#include "server/connection_protocol.hpp"
 #include "server/listen_socket.hpp"
 #include "server/worker.hpp"
 
@@ -34,6 +35,7 @@ class Server {
   Config config_;
   const HandlerRegistry& registry_;
   std::size_t workers_;
+  TlsContexts tls_contexts_;                       // [listener], shared by the workers
   UniqueFd access_log_file_;                       // when the log goes to a file
   std::vector<std::vector<ListenSocket>> sockets_;  // [worker][listener]
   std::vector<ListenAddress> bound_;                // [listener]: the address really bound

@@ -20,12 +20,14 @@ Task<IoResult> SocketStream::write(const char* data, std::size_t size) {
   co_return IoResult{0};  // success; callers wanted all of it, and a size could overflow the int
 }
 
-void SocketStream::finish() noexcept {
-  ::shutdown(socket_.get(), SHUT_WR);
+void SocketStream::finish() noexcept { finish_socket(socket_.get()); }
+
+void finish_socket(int fd) noexcept {
+  ::shutdown(fd, SHUT_WR);
   // Why: closing with unread input makes the kernel send RST, which can
   // destroy our last response in the peer's buffer before it reads it.
   char sink[4096];
-  for (int i = 0; i < 16 && ::recv(socket_.get(), sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+  for (int i = 0; i < 16 && ::recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
   }
 }
 

@@ -20,4 +20,8 @@ class SocketStream final : public ByteStream {
   UniqueFd socket_;
 };
 
+/// ByteStream::finish for a socket: half-closes it (SHUT_WR) and drops input
+/// that is already waiting, without blocking. The socket stays open.
+void finish_socket(int fd) noexcept;
+
 }  // namespace tiffany

@@ -38,8 +38,13 @@ Task<void> publish_counters(const ConnectionTracker& tracker, std::atomic<std::s
 }  // namespace
 
 Worker::Worker(std::size_t index, const Config& config, const HandlerRegistry& registry,
-               std::vector<ListenSocket> sockets, int access_log_fd)
-    : index_(index), config_(config), registry_(registry), sockets_(std::move(sockets)), access_log_fd_(access_log_fd) {}
+               const TlsContexts& tls_contexts, std::vector<ListenSocket> sockets, int access_log_fd)
+    : index_(index),
+      config_(config),
+      registry_(registry),
+      tls_contexts_(tls_contexts),
+      sockets_(std::move(sockets)),
+      access_log_fd_(access_log_fd) {}
 
 Worker::~Worker() {
   stop();
@@ -65,7 +70,7 @@ void Worker::run(std::promise<std::string>& ready) {
     }
     const std::size_t workers = std::max<std::size_t>(config_.workers, 1);
     ConnectionTracker tracker((config_.max_connections + workers - 1) / workers);
-    const auto protocols = build_protocols(config_, registry_, access_log.get(), &tracker);
+    const auto protocols = build_protocols(config_, registry_, tls_contexts_, access_log.get(), &tracker);
     // Why: declared after everything the tasks use, so its destructor (which
     // destroys unfinished connection tasks) runs while those still exist.
     const SchedulerConfig& tuning = config_.scheduler;

@@ -14,6 +14,7 @@
 
 #include "conf/config.hpp"
 #include "coro/remote_queue.hpp"
+#include "server/connection_protocol.hpp"
 #include "server/listen_socket.hpp"
 
 namespace tiffany {
@@ -26,8 +27,8 @@ class HandlerRegistry;
 class Worker {
  public:
   /// `access_log_fd` < 0: no access log.
-  Worker(std::size_t index, const Config& config, const HandlerRegistry& registry, std::vector<ListenSocket> sockets,
-         int access_log_fd);
+  Worker(std::size_t index, const Config& config, const HandlerRegistry& registry, const TlsContexts& tls_contexts,
+         std::vector<ListenSocket> sockets, int access_log_fd);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
   ~Worker();
@@ -51,6 +52,7 @@ class Worker {
   std::size_t index_;
   const Config& config_;
   const HandlerRegistry& registry_;
+  const TlsContexts& tls_contexts_;
   std::vector<ListenSocket> sockets_;
   int access_log_fd_;
   std::thread thread_;

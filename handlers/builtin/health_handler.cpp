@@ -22,6 +22,11 @@ Task<void> StatusHandler::handle(http::Request&, http::Response& response) {
   document.emplace("connections_open", picojson::value(static_cast<double>(stats.connections_open.load())));
   document.emplace("connections_total", picojson::value(static_cast<double>(stats.connections_total.load())));
   document.emplace("requests_total", picojson::value(static_cast<double>(stats.requests_total.load())));
+  document.emplace("tls_handshakes_total", picojson::value(static_cast<double>(stats.tls_handshakes_total.load())));
+  document.emplace("tls_handshake_failures",
+                   picojson::value(static_cast<double>(stats.tls_handshake_failures.load())));
+  document.emplace("tls_handshake_timeouts",
+                   picojson::value(static_cast<double>(stats.tls_handshake_timeouts.load())));
   document.emplace("timeouts_total", picojson::value(static_cast<double>(stats.timeouts_total.load())));
   // This worker's kernel.
   const SchedulerStats& tasks = Scheduler::current().stats();

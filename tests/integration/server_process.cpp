@@ -17,9 +17,10 @@
 namespace tiffany::testing {
 namespace {
 
-// Starts `program` (a path, or a name looked up in PATH) with `args`.
+// Starts `program` (a path, or a name looked up in PATH) with `args`; its
+// standard input is `in_path` if given, else the test's own.
 pid_t spawn_program(const std::string& program, const std::vector<std::string>& args, const std::string& out_path,
-                    const std::string& err_path) {
+                    const std::string& err_path, const std::string& in_path = "") {
   // Why: everything is prepared before fork(); the child of a threaded
   // process may only make async-signal-safe calls (no allocation).
   std::vector<char*> argv;
@@ -30,6 +31,7 @@ pid_t spawn_program(const std::string& program, const std::vector<std::string>& 
   if (pid != 0) return pid;
   const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!in_path.empty()) ::dup2(::open(in_path.c_str(), O_RDONLY), STDIN_FILENO);
   ::dup2(out, STDOUT_FILENO);
   ::dup2(err, STDERR_FILENO);
   ::execvp(argv[0], argv.data());
@@ -165,8 +167,14 @@ RunResult run_tiffany(const std::vector<std::string>& args, std::chrono::millise
 
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       std::chrono::milliseconds timeout) {
+  return run_program_with_input(program, args, std::string(), timeout);
+}
+
+RunResult run_program_with_input(const std::string& program, const std::vector<std::string>& args,
+                                 const std::string& input, std::chrono::milliseconds timeout) {
   TempDir dir;
-  const pid_t pid = spawn_program(program, args, dir.path() + "/stdout", dir.path() + "/stderr");
+  const std::string in_path = input.empty() ? std::string() : dir.write("stdin", input);
+  const pid_t pid = spawn_program(program, args, dir.path() + "/stdout", dir.path() + "/stderr", in_path);
   RunResult result;
   result.exit_code = reap(pid, timeout);
   result.out = read_file(dir.path() + "/stdout");

@@ -74,6 +74,11 @@ RunResult run_tiffany(const std::vector<std::string>& args,
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+/// Like run_program, with `input` as the program's standard input.
+RunResult run_program_with_input(const std::string& program, const std::vector<std::string>& args,
+                                 const std::string& input,
+                                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
 /// Reads a whole file; empty if missing.
 std::string read_file(const std::string& path);
 

@@ -48,7 +48,10 @@ TEST(ConfigLoader, ReadsSchedulerAndOffloadSettings) {
 
 TEST(ConfigLoader, ShippedDefaultConfigIsValid) {
   const Config config = load_config(std::string(TIFFANY_SOURCE_DIR) + "/conf/tiffany.json");
-  EXPECT_FALSE(config.listeners.empty());
+  ASSERT_EQ(config.listeners.size(), 3u);
+  ASSERT_TRUE(config.listeners[2].tls.has_value());  // the HTTPS listener; its files are read at start-up
+  EXPECT_EQ(config.listeners[2].tls->certificates[0].cert_file,
+            std::string(TIFFANY_SOURCE_DIR) + "/conf/tls/self-signed.crt");
 }
 
 struct Case {
@@ -79,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"UnknownListenerKey",
              R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "port": 1}]})",
              "test.json: $.listeners[0].port: unknown key; expected one of \"name\", \"address\", \"protocol\", "
-             "\"routes\", \"limits\", \"timeouts\""},
+             "\"routes\", \"limits\", \"timeouts\", \"tls\""},
         Case{"NameNotAString", R"({"listeners": [{"name": 5, "address": "127.0.0.1:1", "protocol": "echo"}]})",
              "test.json: $.listeners[0].name: expected a non-empty string, got 5"},
         Case{"AddressWithoutPort", R"({"listeners": [{"name": "e", "address": "127.0.0.1", "protocol": "echo"}]})",

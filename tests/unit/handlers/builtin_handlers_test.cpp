@@ -94,6 +94,7 @@ TEST(HealthHandler, SaysOk) {
 
 TEST(StatusHandler, ReportsTheServerCounters) {
   server_stats().requests_total.fetch_add(5);
+  server_stats().tls_handshake_failures.fetch_add(2);
   const auto params = params_from("{}");
   StatusHandler handler{HandlerParams(params)};
   auto request = make_request("GET", "/status");
@@ -109,6 +110,9 @@ TEST(StatusHandler, ReportsTheServerCounters) {
   auto& scheduler = document["scheduler"].get<picojson::object>();
   EXPECT_GE(scheduler["spawned"].get<double>(), 1.0);  // at least the handler's own task
   EXPECT_GE(scheduler["context_switches"].get<double>(), 1.0);
+  EXPECT_TRUE(document["tls_handshakes_total"].is<double>());
+  EXPECT_GE(document["tls_handshake_failures"].get<double>(), 2.0);
+  EXPECT_TRUE(document["tls_handshake_timeouts"].is<double>());
 }
 
 TEST(HandlerParams, ReportsKeysNoFactoryAskedFor) {

@@ -1,0 +1,34 @@
+// TlsTransport: handshake with a deadline, counting, then the protocol.
+#include "server/tls/tls_transport.hpp"
+
+#include <cstring>
+
+#include "handlers/server_stats.hpp"
+#include "server/socket_watchdog.hpp"
+#include "server/tls/tls_stream.hpp"
+
+namespace tiffany::tls {
+
+TlsTransport::TlsTransport(std::shared_ptr<const TlsContext> context, std::unique_ptr<StreamProtocol> protocol)
+    : context_(std::move(context)), protocol_(std::move(protocol)) {
+  name_ = std::strcmp(protocol_->name(), "http") == 0 ? "https" : std::string(protocol_->name()) + " over TLS";
+}
+
+Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer) {
+  TlsStream stream(std::move(socket), *context_);
+  ServerStats& stats = server_stats();
+  {
+    SocketWatchdog::Guard deadline(stream.fd(), context_->handshake_timeout());
+    const bool established = co_await stream.handshake();
+    deadline.disarm();
+    if (!established) {
+      stats.tls_handshake_failures.fetch_add(1, std::memory_order_relaxed);
+      if (deadline.fired()) stats.tls_handshake_timeouts.fetch_add(1, std::memory_order_relaxed);
+      co_return;
+    }
+  }
+  stats.tls_handshakes_total.fetch_add(1, std::memory_order_relaxed);
+  co_await protocol_->serve(stream, peer);
+}
+
+}  // namespace tiffany::tls

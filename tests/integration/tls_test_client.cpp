@@ -1,0 +1,92 @@
+// TlsTestClient: connect, handshake, send, receive with a deadline, reset.
+#include "tls_test_client.hpp"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <openssl/err.h>
+
+#include <cerrno>
+
+#include "echo_client.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+std::string openssl_error() {
+  char text[256] = "";
+  ERR_error_string_n(ERR_get_error(), text, sizeof text);
+  ERR_clear_error();
+  return text;
+}
+
+}  // namespace
+
+TlsTestClient::TlsTestClient(int port, const std::string& ca_file, const std::string& server_name)
+    : ctx_(SSL_CTX_new(TLS_client_method())), fd_(connect_loopback(port)) {
+  if (!fd_) {
+    error_ = "cannot connect";
+    return;
+  }
+  SSL_CTX_set_verify(ctx_.get(), SSL_VERIFY_PEER, nullptr);
+  if (SSL_CTX_load_verify_locations(ctx_.get(), ca_file.c_str(), nullptr) != 1) {
+    error_ = "cannot load " + ca_file + ": " + openssl_error();
+    return;
+  }
+  const timeval patience{10, 0};  // a stalled server fails the test instead of hanging it
+  ::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  ssl_.reset(SSL_new(ctx_.get()));
+  SSL_set_fd(ssl_.get(), fd_.get());
+  SSL_set_tlsext_host_name(ssl_.get(), server_name.c_str());
+  SSL_set1_host(ssl_.get(), server_name.c_str());
+  if (SSL_connect(ssl_.get()) != 1) {
+    error_ = "handshake failed: " + openssl_error();
+    return;
+  }
+  ok_ = true;
+}
+
+TlsTestClient::~TlsTestClient() {
+  if (ok_ && fd_) SSL_shutdown(ssl_.get());
+  ERR_clear_error();
+}
+
+bool TlsTestClient::send(std::string_view data) {
+  while (!data.empty()) {
+    const int n = SSL_write(ssl_.get(), data.data(), static_cast<int>(data.size()));
+    if (n <= 0) {
+      ERR_clear_error();
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+std::string TlsTestClient::receive(std::size_t size, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string got;
+  char buffer[16 * 1024];
+  while (got.size() < size && std::chrono::steady_clock::now() < deadline) {
+    timeval tick{0, 100'000};
+    ::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof tick);
+    const int n = SSL_read(ssl_.get(), buffer, sizeof buffer);
+    if (n > 0) {
+      got.append(buffer, static_cast<std::size_t>(n));
+      continue;
+    }
+    const int error = SSL_get_error(ssl_.get(), n);
+    ERR_clear_error();
+    if (error != SSL_ERROR_WANT_READ && !(error == SSL_ERROR_SYSCALL && errno == EAGAIN)) break;
+  }
+  return got;
+}
+
+void TlsTestClient::reset() {
+  const linger abort{1, 0};
+  ::setsockopt(fd_.get(), SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+  fd_.reset();
+  ok_ = false;
+}
+
+}  // namespace tiffany::testing
