@@ -17,7 +17,7 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 port_tiffany=17000 port_limit=17001
 cat >"$work/echo.json" <<JSON
-{"listeners": [{"name": "echo", "address": "127.0.0.1:$port_tiffany", "protocol": "echo"}]}
+{"workers": 1, "listeners": [{"name": "echo", "address": "127.0.0.1:$port_tiffany", "protocol": "echo"}]}
 JSON
 
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }

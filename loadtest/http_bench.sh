@@ -98,6 +98,7 @@ port_of() {
 write_tiffany_conf() {
   cat >"$work/tiffany.json" <<JSON
 {
+  "workers": 1,
   "listeners": [
     {
       "name": "bench",

@@ -27,7 +27,7 @@ openssl req -x509 "${newkey[@]}" -nodes -days 2 -subj /CN=localhost \
 ciphers=$(sed -n '/kDefaultTlsCiphers =/,/;$/p' conf/config.hpp | grep -o '"[^"]*"' | tr -d '"\n')
 
 cat >"$work/tiffany.json" <<JSON
-{"listeners": [{"name": "https", "address": "127.0.0.1:$port_tiffany", "protocol": "http",
+{"workers": 1, "listeners": [{"name": "https", "address": "127.0.0.1:$port_tiffany", "protocol": "http",
   "tls": {"cert": "cert.pem", "key": "key.pem"},
   "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]}
 JSON
