@@ -77,7 +77,14 @@ TEST(Hardening, SlowlorisConnectionsAreClosedWhileOthersAreServedFast) {
   done = true;
   normal.join();
   EXPECT_GT(answered, 20);
-  EXPECT_LT(worst, 100ms) << "a normal client waited behind the slow ones";
+#ifndef TIFFANY_SANITIZED_BUILD
+  constexpr auto kBound = 100ms;  // the goal: checked by the plain build
+#else
+  // Why: under ASan+UBSan/TSan, answering 2,000 timed-out connections at
+  // once takes several times longer; only the plain build measures latency.
+  constexpr auto kBound = 1000ms;
+#endif
+  EXPECT_LT(worst, kBound) << "a normal client waited behind the slow ones";
   int closed_with_408 = 0;
   for (UniqueFd& fd : slow) {
     char buffer[256];
@@ -88,6 +95,13 @@ TEST(Hardening, SlowlorisConnectionsAreClosedWhileOthersAreServedFast) {
 }
 
 TEST(Hardening, RunningOutOfDescriptorsNeitherSpinsNorKills) {
+#ifdef TIFFANY_SANITIZED_BUILD
+  // Why: UBSan's vptr check reads memory through IsAccessibleMemoryRange,
+  // which needs a pipe() — two file descriptors. In a process out of them it
+  // reports every virtual call as "invalid vptr" and aborts: a false positive
+  // of the sanitizer runtime, not of the server. The plain build runs it.
+  GTEST_SKIP() << "UBSan's vptr check needs file descriptors this test takes away";
+#endif
   ServerProcess server({"prlimit", "--nofile=64:64"}, kSite);
   const int port = server.port_of("web");
   ASSERT_GT(port, 0);
