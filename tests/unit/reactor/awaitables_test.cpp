@@ -20,6 +20,7 @@
 #include "reactor/send.hpp"
 #include "reactor/unique_fd.hpp"
 #include "support/loopback_socket.hpp"
+#include "support/socket_pair.hpp"
 #include "reactor_fixture.hpp"
 
 namespace tiffany {
@@ -39,16 +40,7 @@ struct Pipe {
   }
 };
 
-struct SocketPair {
-  UniqueFd a;
-  UniqueFd b;
-  SocketPair() {
-    int fds[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-    a.reset(fds[0]);
-    b.reset(fds[1]);
-  }
-};
+using testing::SocketPair;
 
 double thread_cpu_ms() {
   timespec ts{};

@@ -15,6 +15,7 @@
 #include "reactor/recv.hpp"
 #include "reactor/unique_fd.hpp"
 #include "unit/reactor/uring_fixture.hpp"
+#include "support/socket_pair.hpp"
 
 namespace tiffany {
 namespace {
@@ -22,16 +23,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-struct SocketPair {
-  UniqueFd a;
-  UniqueFd b;
-  SocketPair() {
-    int fds[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-    a.reset(fds[0]);
-    b.reset(fds[1]);
-  }
-};
+using testing::SocketPair;
 
 struct Watched {
   IoResult received{-1};
