@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <new>
 #include <cerrno>
 #include <system_error>
+
+#include "reactor/spare_read_buffers.hpp"
 
 namespace tiffany {
 namespace {
@@ -49,7 +52,8 @@ bool EpollReactor::wants_write(const IoRequest& request) noexcept {
   }
 }
 
-bool EpollReactor::attempt(const IoRequest& r, bool retry, int& result) noexcept {
+bool EpollReactor::attempt(IoOperation& op, bool retry, int& result) noexcept {
+  const IoRequest& r = op.request();
   for (;;) {
     ssize_t n = -1;
     switch (r.kind) {
@@ -57,6 +61,23 @@ bool EpollReactor::attempt(const IoRequest& r, bool retry, int& result) noexcept
         return false;  // only epoll can say; the result is the readiness it reports
       case IoKind::recv:
         n = ::recv(r.fd, r.buffer, r.length, r.flags | MSG_DONTWAIT);
+        break;
+      case IoKind::recv_pooled:
+        // Why: a spare is taken only for the attempt and given back if no
+        // bytes are there, so a waiting connection holds no buffer.
+        if (!op.has_buffer()) {
+          try {
+            op.lend_buffer(SpareReadBuffers::for_this_thread().take());
+          } catch (const std::bad_alloc&) {
+            result = -ENOMEM;
+            return true;
+          }
+        }
+        n = ::recv(r.fd, r.buffer, r.length, r.flags | MSG_DONTWAIT);
+        if (n < 0 && would_block(errno)) {
+          op.return_buffer();
+          return false;
+        }
         break;
       case IoKind::send:
         n = ::send(r.fd, r.buffer, r.length, r.flags | MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -93,7 +114,7 @@ bool EpollReactor::attempt(const IoRequest& r, bool retry, int& result) noexcept
 
 void EpollReactor::start(IoOperation& op) {
   int result = 0;
-  if (attempt(op.request(), false, result)) {
+  if (attempt(op, false, result)) {
     finish(op, result);
     return;
   }
@@ -181,14 +202,14 @@ void EpollReactor::on_ready(int fd, std::uint32_t events) {
   const bool failed = (events & (EPOLLERR | EPOLLHUP)) != 0;
   if (interest.reader != nullptr && (failed || (events & EPOLLIN))) {
     int result = static_cast<int>(events & (POLLIN | POLLOUT | POLLERR | POLLHUP | POLLPRI));
-    if (interest.reader->request().kind == IoKind::poll || attempt(interest.reader->request(), true, result)) {
+    if (interest.reader->request().kind == IoKind::poll || attempt(*interest.reader, true, result)) {
       --parked_;
       finish(*std::exchange(interest.reader, nullptr), result);
     }
   }
   if (interest.writer != nullptr && (failed || (events & EPOLLOUT))) {
     int result = static_cast<int>(events & (POLLIN | POLLOUT | POLLERR | POLLHUP | POLLPRI));
-    if (interest.writer->request().kind == IoKind::poll || attempt(interest.writer->request(), true, result)) {
+    if (interest.writer->request().kind == IoKind::poll || attempt(*interest.writer, true, result)) {
       --parked_;
       finish(*std::exchange(interest.writer, nullptr), result);
     }

@@ -46,7 +46,7 @@ class EpollReactor final : public Reactor {
 
   /// Tries `op`'s system call; true with `result` when it finished (or failed
   /// for good), false when it would block.
-  static bool attempt(const IoRequest& request, bool retry, int& result) noexcept;
+  static bool attempt(IoOperation& op, bool retry, int& result) noexcept;
   static bool wants_write(const IoRequest& request) noexcept;
   void park(IoOperation& op);
   void unpark(IoOperation& op) noexcept;

@@ -47,7 +47,37 @@ void IoOperation::complete_canceled() noexcept {
 void IoOperation::complete(int result) noexcept {
   in_flight_ = false;
   result_ = result;
-  if (task_ != nullptr) scheduler_->wake(*task_);
+  if (task_ != nullptr) {
+    scheduler_->wake(*task_);
+  } else if (callback_ != nullptr) {
+    callback_(*this, callback_context_);  // may destroy *this: nothing after it
+  } else {
+    buffer_.reset();  // orphaned: nobody will read these bytes
+  }
+}
+
+void IoOperation::start_detached(Callback callback, void* context) {
+  callback_ = callback;
+  callback_context_ = context;
+  reactor_ = &Reactor::current();
+  reactor_->start(*this);
+  in_flight_ = true;
+  started_ = true;
+}
+
+void IoOperation::lend_buffer(ReadLease buffer) noexcept {
+  buffer_ = std::move(buffer);
+  request_.buffer = buffer_.data();
+  request_.length = kReadBufferSize;
+}
+
+ReadLease IoOperation::take_buffer() noexcept {
+  if (result_ > 0) {
+    buffer_.set_size(static_cast<std::size_t>(result_));
+    return std::move(buffer_);
+  }
+  buffer_.reset();
+  return {};
 }
 
 }  // namespace tiffany

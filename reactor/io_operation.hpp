@@ -9,6 +9,7 @@
 
 #include "coro/cancelable_wait.hpp"
 #include "reactor/io_result.hpp"
+#include "reactor/read_lease.hpp"
 
 namespace tiffany {
 
@@ -16,7 +17,9 @@ class Reactor;
 class Scheduler;
 class TaskRecord;
 
-enum class IoKind : std::uint8_t { poll, recv, send, accept, connect };
+/// recv_pooled: a receive whose buffer the reactor lends when bytes arrive
+/// (see RecvPooled), so a connection waiting for input holds none.
+enum class IoKind : std::uint8_t { poll, recv, recv_pooled, send, accept, connect };
 
 /// A backend-neutral description of one operation.
 struct IoRequest {
@@ -49,13 +52,36 @@ class IoOperation : private CancelableWait {
   void await_suspend(std::coroutine_handle<> caller);
   IoResult await_resume() const;
 
+  /// What runs when a detached operation completes: on the reactor's thread,
+  /// from its poll, with the result in `op.result()`. It may destroy `op`.
+  using Callback = void (*)(IoOperation& op, void* context) noexcept;
+  /// Starts the operation with no task parked on it. Cancel it with
+  /// Reactor::cancel_async (the callback then sees -ECANCELED or a result
+  /// that won the race); destroying it while in flight cancels it silently.
+  void start_detached(Callback callback, void* context);
+  IoResult result() const noexcept { return IoResult{result_}; }
+  /// recv_pooled, once completed: the buffer holding the bytes (none after
+  /// an error); size() is the byte count.
+  ReadLease take_buffer() noexcept;
+
   // ---- the reactor's side ----
   const IoRequest& request() const noexcept { return request_; }
   bool in_flight() const noexcept { return in_flight_; }
-  /// Records the kernel's answer and wakes the parked task (unless orphaned).
+  /// Records the kernel's answer and wakes the parked task (or runs the
+  /// detached callback), unless orphaned.
   void complete(int result) noexcept;
   /// Detaches the operation from its task: its completion will wake nobody.
-  void orphan() noexcept { task_ = nullptr; }
+  void orphan() noexcept {
+    task_ = nullptr;
+    callback_ = nullptr;
+  }
+  /// recv_pooled: the reactor lends the buffer the bytes go into (it also
+  /// becomes request().buffer). Released by take_buffer()'s lease, or here
+  /// if nobody takes it.
+  void lend_buffer(ReadLease buffer) noexcept;
+  bool has_buffer() const noexcept { return buffer_.holds_buffer(); }
+  /// recv_pooled: gives an unused lent buffer back before a retry.
+  void return_buffer() noexcept { buffer_.reset(); }
   /// After a synchronous cancel of a still-wanted operation: report it
   /// canceled to its task (which orphan() detached) and wake it.
   void complete_canceled() noexcept;
@@ -67,6 +93,9 @@ class IoOperation : private CancelableWait {
   void cancel_wait(TaskRecord& task) noexcept override;
 
   IoRequest request_;
+  ReadLease buffer_;  // recv_pooled only
+  Callback callback_ = nullptr;
+  void* callback_context_ = nullptr;
   Reactor* reactor_ = nullptr;
   Scheduler* scheduler_ = nullptr;
   TaskRecord* task_ = nullptr;

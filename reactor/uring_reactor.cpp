@@ -3,12 +3,15 @@
 
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <system_error>
+
+#include "reactor/spare_read_buffers.hpp"
 
 namespace tiffany {
 namespace {
@@ -17,6 +20,8 @@ namespace {
 constexpr std::uint64_t kInternalUserData = 1;
 // user_data of the read on the wake-up eventfd.
 constexpr std::uint64_t kWakeUserData = 2;
+// The provided-buffer group pooled receives draw from.
+constexpr std::uint16_t kBufferGroup = 0;
 
 int setup_ring(io_uring& ring, unsigned entries, unsigned& flags_used) {
   // Why: try the fastest flag set first; older kernels reject unknown flags with EINVAL.
@@ -47,11 +52,43 @@ UringReactor::UringReactor(unsigned entries) {
     io_uring_queue_exit(&ring_);
     throw std::system_error(error, std::system_category(), "eventfd");
   }
+  setup_buffer_ring();
 }
 
 UringReactor::~UringReactor() {
-  io_uring_queue_exit(&ring_);  // also drops the pending wake read
+  io_uring_queue_exit(&ring_);  // also drops the pending wake read and the buffer ring
+  if (buffer_ring_ != nullptr) ::munmap(buffer_ring_, kProvidedBuffers * sizeof(io_uring_buf));
   ::close(wake_fd_);
+}
+
+void UringReactor::setup_buffer_ring() noexcept {
+  const std::size_t ring_bytes = kProvidedBuffers * sizeof(io_uring_buf);
+  void* ring = ::mmap(nullptr, ring_bytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (ring == MAP_FAILED) return;
+  io_uring_buf_reg registration{};
+  registration.ring_addr = reinterpret_cast<std::uint64_t>(ring);
+  registration.ring_entries = kProvidedBuffers;
+  registration.bgid = kBufferGroup;
+  if (io_uring_register_buf_ring(&ring_, &registration, 0) != 0) {  // before 5.19: spares only
+    ::munmap(ring, ring_bytes);
+    return;
+  }
+  buffer_ring_ = static_cast<io_uring_buf_ring*>(ring);
+  io_uring_buf_ring_init(buffer_ring_);
+  // Why not zeroed: pages the kernel never writes into stay out of the RSS.
+  provided_memory_.reset(new char[kProvidedBuffers * kReadBufferSize]);
+  const int mask = io_uring_buf_ring_mask(kProvidedBuffers);
+  for (unsigned id = 0; id < kProvidedBuffers; ++id) {
+    io_uring_buf_ring_add(buffer_ring_, provided_memory_.get() + id * kReadBufferSize, kReadBufferSize,
+                          static_cast<unsigned short>(id), mask, static_cast<int>(id));
+  }
+  io_uring_buf_ring_advance(buffer_ring_, kProvidedBuffers);
+}
+
+void UringReactor::give_back(std::uint32_t id, char* data) noexcept {
+  io_uring_buf_ring_add(buffer_ring_, data, kReadBufferSize, static_cast<unsigned short>(id),
+                        io_uring_buf_ring_mask(kProvidedBuffers), 0);
+  io_uring_buf_ring_advance(buffer_ring_, 1);
 }
 
 void UringReactor::wake() noexcept {
@@ -90,17 +127,48 @@ io_uring_sqe* UringReactor::next_sqe() {
 }
 
 void UringReactor::start(IoOperation& op) {
+  if (op.request().kind == IoKind::recv_pooled && buffer_ring_ == nullptr) {
+    op.lend_buffer(SpareReadBuffers::for_this_thread().take());
+  }
+  prepare(next_sqe(), op);
+  ++in_flight_;
+}
+
+void UringReactor::prepare(io_uring_sqe* sqe, IoOperation& op) {
   const IoRequest& r = op.request();
-  io_uring_sqe* sqe = next_sqe();
   switch (r.kind) {
     case IoKind::poll: io_uring_prep_poll_add(sqe, r.fd, r.poll_mask); break;
     case IoKind::recv: io_uring_prep_recv(sqe, r.fd, r.buffer, r.length, r.flags); break;
+    case IoKind::recv_pooled:
+      io_uring_prep_recv(sqe, r.fd, r.buffer, r.length, r.flags);
+      if (!op.has_buffer()) {  // the kernel picks one from the ring when bytes arrive
+        sqe->flags |= IOSQE_BUFFER_SELECT;
+        sqe->buf_group = kBufferGroup;
+      }
+      break;
     case IoKind::send: io_uring_prep_send(sqe, r.fd, r.buffer, r.length, r.flags | MSG_NOSIGNAL); break;
     case IoKind::accept: io_uring_prep_accept(sqe, r.fd, r.address, r.address_length, SOCK_CLOEXEC); break;
     case IoKind::connect: io_uring_prep_connect(sqe, r.fd, r.address, r.connect_length); break;
   }
   io_uring_sqe_set_data(sqe, &op);
-  ++in_flight_;
+}
+
+bool UringReactor::settle_pooled_receive(IoOperation& op, const io_uring_cqe& cqe) {
+  if (cqe.flags & IORING_CQE_F_BUFFER) {
+    const std::uint32_t id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
+    op.lend_buffer(ReadLease(*this, id, provided_memory_.get() + std::size_t{id} * kReadBufferSize, 0));
+    return true;
+  }
+  if (cqe.res != -ENOBUFS || op.has_buffer()) return true;
+  // Why: every ring buffer is lent out (many connections got bytes in one
+  // batch); the bytes are waiting, so a receive into a spare finishes at once.
+  try {
+    op.lend_buffer(SpareReadBuffers::for_this_thread().take());
+    prepare(next_sqe(), op);
+    return false;
+  } catch (...) {
+    return true;  // no memory or no room: report ENOBUFS
+  }
 }
 
 void UringReactor::cancel_async(IoOperation& op) noexcept {
@@ -175,8 +243,10 @@ void UringReactor::reap() noexcept {
       wake_armed_ = false;  // another thread woke us; re-armed before the next wait
       continue;
     }
+    auto& op = *static_cast<IoOperation*>(io_uring_cqe_get_data(cqe));
+    if (op.request().kind == IoKind::recv_pooled && !settle_pooled_receive(op, *cqe)) continue;
     --in_flight_;
-    static_cast<IoOperation*>(io_uring_cqe_get_data(cqe))->complete(cqe->res);
+    op.complete(cqe->res);
   }
   io_uring_cq_advance(&ring_, seen);
 }

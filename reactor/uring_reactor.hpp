@@ -6,16 +6,24 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "reactor/read_lease.hpp"
 #include "reactor/reactor.hpp"
 
 namespace tiffany {
 
 /// io_uring implementation of Reactor. Operations queue SQEs as tasks park;
 /// poll() submits them all and reaps every available completion in one batch.
-class UringReactor final : public Reactor {
+///
+/// Pooled receives (RecvPooled) use a provided-buffer ring of
+/// kProvidedBuffers buffers: the kernel picks one only when bytes arrive, so
+/// a connection waiting for input holds no memory of ours. When the ring is
+/// empty (-ENOBUFS) the receive is retried into a spare buffer; kernels
+/// without buffer rings use spares throughout.
+class UringReactor final : public Reactor, private ReadBufferOwner {
  public:
   /// Sets up the ring, preferring SINGLE_ISSUER and DEFER_TASKRUN.
   /// Throws std::system_error when io_uring is unavailable (EPERM, ENOSYS, ...).
@@ -29,8 +37,19 @@ class UringReactor final : public Reactor {
   bool has_pending() const noexcept override { return in_flight_ > 0; }
   void wake() noexcept override;
   std::string describe() const override;
+  /// Whether pooled receives use a kernel buffer ring (false: spares only).
+  bool has_buffer_ring() const noexcept { return buffer_ring_ != nullptr; }
+
+  static constexpr unsigned kProvidedBuffers = 64;  // a power of two
 
  private:
+  void setup_buffer_ring() noexcept;
+  void give_back(std::uint32_t id, char* data) noexcept override;
+  void prepare(io_uring_sqe* sqe, IoOperation& op);
+  /// A pooled receive's completion: lends its buffer, or retries into a
+  /// spare when the ring had none; false if it is not finished yet.
+  bool settle_pooled_receive(IoOperation& op, const io_uring_cqe& cqe);
+
   io_uring_sqe* next_sqe();
   void arm_wake_read();
   void enter(std::optional<std::chrono::nanoseconds> timeout);
@@ -43,6 +62,8 @@ class UringReactor final : public Reactor {
   int wake_fd_ = -1;           // eventfd other threads write to end a wait
   std::uint64_t wake_value_ = 0;
   bool wake_armed_ = false;  // a read on wake_fd_ is in the ring
+  io_uring_buf_ring* buffer_ring_ = nullptr;  // shared with the kernel; null without ring support
+  std::unique_ptr<char[]> provided_memory_;   // kProvidedBuffers x kReadBufferSize
 };
 
 }  // namespace tiffany
