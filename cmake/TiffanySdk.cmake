@@ -13,6 +13,7 @@ set(TIFFANY_PUBLIC_HEADERS
   coro/with_timeout.hpp coro/offload_pool.hpp coro/offload.hpp coro/deadline.hpp
   reactor/io_result.hpp reactor/io_operation.hpp reactor/reactor.hpp reactor/unique_fd.hpp
   reactor/recv.hpp reactor/send.hpp reactor/accept.hpp reactor/connect.hpp reactor/readiness.hpp
+  reactor/read_lease.hpp reactor/recv_pooled.hpp
   server/http/headers.hpp server/http/request.hpp server/http/response.hpp server/http/http_status.hpp
   server/http/uri.hpp server/http/http_date.hpp
   handlers/handler.hpp handlers/handler_params.hpp handlers/handler_registry.hpp handlers/plugin_api.hpp

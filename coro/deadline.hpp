@@ -25,6 +25,8 @@ class Deadline {
     rearm(when);
   }
   static Deadline after(std::chrono::nanoseconds delay) { return Deadline(Scheduler::current().now() + delay); }
+  /// A deadline for the current task that is not armed yet (rearm() arms it).
+  static Deadline unarmed() { return Deadline(); }
   Deadline(const Deadline&) = delete;
   Deadline& operator=(const Deadline&) = delete;
   ~Deadline() { disarm(); }
@@ -54,6 +56,7 @@ class Deadline {
 
  private:
   friend class Scheduler;
+  Deadline() : scheduler_(Scheduler::current()), task_(scheduler_.current_task()) {}
   void expire() noexcept {
     expired_ = true;
     when_.reset();

@@ -113,6 +113,8 @@ TaskRecord& Scheduler::allocate_record() {
 
 void Scheduler::free_record(TaskRecord& task) noexcept {
   if (task.root_) std::exchange(task.root_, {}).destroy();
+  if (task.deadline_index_ != TaskRecord::kNotInHeap) remove_deadline(task);
+  task.deadline_ = nullptr;
   task.in_use_ = false;
   task.promise_ = nullptr;
   ++task.generation_;  // the old id no longer names this slot
@@ -148,7 +150,6 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
   task.blocked_on_ = nullptr;
   task.joiner_ = nullptr;
   task.deadline_ = nullptr;
-  task.deadline_check_at_ = Clock::time_point::max();
   promise.set_record(&task);
   ++unfinished_;
   ++stats_.spawned;
@@ -252,12 +253,12 @@ void Scheduler::wait_for_events() {
   std::optional<std::chrono::nanoseconds> timeout;  // nullopt: until something happens
   if (runnable) {
     timeout = std::chrono::nanoseconds::zero();
-  } else if (!timers_.empty()) {
-    timeout = std::max(std::chrono::nanoseconds::zero(), timers_.front().deadline - now());
   }
+  const std::optional<Clock::time_point> next_timer = next_timer_at();
+  if (!runnable && next_timer) timeout = std::max(std::chrono::nanoseconds::zero(), *next_timer - now());
   Poller* poller = options_.poller;
   const bool io_pending = poller != nullptr && poller->has_pending();
-  if (!runnable && timers_.empty() && !io_pending && external_waits_ == 0) {
+  if (!runnable && !next_timer && !io_pending && external_waits_ == 0) {
     throw std::logic_error("tiffany: every task is blocked and nothing can wake them (deadlock)");
   }
   ++stats_.polls;
@@ -266,8 +267,8 @@ void Scheduler::wait_for_events() {
     // happen, jump to the next deadline.
     if (poller != nullptr) poller->poll(std::chrono::nanoseconds::zero());
     if (ready_count_ > 0 || remote_->has_work()) return;
-    if (!timers_.empty()) {
-      options_.clock->set(std::max(options_.clock->now(), timers_.front().deadline));
+    if (next_timer) {
+      options_.clock->set(std::max(options_.clock->now(), *next_timer));
     } else if (external_waits_ > 0 && !io_pending) {
       remote_->wait(std::nullopt);  // another thread will complete it
     }
@@ -278,7 +279,7 @@ void Scheduler::wait_for_events() {
     return;
   }
   if (runnable) return;
-  remote_->wait(timers_.empty() ? std::nullopt : std::optional(timers_.front().deadline));
+  remote_->wait(next_timer);
 }
 
 void Scheduler::push_timer(const Timer& timer) {
@@ -287,46 +288,96 @@ void Scheduler::push_timer(const Timer& timer) {
 }
 
 void Scheduler::fire_due_timers() {
-  if (timers_.empty()) return;
+  if (timers_.empty() && deadlines_.empty()) return;
   const auto time = now();
   while (!timers_.empty() && timers_.front().deadline <= time) {
     std::pop_heap(timers_.begin(), timers_.end(), std::greater<>{});
     const Timer timer = timers_.back();
     timers_.pop_back();
-    if (timer.cancels) {
-      fire_deadline(timer, time);
-    } else if (timer.task->generation_ == timer.generation) {
+    if (timer.task->generation_ == timer.generation) {
       wake_if_waiting(*timer.task, timer.wait_sequence);  // a stale timer (canceled sleep) does nothing
     }
   }
+  fire_due_deadlines(time);
+}
+
+std::optional<Scheduler::Clock::time_point> Scheduler::next_timer_at() const noexcept {
+  std::optional<Clock::time_point> next;
+  if (!timers_.empty()) next = timers_.front().deadline;
+  if (!deadlines_.empty() && (!next || deadlines_.front()->deadline_check_at_ < *next)) {
+    next = deadlines_.front()->deadline_check_at_;
+  }
+  return next;
 }
 
 void Scheduler::arm_deadline(TaskRecord& task, Deadline& deadline, Clock::time_point when) {
   task.deadline_ = &deadline;
   task.deadline_at_ = when;
-  if (when < task.deadline_check_at_) {  // otherwise the pending check re-arms itself
-    task.deadline_check_at_ = when;
-    push_timer(Timer{when, timer_sequence_++, &task, 0, task.generation_, true});
+  if (task.deadline_index_ == TaskRecord::kNotInHeap) {
+    deadlines_.push_back(&task);
+    task.deadline_index_ = static_cast<std::uint32_t>(deadlines_.size() - 1);
+  } else if (when >= task.deadline_check_at_) {
+    return;  // moved later: the pending check re-keys itself when it comes
   }
+  task.deadline_check_at_ = when;
+  place_deadline(task.deadline_index_);
 }
 
 void Scheduler::disarm_deadline(TaskRecord& task, const Deadline& deadline) noexcept {
+  // Why lazily: requests disarm and re-arm constantly; the entry goes when
+  // its check comes or the task ends, so there is never more than one.
   if (task.deadline_ == &deadline) task.deadline_ = nullptr;
 }
 
-void Scheduler::fire_deadline(const Timer& timer, Clock::time_point time) {
-  TaskRecord& task = *timer.task;
-  // Stale: the record was reused, or an earlier check superseded this one.
-  if (!task.in_use_ || task.generation_ != timer.generation || task.deadline_check_at_ != timer.deadline) return;
-  task.deadline_check_at_ = Clock::time_point::max();
-  if (task.deadline_ == nullptr || is_finished(task.state_)) return;
-  if (task.deadline_at_ > time) {  // moved later since: check again then
-    task.deadline_check_at_ = task.deadline_at_;
-    push_timer(Timer{task.deadline_at_, timer_sequence_++, &task, 0, task.generation_, true});
-    return;
+void Scheduler::place_deadline(std::size_t index) noexcept {
+  const auto earlier = [this](std::size_t a, std::size_t b) {
+    return deadlines_[a]->deadline_check_at_ < deadlines_[b]->deadline_check_at_;
+  };
+  const auto swap_entries = [this](std::size_t a, std::size_t b) {
+    std::swap(deadlines_[a], deadlines_[b]);
+    deadlines_[a]->deadline_index_ = static_cast<std::uint32_t>(a);
+    deadlines_[b]->deadline_index_ = static_cast<std::uint32_t>(b);
+  };
+  while (index > 0 && earlier(index, (index - 1) / 2)) {
+    swap_entries(index, (index - 1) / 2);
+    index = (index - 1) / 2;
   }
-  std::exchange(task.deadline_, nullptr)->expire();
-  cancel(task);
+  for (;;) {
+    const std::size_t left = 2 * index + 1;
+    if (left >= deadlines_.size()) return;
+    std::size_t child = left;
+    if (left + 1 < deadlines_.size() && earlier(left + 1, left)) child = left + 1;
+    if (!earlier(child, index)) return;
+    swap_entries(index, child);
+    index = child;
+  }
+}
+
+void Scheduler::remove_deadline(TaskRecord& task) noexcept {
+  const std::size_t index = task.deadline_index_;
+  task.deadline_index_ = TaskRecord::kNotInHeap;
+  TaskRecord* last = deadlines_.back();
+  deadlines_.pop_back();
+  if (last == &task) return;
+  deadlines_[index] = last;
+  last->deadline_index_ = static_cast<std::uint32_t>(index);
+  place_deadline(index);
+}
+
+void Scheduler::fire_due_deadlines(Clock::time_point time) {
+  while (!deadlines_.empty() && deadlines_.front()->deadline_check_at_ <= time) {
+    TaskRecord& task = *deadlines_.front();
+    if (task.deadline_ != nullptr && !is_finished(task.state_) && task.deadline_at_ > time) {
+      task.deadline_check_at_ = task.deadline_at_;  // moved later since: check again then
+      place_deadline(0);
+      continue;
+    }
+    remove_deadline(task);
+    Deadline* deadline = std::exchange(task.deadline_, nullptr);
+    if (deadline == nullptr || is_finished(task.state_)) continue;  // disarmed since
+    deadline->expire();
+    cancel(task);
+  }
 }
 
 bool Scheduler::step() {
@@ -348,8 +399,8 @@ void Scheduler::advance(std::chrono::nanoseconds by) {
   if (options_.clock == nullptr) throw std::logic_error("Scheduler::advance needs a ManualClock");
   const auto target = options_.clock->now() + by;
   run_until_idle();
-  while (!timers_.empty() && timers_.front().deadline <= target) {
-    options_.clock->set(std::max(options_.clock->now(), timers_.front().deadline));
+  for (auto next = next_timer_at(); next && *next <= target; next = next_timer_at()) {
+    options_.clock->set(std::max(options_.clock->now(), *next));
     run_until_idle();
   }
   options_.clock->set(target);
@@ -391,7 +442,7 @@ void Scheduler::yield_current(std::coroutine_handle<> resume_at) noexcept {
 void Scheduler::sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at,
                                     CancelableWait* wait) {
   block_current(resume_at, wait);
-  push_timer(Timer{deadline, timer_sequence_++, current_, current_->wait_sequence_, current_->generation_, false});
+  push_timer(Timer{deadline, timer_sequence_++, current_, current_->wait_sequence_, current_->generation_});
 }
 
 void Scheduler::join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept {

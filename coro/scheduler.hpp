@@ -90,6 +90,9 @@ class Scheduler {
   /// Entries in the task table: unfinished tasks plus finished ones whose
   /// JoinHandle has not been consumed yet.
   std::size_t task_count() const noexcept { return live_records_; }
+  /// Entries in the deadline heap: at most one per task (however often its
+  /// deadline moved), none for a task that ended.
+  std::size_t armed_deadlines() const noexcept { return deadlines_.size(); }
   /// State of a task still in the table; nullopt once it is gone.
   std::optional<TaskState> state(TaskId id) const noexcept;
   /// The record of a task still in the table, or nullptr.
@@ -149,7 +152,6 @@ class Scheduler {
     TaskRecord* task;
     std::uint32_t wait_sequence;  // a Sleep: the wait it belongs to; stale once the task moved on
     std::uint32_t generation;     // the task's generation; stale once the record is reused
-    bool cancels;                 // a Deadline's check rather than a Sleep's wake-up
     bool operator>(const Timer& other) const noexcept {
       return deadline != other.deadline ? deadline > other.deadline : sequence > other.sequence;
     }
@@ -174,8 +176,13 @@ class Scheduler {
   void resume(TaskRecord& task);
   void run_ready_batch();
   void fire_due_timers();
-  void fire_deadline(const Timer& timer, Clock::time_point time);
   void push_timer(const Timer& timer);
+  void fire_due_deadlines(Clock::time_point time);
+  /// Restores the deadline heap's order around `index` after its time changed.
+  void place_deadline(std::size_t index) noexcept;
+  void remove_deadline(TaskRecord& task) noexcept;
+  /// The earliest timer or deadline, if any.
+  std::optional<Clock::time_point> next_timer_at() const noexcept;
   void wait_for_events();
   void finish_unstarted(TaskRecord& task) noexcept;
   std::coroutine_handle<> on_task_finished(TaskRecord& task) noexcept;
@@ -192,6 +199,10 @@ class Scheduler {
   unsigned ready_levels_ = 0;  // bit n set: ready_[n] is not empty
   std::size_t ready_count_ = 0;
   std::vector<Timer> timers_;  // min-heap on (deadline, sequence)
+  // Tasks with a deadline check pending, a min-heap on deadline_check_at_.
+  // Indexed (each task knows its place): a task has one entry however often
+  // its deadline moves, and it leaves with the task, so none pile up.
+  std::vector<TaskRecord*> deadlines_;
   std::uint64_t timer_sequence_ = 0;
   std::size_t external_waits_ = 0;
   TaskRecord* current_ = nullptr;

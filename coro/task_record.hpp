@@ -53,9 +53,12 @@ class TaskRecord {
   TaskRecord* joiner_ = nullptr;          // task parked in Join on this one
   Deadline* deadline_ = nullptr;          // the armed Deadline, if any
   std::chrono::steady_clock::time_point deadline_at_{};
-  // When the one timer entry that checks the deadline fires (max: none). The
-  // deadline may move later without a new entry: the check re-arms itself.
-  std::chrono::steady_clock::time_point deadline_check_at_ = std::chrono::steady_clock::time_point::max();
+  // The task's one entry in the scheduler's deadline heap: when it is checked
+  // (at or before deadline_at_: a deadline moved later keeps its earlier
+  // check, which re-keys itself), and where it sits (kNotInHeap: nowhere).
+  std::chrono::steady_clock::time_point deadline_check_at_{};
+  static constexpr std::uint32_t kNotInHeap = UINT32_MAX;
+  std::uint32_t deadline_index_ = kNotInHeap;
 };
 
 }  // namespace tiffany

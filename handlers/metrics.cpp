@@ -134,6 +134,9 @@ std::string Metrics::render_prometheus() const {
          std::chrono::duration<double>(std::chrono::steady_clock::now() - stats.started).count());
   metric(out, "tiffany_connections_open", "gauge", "Connections open now.",
          static_cast<double>(stats.connections_open.load()));
+  metric(out, "tiffany_connections_idle", "gauge",
+         "Plain connections idle between requests (parked: no task, no read buffer).",
+         static_cast<double>(stats.connections_idle.load()));
   metric(out, "tiffany_connections_total", "counter", "Connections accepted.",
          static_cast<double>(stats.connections_total.load()));
   metric(out, "tiffany_bytes_received_total", "counter", "Bytes read from HTTP peers.",

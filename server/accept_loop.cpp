@@ -24,12 +24,6 @@ bool is_resource_shortage(int error) {
   return error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM;
 }
 
-// Runs one connection while holding its slot in the worker's count.
-Task<void> counted(ConnectionTracker::Slot slot, Task<void> connection) {
-  (void)slot;
-  co_await std::move(connection);
-}
-
 bool is_fatal(int error) { return error == EBADF || error == EINVAL || error == ENOTSOCK || error == EOPNOTSUPP; }
 
 }  // namespace
@@ -53,7 +47,7 @@ Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTr
     UniqueFd socket(accepted.value());
     const int one = 1;
     ::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    co_await Spawn{counted(ConnectionTracker::Slot(tracker), protocol.serve(std::move(socket), peer))};
+    co_await Spawn{protocol.serve(std::move(socket), peer, ConnectionTracker::Slot(tracker))};
   }
 }
 

@@ -105,12 +105,12 @@ std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& c
       protocol = build_http(config, listener, registry, access_log, tracker);
     } else {
       protocol = std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
-                                                std::chrono::milliseconds(listener.timeouts.write_ms), tracker);
+                                                std::chrono::milliseconds(listener.timeouts.write_ms));
     }
     if (tls_contexts.at(i) != nullptr) {
-      protocols.push_back(std::make_unique<tls::TlsTransport>(tls_contexts[i], std::move(protocol)));
+      protocols.push_back(std::make_unique<tls::TlsTransport>(tls_contexts[i], std::move(protocol), tracker));
     } else {
-      protocols.push_back(std::make_unique<PlainTransport>(std::move(protocol)));
+      protocols.push_back(std::make_unique<PlainTransport>(std::move(protocol), tracker));
     }
   }
   return protocols;

@@ -1,10 +1,12 @@
-// ByteStream: the byte pipe a protocol speaks over (a socket today, TLS next).
+// ByteStream: the byte pipe a protocol speaks over (a socket or TLS).
 #pragma once
 
 #include <cstddef>
 
 #include "coro/task.hpp"
 #include "reactor/io_result.hpp"
+#include "reactor/read_lease.hpp"
+#include "reactor/spare_read_buffers.hpp"
 
 namespace tiffany {
 
@@ -16,6 +18,18 @@ class ByteStream {
   virtual ~ByteStream() = default;
   /// Reads up to `size` bytes; bytes() == 0 means the peer finished sending.
   virtual Task<IoResult> read(char* data, std::size_t size) = 0;
+  /// Reads some bytes into a buffer lent by the worker (`lease` holds them
+  /// on success), so a reader waiting for input holds no buffer. This
+  /// default waits in read() with a spare; SocketStream waits without one.
+  virtual Task<IoResult> read_pooled(ReadLease& lease) {
+    ReadLease buffer = SpareReadBuffers::for_this_thread().take();
+    const IoResult got = co_await read(buffer.data(), kReadBufferSize);
+    if (got && got.bytes() > 0) {
+      buffer.set_size(got.bytes());
+      lease = std::move(buffer);
+    }
+    co_return got;
+  }
   /// Writes all `size` bytes (looping over partial writes); ok() (value 0) or the error.
   virtual Task<IoResult> write(const char* data, std::size_t size) = 0;
   /// Ends our direction after a last response and drops input that is

@@ -10,20 +10,25 @@
 
 #include "coro/task.hpp"
 #include "reactor/unique_fd.hpp"
+#include "server/connection_tracker.hpp"
 
 namespace tiffany {
 
 struct Config;
 class AccessLog;
-class ConnectionTracker;
 class HandlerRegistry;
 
 /// One per listener, shared by all its connections; must outlive them.
 class ConnectionProtocol {
  public:
   virtual ~ConnectionProtocol() = default;
-  /// Serves one connection until it ends; owns `socket`.
-  virtual Task<void> serve(UniqueFd socket, sockaddr_storage peer) = 0;
+  /// Takes over an accepted connection: serves it until it ends (or parks
+  /// it, and returns, to be served when it has input). `slot` counts it
+  /// open until it closes.
+  virtual Task<void> serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) = 0;
+  /// Closes the connections waiting idle outside any task (shutdown: call
+  /// it while the scheduler still exists).
+  virtual void close_idle() noexcept {}
   /// "echo", "http", "https", "echo over TLS": for start-up lines.
   virtual const char* name() const noexcept = 0;
 };

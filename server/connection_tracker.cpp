@@ -2,11 +2,13 @@
 #include "server/connection_tracker.hpp"
 
 #include <utility>
+#include <vector>
 
 namespace tiffany {
 
 ConnectionTracker::Slot::~Slot() {
   if (tracker_ == nullptr) return;
+  server_stats().connections_open.fetch_sub(1, std::memory_order_relaxed);
   --tracker_->size_;
   for (Promise<void>& waiting : std::exchange(tracker_->room_, {})) waiting.set_value();  // each re-checks
   tracker_->maybe_finish_drain();
@@ -44,7 +46,12 @@ void ConnectionTracker::drain(std::chrono::milliseconds idle_grace, std::functio
   for (Membership* member = head_; member != nullptr; member = member->next_) {
     if (member->idle_) member->deadline_.rearm_after(idle_grace);  // a request on its way still gets served
   }
+  for (DrainListener* listener : drain_listeners_) listener->on_drain(idle_grace);
   maybe_finish_drain();
+}
+
+void ConnectionTracker::remove_drain_listener(DrainListener& listener) noexcept {
+  std::erase(drain_listeners_, &listener);
 }
 
 void ConnectionTracker::maybe_finish_drain() {

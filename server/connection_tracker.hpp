@@ -11,8 +11,19 @@
 #include "coro/deadline.hpp"
 #include "coro/promise.hpp"
 #include "coro/task.hpp"
+#include "handlers/server_stats.hpp"
 
 namespace tiffany {
+
+/// Told when a graceful shutdown begins (the IdlePark closes its idle
+/// connections after the grace).
+class DrainListener {
+ public:
+  virtual void on_drain(std::chrono::milliseconds idle_grace) = 0;
+
+ protected:
+  ~DrainListener() = default;
+};
 
 /// Knows every open connection of a worker and whether it is idle (between
 /// requests). Lets the accept loop wait for a free slot at the connection
@@ -25,9 +36,14 @@ class ConnectionTracker {
  public:
   /// RAII count of one open connection, taken by the accept loop the moment
   /// it accepts, so the limit holds however long a connection takes to start.
+  /// Travels with the connection (task or IdlePark) until it closes.
   class Slot {
    public:
-    explicit Slot(ConnectionTracker& tracker) noexcept : tracker_(&tracker) { ++tracker.size_; }
+    explicit Slot(ConnectionTracker& tracker) noexcept : tracker_(&tracker) {
+      ++tracker.size_;
+      server_stats().connections_open.fetch_add(1, std::memory_order_relaxed);
+      server_stats().connections_total.fetch_add(1, std::memory_order_relaxed);
+    }
     Slot(Slot&& other) noexcept : tracker_(std::exchange(other.tracker_, nullptr)) {}
     Slot& operator=(Slot&&) = delete;
     ~Slot();
@@ -67,6 +83,9 @@ class ConnectionTracker {
   /// Starts a graceful shutdown; `on_drained` is called (once) when no
   /// connection is left, possibly at once.
   void drain(std::chrono::milliseconds idle_grace, std::function<void()> on_drained);
+  /// `listener` hears of the drain; it must stay registered only while it lives.
+  void add_drain_listener(DrainListener& listener) { drain_listeners_.push_back(&listener); }
+  void remove_drain_listener(DrainListener& listener) noexcept;
 
  private:
   void maybe_finish_drain();
@@ -78,6 +97,7 @@ class ConnectionTracker {
   std::chrono::milliseconds idle_grace_{0};
   std::function<void()> on_drained_;
   std::vector<Promise<void>> room_;  // one per accept loop waiting for room (one per listener)
+  std::vector<DrainListener*> drain_listeners_;
 };
 
 }  // namespace tiffany

@@ -4,19 +4,29 @@
 #include <memory>
 
 #include "server/connection_protocol.hpp"
+#include "server/idle_park.hpp"
 #include "server/stream_protocol.hpp"
 
 namespace tiffany {
 
-/// Wraps each accepted socket in a SocketStream and runs `protocol` on it.
+/// Parks each accepted connection in an IdlePark; when bytes arrive, a task
+/// serves them with `protocol` over a SocketStream, then parks the
+/// connection again (or closes it). So a plain connection is a task only
+/// while it has work.
 class PlainTransport final : public ConnectionProtocol {
  public:
-  explicit PlainTransport(std::unique_ptr<StreamProtocol> protocol) noexcept : protocol_(std::move(protocol)) {}
-  Task<void> serve(UniqueFd socket, sockaddr_storage peer) override;
+  PlainTransport(std::unique_ptr<StreamProtocol> protocol, ConnectionTracker* tracker);
+  Task<void> serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) override;
+  void close_idle() noexcept override { park_.close_all(); }
   const char* name() const noexcept override { return protocol_->name(); }
+  /// Connections idle in the park now.
+  std::size_t idle_connections() const noexcept { return park_.size(); }
 
  private:
+  Task<void> serve_input(PlainConnection connection, ReadLease first);
+
   std::unique_ptr<StreamProtocol> protocol_;
+  IdlePark park_;
 };
 
 }  // namespace tiffany

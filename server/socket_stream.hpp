@@ -1,23 +1,24 @@
-// SocketStream: ByteStream over a TCP socket, with io_uring Recv/Send.
+// SocketStream: ByteStream over a TCP socket, with Recv/Send awaitables.
 #pragma once
 
-#include "reactor/unique_fd.hpp"
 #include "server/byte_stream.hpp"
 
 namespace tiffany {
 
-/// Owns the socket; closes it when destroyed.
+/// Speaks over a socket it does not own (the connection's owner closes it).
 class SocketStream final : public ByteStream {
  public:
-  explicit SocketStream(UniqueFd socket) noexcept : socket_(std::move(socket)) {}
+  explicit SocketStream(int fd) noexcept : fd_(fd) {}
 
   Task<IoResult> read(char* data, std::size_t size) override;
+  /// Waits without a buffer: the reactor lends one when bytes arrive.
+  Task<IoResult> read_pooled(ReadLease& lease) override;
   Task<IoResult> write(const char* data, std::size_t size) override;
   void finish() noexcept override;
-  int fd() const noexcept { return socket_.get(); }
+  int fd() const noexcept { return fd_; }
 
  private:
-  UniqueFd socket_;
+  int fd_;
 };
 
 /// ByteStream::finish for a socket: half-closes it (SHUT_WR) and drops input

@@ -35,6 +35,15 @@ Task<void> publish_counters(const ConnectionTracker& tracker, std::atomic<std::s
   }
 }
 
+// Closes the connections parked outside any task. Why while the scheduler
+// still exists: their slots' release may wake tasks waiting for room.
+struct CloseIdleOnExit {
+  const std::vector<std::unique_ptr<ConnectionProtocol>>& protocols;
+  ~CloseIdleOnExit() {
+    for (const auto& protocol : protocols) protocol->close_idle();
+  }
+};
+
 }  // namespace
 
 Worker::Worker(std::size_t index, const Config& config, const HandlerRegistry& registry,
@@ -102,6 +111,7 @@ void Worker::run(std::promise<std::string>& ready) {
       sockets_.clear();                                         // and close the listeners
       tracker.drain(grace, [&scheduler] { scheduler.stop(); });
     };
+    const CloseIdleOnExit close_idle{protocols};  // before the scheduler goes, however we leave
     scheduler.run();
     drain_ = nullptr;
     if (access_log) access_log->flush();

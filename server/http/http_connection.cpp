@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
-#include <optional>
 
 #include "coro/deadline.hpp"
 #include "coro/task_canceled.hpp"
@@ -20,8 +19,8 @@
 namespace tiffany::http {
 namespace {
 
-constexpr std::size_t kReadBufferSize = 16 * 1024;
 constexpr std::size_t kMaxBufferedOutput = 256 * 1024;  // flush before parsing more pipelined requests
+constexpr std::size_t kKeptOutputCapacity = 64 * 1024;   // a spare state keeps at most this much output buffer
 
 void append_number(std::string& out, std::uint64_t value, int base = 10) {
   char digits[24];
@@ -43,15 +42,11 @@ bool is_managed_header(std::string_view name) noexcept {
 
 }  // namespace
 
-HttpConnection::HttpConnection(ByteStream& stream, const HttpSite& site, std::string peer)
-    : stream_(stream), site_(site), peer_(std::move(peer)), parser_(site.limits) {
-  response_.attach(this);
-  ServerStats& stats = server_stats();
-  stats.connections_open.fetch_add(1, std::memory_order_relaxed);
-  stats.connections_total.fetch_add(1, std::memory_order_relaxed);
-}
+HttpConnection::HttpConnection(const HttpSite& site) : site_(site), parser_(site.limits) { response_.attach(this); }
 
-HttpConnection::~HttpConnection() { server_stats().connections_open.fetch_sub(1, std::memory_order_relaxed); }
+void HttpConnection::trim() noexcept {
+  if (out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);
+}
 
 void HttpConnection::arm_read_deadline(bool& header_clock_running) {
   const HttpTimeouts& timeouts = site_.timeouts;
@@ -63,83 +58,82 @@ void HttpConnection::arm_read_deadline(bool& header_clock_running) {
     return;
   }
   header_clock_running = false;
-  deadline_->rearm_after(parser_.in_message() ? timeouts.body : timeouts.keepalive);
+  deadline_->rearm_after(timeouts.body);
 }
 
-Task<void> HttpConnection::run() {
-  const auto buffer = std::make_unique<char[]>(kReadBufferSize);
-  Deadline deadline = Deadline::after(site_.timeouts.keepalive);
-  deadline_ = &deadline;
-  std::optional<ConnectionTracker::Membership> membership;
-  if (site_.tracker != nullptr) membership.emplace(*site_.tracker, deadline);
-  bool header_clock_running = false;
+Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
+  stream_ = &stream;
+  peer_ = &context.peer;
+  deadline_ = &context.deadline;
+  ReadLease input = std::move(first);
+  bool header_clock_running = false;  // set by the first wait for more of a header section
   for (;;) {
-    arm_read_deadline(header_clock_running);
-    if (membership) membership->set_idle(!parser_.in_message());
-    IoResult got{0};
-    bool timed_out = false;
-    try {
-      got = co_await stream_.read(buffer.get(), kReadBufferSize);
-      if (membership) membership->set_idle(false);
-    } catch (const TaskCanceled&) {
-      if (!deadline.expired()) throw;  // canceled for another reason (shutdown): unwind
-      timed_out = true;
-    }
-    if (timed_out) {
-      server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
-      if (parser_.in_message()) {  // a request was under way: say so
-        keep_alive_ = false;
-        append_error(408);
-        const bool flushed = co_await flush();
-        if (flushed) stream_.finish();
-      }
-      co_return;  // an idle keep-alive connection just closes
-    }
-    if (!got || got.bytes() == 0) {
-      if (got && parser_.finish() == RequestParser::Event::error) {  // cut off mid-request
-        append_error(parser_.error_status());
-        co_await flush();
-        stream_.finish();
-      }
-      co_return;
-    }
-    Metrics::instance().bytes_received.fetch_add(got.bytes(), std::memory_order_relaxed);
-    std::string_view input(buffer.get(), got.bytes());
-    while (!input.empty()) {
-      const RequestParser::Result parsed = parser_.feed(input);
-      input.remove_prefix(parsed.consumed);
+    Metrics::instance().bytes_received.fetch_add(input.size(), std::memory_order_relaxed);
+    std::string_view bytes = input.bytes();
+    while (!bytes.empty()) {
+      const RequestParser::Result parsed = parser_.feed(bytes);
+      bytes.remove_prefix(parsed.consumed);
       if (parsed.event == RequestParser::Event::need_more) break;
       if (parsed.event == RequestParser::Event::error) {
         append_error(parser_.error_status());
         if (site_.unmatched != nullptr) site_.unmatched->count(parser_.error_status());
         co_await flush();
-        stream_.finish();
-        co_return;
+        stream.finish();
+        co_return false;
       }
       const bool keep_open = co_await answer();
       parser_.next();
       if (!keep_open) {
         const bool flushed = co_await flush();
-        if (flushed) stream_.finish();
-        co_return;
+        if (flushed) stream.finish();
+        co_return false;
       }
       if (out_.size() >= kMaxBufferedOutput) {
         // Why: back-pressure. Many or large pipelined responses go out before
         // more requests are parsed, so a peer that sends but does not read
         // cannot make us buffer without bound.
         const bool flushed = co_await flush();
-        if (!flushed) co_return;
+        if (!flushed) co_return false;
       }
     }
+    input.reset();  // the parser copied what it needs: the buffer goes back before any wait
     if (parser_.take_continue_request()) out_ += "HTTP/1.1 100 Continue\r\n\r\n";
     const bool flushed = co_await flush();
-    if (!flushed) co_return;
+    if (!flushed) co_return false;
+    if (!parser_.in_message()) co_return true;  // every request answered: idle
+
+    // A request is incomplete: read the rest under its stage's timeout.
+    arm_read_deadline(header_clock_running);
+    IoResult got{0};
+    bool timed_out = false;
+    try {
+      got = co_await stream.read_pooled(input);
+    } catch (const TaskCanceled&) {
+      if (!deadline_->expired()) throw;  // canceled for another reason (shutdown): unwind
+      timed_out = true;
+    }
+    if (timed_out) {
+      server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+      keep_alive_ = false;
+      append_error(408);
+      const bool flushed_error = co_await flush();
+      if (flushed_error) stream.finish();
+      co_return false;
+    }
+    if (!got || got.bytes() == 0) {
+      if (got && parser_.finish() == RequestParser::Event::error) {  // cut off mid-request
+        append_error(parser_.error_status());
+        co_await flush();
+        stream.finish();
+      }
+      co_return false;
+    }
   }
 }
 
 Task<bool> HttpConnection::answer() {
   Request& request = parser_.request();
-  request.peer = peer_;
+  request.peer = *peer_;
   server_stats().requests_total.fetch_add(1, std::memory_order_relaxed);
   response_.clear();
   keep_alive_ = parser_.keep_alive();
@@ -315,7 +309,7 @@ Task<bool> HttpConnection::flush() {
   deadline_->rearm_after(site_.timeouts.write);
   bool written = false;
   try {
-    written = static_cast<bool>(co_await stream_.write(out_.data(), out_.size()));
+    written = static_cast<bool>(co_await stream_->write(out_.data(), out_.size()));
   } catch (const TaskCanceled&) {
     if (!deadline_->expired()) throw;
     server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);  // a peer that does not read

@@ -5,7 +5,9 @@
 #include <string>
 
 #include "coro/task.hpp"
+#include "reactor/read_lease.hpp"
 #include "server/byte_stream.hpp"
+#include "server/stream_protocol.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http/request_parser.hpp"
 #include "server/http/response.hpp"
@@ -17,19 +19,26 @@ struct RouteMetrics;
 
 namespace tiffany::http {
 
-/// Serves requests on `stream` until the peer closes, a request asks to
-/// close, bad input arrives, or a stage times out (see HttpTimeouts).
+/// The HTTP/1.1 state of a connection while it is busy: parser, response,
+/// output. Between bursts it is reused by other connections (HttpProtocol
+/// keeps spares), so an idle connection holds none of it.
+///
 /// Pipelined requests are answered in order, and all responses produced from
 /// one read go out in one write (up to 256 KiB, then earlier ones are sent
 /// before more are parsed: back-pressure for peers that do not read).
 class HttpConnection final : public BodySink {
  public:
-  HttpConnection(ByteStream& stream, const HttpSite& site, std::string peer);
+  explicit HttpConnection(const HttpSite& site);
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
-  ~HttpConnection() override;
 
-  Task<void> run();
+  /// Answers the requests in `first`, reading more while one is incomplete
+  /// (under the header and body timeouts). Returns true when the connection
+  /// is idle again with every request answered, false when it must close: the
+  /// peer closed or failed, a request asked to close, bad input, a timeout.
+  Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first);
+  /// Frees what a large burst grew (output buffer) before this state waits for reuse.
+  void trim() noexcept;
 
   /// BodySink: streams a piece of the current response.
   Task<bool> write_body(Response& response, std::string_view piece) override;
@@ -45,13 +54,13 @@ class HttpConnection final : public BodySink {
   void append_error(int status);
   bool finish_stream();
 
-  ByteStream& stream_;
   const HttpSite& site_;
-  std::string peer_;
+  ByteStream* stream_ = nullptr;       // serve()'s
+  const std::string* peer_ = nullptr;  // serve()'s
+  Deadline* deadline_ = nullptr;       // serve()'s: the current stage's timeout
   RequestParser parser_;
   Response response_;
-  std::string out_;               // responses waiting for the next write
-  Deadline* deadline_ = nullptr;  // run()'s: the current stage's timeout
+  std::string out_;  // responses waiting for the next write
   // Per request:
   bool keep_alive_ = true;
   bool head_request_ = false;

@@ -4,17 +4,20 @@
 #include <cstring>
 
 #include "handlers/server_stats.hpp"
+#include "server/serve_stream.hpp"
 #include "server/socket_watchdog.hpp"
 #include "server/tls/tls_stream.hpp"
 
 namespace tiffany::tls {
 
-TlsTransport::TlsTransport(std::shared_ptr<const TlsContext> context, std::unique_ptr<StreamProtocol> protocol)
-    : context_(std::move(context)), protocol_(std::move(protocol)) {
+TlsTransport::TlsTransport(std::shared_ptr<const TlsContext> context, std::unique_ptr<StreamProtocol> protocol,
+                           ConnectionTracker* tracker)
+    : context_(std::move(context)), protocol_(std::move(protocol)), tracker_(tracker) {
   name_ = std::strcmp(protocol_->name(), "http") == 0 ? "https" : std::string(protocol_->name()) + " over TLS";
 }
 
-Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer) {
+Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
+  (void)slot;  // held until the connection closes
   TlsStream stream(std::move(socket), *context_);
   ServerStats& stats = server_stats();
   {
@@ -28,7 +31,7 @@ Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer) {
     }
   }
   stats.tls_handshakes_total.fetch_add(1, std::memory_order_relaxed);
-  co_await protocol_->serve(stream, peer);
+  co_await serve_stream(*protocol_, stream, format_peer(peer), tracker_);
 }
 
 }  // namespace tiffany::tls

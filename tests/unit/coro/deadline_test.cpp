@@ -43,6 +43,62 @@ TEST_F(DeadlineTest, CancelsTheTaskWhenItExpires) {
   EXPECT_EQ(handle.take_result(), "expired at 11ms");
 }
 
+TEST_F(DeadlineTest, EachTaskExpiresAtItsLastTimeHoweverOftenItMoved) {
+  constexpr int kTasks = 64;
+  std::vector<int> expired_at(kTasks, -1);
+  auto body = [&](int index) -> Task<void> {
+    Deadline deadline = Deadline::after(1h);
+    // Move it back and forth; the last time is 10 + (index * 37 % 64) ms.
+    for (int round = 0; round < 50; ++round) {
+      deadline.rearm_after(std::chrono::milliseconds(round % 2 == 0 ? 5 + round : 3000 - round));
+      co_await Yield{};
+    }
+    deadline.rearm_after(std::chrono::milliseconds(10 + index * 37 % 64) - elapsed());
+    try {
+      co_await Sleep{1h};
+    } catch (const TaskCanceled&) {
+      expired_at[static_cast<std::size_t>(index)] = static_cast<int>(elapsed().count());
+    }
+  };
+  for (int i = 0; i < kTasks; ++i) (void)scheduler_.spawn(body(i));
+  scheduler_.run_until_idle();
+  EXPECT_EQ(scheduler_.armed_deadlines(), static_cast<std::size_t>(kTasks));  // one entry per task
+  scheduler_.run();
+  for (int i = 0; i < kTasks; ++i) EXPECT_EQ(expired_at[static_cast<std::size_t>(i)], 10 + i * 37 % 64) << "task " << i;
+  EXPECT_EQ(scheduler_.armed_deadlines(), 0u);
+}
+
+TEST_F(DeadlineTest, LeavesNoEntryBehindWhenItsTaskEnds) {
+  // Why it matters: a server arms a deadline per request; entries outliving
+  // their tasks would pile up for as long as the timeouts run.
+  auto body = [&]() -> Task<void> {
+    Deadline deadline = Deadline::after(1h);
+    deadline.rearm_after(10s);
+    co_await Yield{};
+  };
+  for (int i = 0; i < 1000; ++i) (void)scheduler_.spawn(body());
+  scheduler_.run_until_idle();
+  EXPECT_EQ(scheduler_.armed_deadlines(), 0u);
+  EXPECT_EQ(elapsed(), 0ms);
+}
+
+TEST_F(DeadlineTest, AnUnarmedDeadlineWaitsUntilArmed) {
+  auto body = [&]() -> Task<std::string> {
+    Deadline deadline = Deadline::unarmed();
+    co_await Sleep{20ms};  // nothing happens
+    deadline.rearm_after(5ms);
+    try {
+      co_await Sleep{1h};
+    } catch (const TaskCanceled&) {
+      co_return "expired at " + std::to_string(elapsed().count()) + "ms";
+    }
+    co_return "slept";
+  };
+  auto handle = scheduler_.spawn(body());
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "expired at 25ms");
+}
+
 TEST_F(DeadlineTest, DoesNothingOnceDisarmedOrGone) {
   auto body = [&]() -> Task<std::string> {
     {

@@ -13,6 +13,8 @@
 #include "coro/syscalls.hpp"
 #include "handlers/handler.hpp"
 #include "server/http/http_connection.hpp"
+#include "server/http_protocol.hpp"
+#include "server/serve_stream.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -84,8 +86,8 @@ class HttpTimeoutsTest : public ::testing::Test {
   // Serves one connection; returns when it closed, at what virtual time.
   std::chrono::milliseconds serve(TimedStream& stream) {
     auto body = [](TimedStream& s, const HttpSite& site) -> Task<void> {
-      HttpConnection connection(s, site, "127.0.0.1:1");
-      co_await connection.run();
+      HttpProtocol protocol(site);
+      co_await serve_stream(protocol, s, "127.0.0.1:1", nullptr);
     };
     const auto start = clock_.now();
     auto handle = scheduler_.spawn(body(stream, site_));

@@ -21,6 +21,7 @@
 #include "coro/syscalls.hpp"
 #include "reactor/readiness.hpp"
 #include "server/echo_protocol.hpp"
+#include "server/serve_stream.hpp"
 #include "server/tls/tls_context.hpp"
 #include "support/test_certificate.hpp"
 #include "unit/reactor/uring_fixture.hpp"
@@ -200,8 +201,8 @@ Task<void> run_server(UniqueFd fd, const TlsContext& context, ServerOutcome& out
   outcome.handshake = co_await stream.handshake();
   if (!outcome.handshake) co_return;
   outcome.alpn = std::string(stream.alpn());
-  EchoProtocol echo(std::chrono::hours(1), std::chrono::hours(1), nullptr);
-  co_await echo.serve(stream, sockaddr_storage{});
+  EchoProtocol echo(std::chrono::hours(1), std::chrono::hours(1));
+  co_await serve_stream(echo, stream, "127.0.0.1:1", nullptr);
   outcome.finished = true;
 }
 

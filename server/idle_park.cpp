@@ -1,0 +1,145 @@
+// IdlePark: detached pooled receives, the idle timeout, and the drain.
+#include "server/idle_park.hpp"
+
+#include "coro/sleep.hpp"
+#include "handlers/server_stats.hpp"
+#include "reactor/reactor.hpp"
+
+namespace tiffany {
+
+/// One parked connection: its detached receive and its place in a list.
+struct IdlePark::Entry final : IoOperation {
+  Entry(IdlePark& owner, PlainConnection parked, Scheduler::Clock::time_point idle_since)
+      : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .fd = parked.socket.get()}),
+        park(owner),
+        connection(std::move(parked)),
+        since(idle_since) {
+    server_stats().connections_idle.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~Entry() { server_stats().connections_idle.fetch_sub(1, std::memory_order_relaxed); }
+  Entry(const Entry&) = delete;
+  Entry& operator=(const Entry&) = delete;
+
+  IdlePark& park;
+  PlainConnection connection;
+  Scheduler::Clock::time_point since;
+  List* list = nullptr;
+  Entry* prev = nullptr;
+  Entry* next = nullptr;
+  bool timed_out = false;  // closed for idling too long (counted as a timeout)
+};
+
+void IdlePark::List::push_back(Entry& entry) noexcept {
+  entry.list = this;
+  entry.prev = tail;
+  entry.next = nullptr;
+  (tail != nullptr ? tail->next : head) = &entry;
+  tail = &entry;
+  ++size;
+}
+
+void IdlePark::List::remove(Entry& entry) noexcept {
+  (entry.prev != nullptr ? entry.prev->next : head) = entry.next;
+  (entry.next != nullptr ? entry.next->prev : tail) = entry.prev;
+  entry.list = nullptr;
+  --size;
+}
+
+IdlePark::IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve)
+    : idle_timeout_(idle_timeout), tracker_(tracker), serve_(std::move(serve)) {
+  if (tracker_ != nullptr) tracker_->add_drain_listener(*this);
+}
+
+IdlePark::~IdlePark() {
+  close_all();
+  if (tracker_ != nullptr) tracker_->remove_drain_listener(*this);
+}
+
+void IdlePark::park(PlainConnection connection) {
+  if (grace_over_) return;  // shutting down: the connection closes here
+  auto* entry = new Entry(*this, std::move(connection), Scheduler::current().now());
+  waiting_.push_back(*entry);
+  try {
+    entry->start_detached(&IdlePark::on_input, entry);
+  } catch (...) {  // the reactor could not take it: close the connection
+    waiting_.remove(*entry);
+    delete entry;
+    return;
+  }
+  start_reaper();
+}
+
+void IdlePark::on_input(IoOperation& op, void* context) noexcept {
+  Entry* entry = static_cast<Entry*>(context);
+  IdlePark& park = entry->park;
+  entry->list->remove(*entry);
+  const IoResult result = op.result();
+  ReadLease input = op.take_buffer();
+  PlainConnection connection = std::move(entry->connection);
+  const bool timed_out = entry->timed_out;
+  delete entry;
+  if (result && result.bytes() > 0) {  // served even if a close was under way: the bytes won the race
+    try {
+      (void)Scheduler::current().spawn(park.serve_(std::move(connection), std::move(input)));
+    } catch (...) {  // no memory for the task: the connection closes
+    }
+    return;
+  }
+  if (timed_out) server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+  // The peer closed or failed, or the connection idled too long: `connection` closes it.
+}
+
+void IdlePark::expire(Entry& entry) noexcept {
+  waiting_.remove(entry);
+  closing_.push_back(entry);
+  Reactor::current().cancel_async(entry);
+}
+
+void IdlePark::start_reaper() {
+  if (reaper_running_) return;
+  reaper_running_ = true;
+  (void)Scheduler::current().spawn(close_when_idle_too_long());
+}
+
+Task<void> IdlePark::close_when_idle_too_long() {
+  Scheduler& scheduler = Scheduler::current();
+  while (waiting_.head != nullptr) {
+    const auto due = waiting_.head->since + idle_timeout_;
+    const auto now = scheduler.now();
+    if (now < due) {
+      co_await Sleep{due - now};
+      continue;
+    }
+    waiting_.head->timed_out = true;
+    expire(*waiting_.head);
+  }
+  reaper_running_ = false;
+}
+
+void IdlePark::on_drain(std::chrono::milliseconds idle_grace) {
+  (void)Scheduler::current().spawn(close_after_grace(idle_grace));
+}
+
+Task<void> IdlePark::close_after_grace(std::chrono::milliseconds grace) {
+  // Why wait: a request already on its way to an idle connection still gets served.
+  co_await Sleep{grace};
+  grace_over_ = true;
+  while (waiting_.head != nullptr) expire(*waiting_.head);
+}
+
+void IdlePark::close_all() noexcept {
+  // Why first: canceling one receive reaps other completions too, whose
+  // callbacks would spawn tasks (maybe with no scheduler left).
+  for (List* list : {&waiting_, &closing_}) {
+    for (Entry* entry = list->head; entry != nullptr; entry = entry->next) entry->orphan();
+  }
+  for (List* list : {&waiting_, &closing_}) {
+    while (list->head != nullptr) {
+      Entry* entry = list->head;
+      list->remove(*entry);
+      delete entry;  // cancels its receive and waits for the kernel to let go
+    }
+  }
+}
+
+}  // namespace tiffany

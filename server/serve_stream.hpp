@@ -1,0 +1,23 @@
+// serve_stream: a whole connection in one task: wait for input, serve it, repeat.
+#pragma once
+
+#include <string>
+
+#include "coro/task.hpp"
+#include "server/byte_stream.hpp"
+#include "server/stream_protocol.hpp"
+
+namespace tiffany {
+
+class ConnectionTracker;
+
+/// Serves `stream` with `protocol` until the peer closes, the protocol asks
+/// to close, or the connection stays idle past protocol.idle_timeout().
+/// Between bursts it waits with ByteStream::read_pooled, holding no buffer.
+/// Used where a connection keeps a task anyway (TLS: the session lives in
+/// it); plain connections wait in an IdlePark instead. With `tracker`, an
+/// idle connection closes after the drain's grace once shutdown begins.
+Task<void> serve_stream(StreamProtocol& protocol, ByteStream& stream, std::string peer,
+                        ConnectionTracker* tracker);
+
+}  // namespace tiffany
