@@ -83,6 +83,8 @@ TEST(ConfigLoader, ShippedDefaultConfigIsValid) {
   const Config config = load_config(std::string(TIFFANY_SOURCE_DIR) + "/conf/tiffany.json");
   ASSERT_EQ(config.listeners.size(), 3u);
   ASSERT_TRUE(config.listeners[2].tls.has_value());  // the HTTPS listener; its files are read at start-up
+  EXPECT_EQ(config.error_log.path, "-");
+  EXPECT_EQ(config.error_log.level, LogLevel::info);
   EXPECT_EQ(config.listeners[2].tls->certificates[0].cert_file,
             std::string(TIFFANY_SOURCE_DIR) + "/conf/tls/self-signed.crt");
 }
