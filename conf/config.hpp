@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "conf/listen_address.hpp"
+#include "conf/log_level.hpp"
 
 namespace tiffany {
 
@@ -105,6 +106,13 @@ struct AccessLogConfig {
   std::string json_path;
 };
 
+/// `error_log`: the server's diagnostics (start-up, failures, warnings).
+struct ErrorLogConfig {
+  std::string path = "-";  // "-": standard error; otherwise made absolute against the config folder
+  LogLevel level = LogLevel::info;  // lines below this level are not written
+  std::string json_path = "$.error_log";
+};
+
 /// `backend`: which I/O backend the workers use.
 enum class IoBackend { automatic, io_uring, epoll };
 
@@ -117,6 +125,7 @@ struct Config {
   std::size_t max_connections = 16'384;   // open connections in all, spread over the workers
   std::int64_t drain_timeout_ms = 10'000; // graceful shutdown: how long in-flight requests may take
   AccessLogConfig access_log;
+  ErrorLogConfig error_log;
   std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)
   SchedulerConfig scheduler;
   std::vector<ListenerConfig> listeners;

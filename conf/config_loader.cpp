@@ -143,6 +143,22 @@ ListenerConfig read_listener(const JsonNode& node, const std::string& directory)
   return listener;
 }
 
+ErrorLogConfig read_error_log(const JsonNode& node, const std::string& directory) {
+  ObjectReader reader(node, {"path", "level"});
+  ErrorLogConfig log;
+  log.json_path = node.path();
+  if (auto path = reader.optional("path")) {
+    log.path = path->as_nonempty_string();
+    if (log.path != "-" && log.path.front() != '/') log.path = directory + "/" + log.path;
+  }
+  if (auto level = reader.optional("level")) {
+    const std::string name = level->as_choice({"debug", "info", "notice", "warn", "error", "crit"});
+    const auto found = std::find(kLogLevelNames.begin(), kLogLevelNames.end(), name);
+    log.level = static_cast<LogLevel>(found - kLogLevelNames.begin());
+  }
+  return log;
+}
+
 }  // namespace
 
 Config parse_config(const std::string& text, const std::string& file) {
@@ -157,7 +173,7 @@ Config parse_config(const std::string& text, const std::string& file) {
 
   const JsonNode root(document, file, "$");
   ObjectReader reader(root, {"backend", "workers", "max_connections", "drain_timeout_ms", "plugins",
-                             "offload_threads", "scheduler", "access_log", "listeners"});
+                             "offload_threads", "scheduler", "access_log", "error_log", "listeners"});
   Config config;
   config.file = file;
   const auto slash = file.rfind('/');
@@ -190,6 +206,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     }
     if (auto format = fields.optional("format")) config.access_log.json = format->as_choice({"common", "json"}) == "json";
   }
+  if (auto log = reader.optional("error_log")) config.error_log = read_error_log(*log, config.directory);
   if (auto threads = reader.optional("offload_threads")) {
     config.offload_threads = static_cast<std::size_t>(threads->as_integer(1, 1024));
   }

@@ -38,10 +38,10 @@ ChosenReactor make_reactor(BackendChoice choice) {
     try {
       return {std::make_unique<UringReactor>(), "probed and working"};
     } catch (const std::system_error& e) {
-      return {std::make_unique<EpollReactor>(), std::string("fallback: ") + e.what()};
+      return {std::make_unique<EpollReactor>(), std::string("fallback: ") + e.what(), true};
     }
   }
-  return {std::make_unique<EpollReactor>(), "fallback: " + problem};
+  return {std::make_unique<EpollReactor>(), "fallback: " + problem, true};
 }
 
 }  // namespace tiffany

@@ -12,7 +12,8 @@ enum class BackendChoice { automatic, io_uring, epoll };
 
 struct ChosenReactor {
   std::unique_ptr<Reactor> reactor;
-  std::string reason;  // why this backend, for the start-up line
+  std::string reason;     // why this backend, for the start-up line
+  bool fallback = false;  // `automatic` wanted io_uring and settled for epoll
 };
 
 /// Builds the reactor for this thread. `automatic` probes io_uring (ring

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <optional>
 #include <system_error>
 
 #include "coro/sleep.hpp"
@@ -14,11 +16,13 @@
 #include "handlers/metrics.hpp"
 #include "reactor/accept.hpp"
 #include "server/connection_tracker.hpp"
+#include "server/error_log.hpp"
 
 namespace tiffany {
 namespace {
 
 constexpr std::chrono::milliseconds kResourceBackoff{50};
+constexpr std::chrono::seconds kBackoffLogInterval{10};  // at most one back-off line per loop this often
 
 bool is_resource_shortage(int error) {
   return error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM;
@@ -29,6 +33,7 @@ bool is_fatal(int error) { return error == EBADF || error == EINVAL || error == 
 }  // namespace
 
 Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker) {
+  std::optional<std::chrono::steady_clock::time_point> last_backoff_line;
   for (;;) {
     co_await tracker.wait_for_room();
     sockaddr_storage peer{};
@@ -40,6 +45,15 @@ Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTr
       // once; wait for connections to close instead of burning the CPU.
       if (is_resource_shortage(accepted.error())) {
         Metrics::instance().accept_backoffs.fetch_add(1, std::memory_order_relaxed);
+        const auto now = std::chrono::steady_clock::now();
+        if (!last_backoff_line || now - *last_backoff_line >= kBackoffLogInterval) {
+          last_backoff_line = now;
+          error_log().log(LogLevel::warn,
+                          "accept failed: %s; pausing accepts for %lld ms (repeats within %lld s are only "
+                          "counted in the metrics)",
+                          std::strerror(accepted.error()), static_cast<long long>(kResourceBackoff.count()),
+                          static_cast<long long>(kBackoffLogInterval.count()));
+        }
         co_await Sleep{kResourceBackoff};
       }
       continue;  // ECONNABORTED and friends concern one client only

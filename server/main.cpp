@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
@@ -12,6 +13,7 @@
 #include "handlers/handler_registry.hpp"
 #include "handlers/plugin_loader.hpp"
 #include "server/connection_protocol.hpp"
+#include "server/error_log.hpp"
 #include "server/server.hpp"
 #include "server/shutdown_signals.hpp"
 #include "server/version.hpp"
@@ -36,6 +38,13 @@ void print_usage(std::FILE* out) {
                "  --help           show this text\n"
                "  --version        show the version\n",
                kDefaultConfig);
+}
+
+// A reason not to start: always on standard error, and in the error log too
+// when that is a file of its own.
+void refuse(const char* kind, const char* what) {
+  std::fprintf(stderr, "tiffany: %s: %s\n", kind, what);
+  if (!tiffany::error_log().to_stderr()) tiffany::error_log().log(tiffany::LogLevel::crit, "%s: %s", kind, what);
 }
 
 }  // namespace
@@ -68,6 +77,8 @@ int main(int argc, char** argv) {
 
   try {
     tiffany::Config config = tiffany::load_config(config_path);
+    // Why: --check-config only reads; opening the log would create its file.
+    if (!check_only) tiffany::open_error_log(config);
     tiffany::HandlerRegistry registry;
     tiffany::register_builtin_handlers(registry);
     for (const tiffany::PluginConfig& plugin : config.plugins) {
@@ -85,14 +96,19 @@ int main(int argc, char** argv) {
     }
     if (config.offload_threads != 0) tiffany::OffloadPool::configure_default(config.offload_threads);
     tiffany::UniqueFd signals = tiffany::block_shutdown_signals();
+    const std::vector<tiffany::PluginConfig> plugins = config.plugins;
     tiffany::Server server(std::move(config), registry);
+    // Why: only once everything is checked, so a refusal stays one line.
+    for (const tiffany::PluginConfig& plugin : plugins) {
+      tiffany::error_log().log(tiffany::LogLevel::info, "loaded plugin %s", plugin.path.c_str());
+    }
     return server.run(signals.get());
   } catch (const tiffany::ConfigError& e) {
-    std::fprintf(stderr, "tiffany: config error: %s\n", e.what());
+    refuse("config error", e.what());
   } catch (const std::system_error& e) {
-    std::fprintf(stderr, "tiffany: cannot start: %s\n", e.what());
+    refuse("cannot start", e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tiffany: fatal: %s\n", e.what());
+    refuse("fatal", e.what());
   }
   return kExitFailure;
 }

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <csignal>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
@@ -17,6 +16,7 @@
 
 #include "conf/config_error.hpp"
 #include "server/connection_protocol.hpp"
+#include "server/error_log.hpp"
 #include "server/version.hpp"
 
 namespace tiffany {
@@ -75,23 +75,26 @@ Server::Server(Config config, const HandlerRegistry& registry)
 }
 
 int Server::run(int signal_fd) {
+  ErrorLog& log = error_log();
   std::vector<std::unique_ptr<Worker>> workers;
-  std::string backend;
+  WorkerBackend backend;
   for (std::size_t w = 0; w < workers_; ++w) {
     workers.push_back(std::make_unique<Worker>(w, config_, registry_, tls_contexts_, std::move(sockets_[w]),
                                                access_log_file_ ? access_log_file_.get() : -1));
     backend = workers.back()->start();
   }
-  std::printf("tiffany %s: %zu worker%s, I/O backend %s\n", kVersion, workers_, workers_ == 1 ? "" : "s",
-              backend.c_str());
+  log.log(LogLevel::notice, "tiffany %s: %zu worker%s, I/O backend %s", kVersion, workers_, workers_ == 1 ? "" : "s",
+          backend.description.c_str());
+  if (backend.fallback) {
+    log.log(LogLevel::warn, "io_uring is unavailable, I/O backend %s", backend.description.c_str());
+  }
   for (std::size_t i = 0; i < config_.listeners.size(); ++i) {
     const ListenerConfig& listener = config_.listeners[i];
     const bool http = listener.protocol == Protocol::http;
     const char* protocol = listener.tls ? (http ? "https" : "echo over TLS") : (http ? "http" : "echo");
-    std::printf("tiffany: listener \"%s\" serving %s on %s\n", listener.name.c_str(), protocol,
-                bound_[i].to_string().c_str());
+    log.log(LogLevel::notice, "listener \"%s\" serving %s on %s", listener.name.c_str(), protocol,
+            bound_[i].to_string().c_str());
   }
-  std::fflush(stdout);
 
   const auto all_finished = [&] {
     for (const auto& worker : workers) {
@@ -103,34 +106,30 @@ int Server::run(int signal_fd) {
   while (signal == nullptr) {
     signal = next_signal(signal_fd, std::chrono::milliseconds(200));
     if (signal == nullptr && all_finished()) {
-      std::fputs("tiffany: every worker stopped\n", stderr);
+      log.log(LogLevel::crit, "every worker stopped");
       return 1;
     }
   }
   const auto drain_deadline = Clock::now() + std::chrono::milliseconds(config_.drain_timeout_ms);
-  std::printf("tiffany: %s received, draining (up to %lld ms; a second signal exits at once)\n", signal,
-              static_cast<long long>(config_.drain_timeout_ms));
-  std::fflush(stdout);
+  log.log(LogLevel::notice, "%s received, draining (up to %lld ms; a second signal exits at once)", signal,
+          static_cast<long long>(config_.drain_timeout_ms));
   for (auto& worker : workers) worker->drain(kIdleGrace);
   while (!all_finished()) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(drain_deadline - Clock::now());
     if (left.count() <= 0) {
       std::size_t open = 0;
       for (const auto& worker : workers) open += worker->open_connections();
-      std::printf("tiffany: drain timeout: closing %zu connections still open\n", open);
-      std::fflush(stdout);
+      log.log(LogLevel::warn, "drain timeout: closing %zu connections still open", open);
       for (auto& worker : workers) worker->stop();
       break;
     }
     if (const char* again = next_signal(signal_fd, std::min(left, std::chrono::milliseconds(50)))) {
-      std::printf("tiffany: second %s: exiting now\n", again);
-      std::fflush(stdout);
+      log.log(LogLevel::warn, "second %s: exiting now", again);
       std::_Exit(0);
     }
   }
   for (auto& worker : workers) worker->join();
-  std::puts("tiffany: stopped");
-  std::fflush(stdout);
+  log.log(LogLevel::notice, "stopped");
   return 0;
 }
 

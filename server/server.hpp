@@ -24,7 +24,7 @@ class Server {
   /// ConfigError naming the JSON path of the first problem.
   Server(Config config, const HandlerRegistry& registry);
 
-  /// Starts the workers, prints the I/O backend and one line per listener,
+  /// Starts the workers, logs the I/O backend and one line per listener,
   /// and serves until SIGINT/SIGTERM arrives on `signal_fd`; then drains
   /// (listeners closed, requests in flight finished, idle connections closed)
   /// and returns 0 when drained or at the drain timeout. A second signal

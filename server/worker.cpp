@@ -1,8 +1,6 @@
 // Worker: the thread body, and the main thread's handles on it.
 #include "server/worker.hpp"
 
-#include <cstdio>
-
 #include "coro/scheduler.hpp"
 #include "coro/sleep.hpp"
 #include "handlers/metrics.hpp"
@@ -11,6 +9,7 @@
 #include "server/accept_loop.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/connection_tracker.hpp"
+#include "server/error_log.hpp"
 
 namespace tiffany {
 namespace {
@@ -33,6 +32,17 @@ Task<void> publish_counters(const ConnectionTracker& tracker, std::atomic<std::s
     counters.publish(Scheduler::current().stats());
     co_await Sleep{std::chrono::milliseconds(100)};
   }
+}
+
+void log_task_failure(TaskId id, const std::exception_ptr& error) {
+  if (!error_log().enabled(LogLevel::error)) return;
+  error_log().log(LogLevel::error, "task %llu failed: %s", static_cast<unsigned long long>(id),
+                  exception_message(error).c_str());
+}
+
+void log_slow_task(TaskId id, std::chrono::nanoseconds ran) {
+  error_log().log(LogLevel::warn, "task %llu ran %.3f ms without suspending (did it forget to yield?)",
+                  static_cast<unsigned long long>(id), std::chrono::duration<double, std::milli>(ran).count());
 }
 
 // Closes the connections parked outside any task. Why while the scheduler
@@ -60,14 +70,15 @@ Worker::~Worker() {
   join();
 }
 
-std::string Worker::start() {
-  std::promise<std::string> ready;
-  std::future<std::string> started = ready.get_future();
+WorkerBackend Worker::start() {
+  std::promise<WorkerBackend> ready;
+  std::future<WorkerBackend> started = ready.get_future();
   thread_ = std::thread([this, &ready] { run(ready); });
   return started.get();  // rethrows what the thread failed with
 }
 
-void Worker::run(std::promise<std::string>& ready) {
+void Worker::run(std::promise<WorkerBackend>& ready) {
+  ErrorLog::set_worker_of_this_thread(static_cast<int>(index_));
   bool announced = false;
   try {
     // Declared before the scheduler: the reactor must outlive the tasks.
@@ -89,6 +100,8 @@ void Worker::run(std::promise<std::string>& ready) {
         .max_resumes_between_polls = tuning.max_resumes_between_polls,
         .slow_task_threshold = std::chrono::milliseconds(tuning.slow_task_warning_ms),
         .trace_capacity = tuning.trace_events});
+    scheduler.set_failure_logger(log_task_failure);
+    scheduler.set_slow_task_logger(log_slow_task);
 
     std::vector<JoinHandle<void>> accept_loops;
     for (std::size_t i = 0; i < sockets_.size(); ++i) {
@@ -102,7 +115,7 @@ void Worker::run(std::promise<std::string>& ready) {
     }
     const std::string backend = chosen.reactor->describe();
     Metrics::instance().set_backend(backend.substr(0, backend.find(' ')));
-    ready.set_value(backend + " (" + chosen.reason + ")");
+    ready.set_value(WorkerBackend{backend + " (" + chosen.reason + ")", chosen.fallback});
     announced = true;
 
     // The main thread's drain request runs this, on this thread.
@@ -119,13 +132,8 @@ void Worker::run(std::promise<std::string>& ready) {
     if (!announced) {
       ready.set_exception(std::current_exception());
     } else {
-      try {
-        throw;
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "tiffany: worker %zu stopped: %s\n", index_, e.what());
-      } catch (...) {
-        std::fprintf(stderr, "tiffany: worker %zu stopped: unknown exception\n", index_);
-      }
+      // The line's prefix names the worker: "worker 1: stopped: ...".
+      error_log().log(LogLevel::crit, "stopped: %s", exception_message(std::current_exception()).c_str());
     }
   }
   {

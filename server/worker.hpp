@@ -21,6 +21,12 @@ namespace tiffany {
 
 class HandlerRegistry;
 
+/// The I/O backend a worker runs on, for the start-up lines.
+struct WorkerBackend {
+  std::string description;  // "io_uring (probed and working)"
+  bool fallback = false;    // `auto` could not use io_uring; `description` says why
+};
+
 /// Shared-nothing: a worker owns its listening sockets (one per listener,
 /// SO_REUSEPORT), builds its own protocols and handlers, and talks to the
 /// main thread only through its RemoteQueue (drain, stop).
@@ -34,8 +40,8 @@ class Worker {
   ~Worker();
 
   /// Starts the thread and waits until it serves; rethrows a start-up failure.
-  /// Returns the I/O backend's description ("io_uring (probed and working)").
-  std::string start();
+  /// Returns the I/O backend it chose.
+  WorkerBackend start();
   /// Any thread: stop accepting, let requests in flight finish, close idle
   /// connections after `idle_grace`; the thread ends when none is left.
   void drain(std::chrono::milliseconds idle_grace);
@@ -46,7 +52,7 @@ class Worker {
   void join();
 
  private:
-  void run(std::promise<std::string>& ready);
+  void run(std::promise<WorkerBackend>& ready);
   void post(RemoteQueue::Callback callback);
 
   std::size_t index_;

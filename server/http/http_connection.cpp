@@ -2,7 +2,6 @@
 #include "server/http/http_connection.hpp"
 
 #include <charconv>
-#include <cstdio>
 #include <exception>
 #include <memory>
 
@@ -13,6 +12,7 @@
 #include "handlers/server_stats.hpp"
 #include "server/access_log.hpp"
 #include "server/connection_tracker.hpp"
+#include "server/error_log.hpp"
 #include "server/http/http_date.hpp"
 #include "server/http/http_status.hpp"
 
@@ -186,23 +186,18 @@ Task<bool> HttpConnection::respond(Request& request) {
   }
   if (failure && deadline_->expired()) {
     server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
-    std::fprintf(stderr, "tiffany: %s timed out on %s %s after %lld ms\n", routed.label->c_str(),
-                 request.method.c_str(), request.path.c_str(),
-                 static_cast<long long>(site_.timeouts.handler.count()));
+    error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms", routed.label->c_str(),
+                    request.method.c_str(), request.path.c_str(),
+                    static_cast<long long>(site_.timeouts.handler.count()));
     keep_alive_ = false;
     if (response_.streaming()) co_return false;
     append_error(503);
     co_return false;
   }
   if (failure) {
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "tiffany: %s failed on %s %s: %s\n", routed.label->c_str(), request.method.c_str(),
-                   request.path.c_str(), e.what());
-    } catch (...) {
-      std::fprintf(stderr, "tiffany: %s failed on %s %s: unknown exception\n", routed.label->c_str(),
-                   request.method.c_str(), request.path.c_str());
+    if (error_log().enabled(LogLevel::error)) {
+      error_log().log(LogLevel::error, "%s failed on %s %s: %s", routed.label->c_str(), request.method.c_str(),
+                      request.path.c_str(), exception_message(failure).c_str());
     }
     keep_alive_ = false;  // the handler's state is unknown; start afresh on a new connection
     if (response_.streaming()) co_return false;  // the head is out: all we can do is close
@@ -294,8 +289,8 @@ bool HttpConnection::finish_stream() {
   if (chunked_) out_ += "0\r\n\r\n";
   const auto& declared = response_.content_length();
   if (declared && !head_request_ && !status_forbids_body(response_.status) && streamed_bytes_ != *declared) {
-    std::fprintf(stderr, "tiffany: handler streamed %llu bytes but declared %llu; closing\n",
-                 static_cast<unsigned long long>(streamed_bytes_), static_cast<unsigned long long>(*declared));
+    error_log().log(LogLevel::error, "handler streamed %llu bytes but declared %llu; closing",
+                    static_cast<unsigned long long>(streamed_bytes_), static_cast<unsigned long long>(*declared));
     keep_alive_ = false;
   }
   return keep_alive_;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "handlers/server_stats.hpp"
+#include "server/error_log.hpp"
 #include "server/serve_stream.hpp"
 #include "server/socket_watchdog.hpp"
 #include "server/tls/tls_stream.hpp"
@@ -27,6 +28,10 @@ Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer, Connectio
     if (!established) {
       stats.tls_handshake_failures.fetch_add(1, std::memory_order_relaxed);
       if (deadline.fired()) stats.tls_handshake_timeouts.fetch_add(1, std::memory_order_relaxed);
+      if (error_log().enabled(LogLevel::debug)) {
+        error_log().log(LogLevel::debug, "TLS handshake with %s %s", format_peer(peer).c_str(),
+                        deadline.fired() ? "timed out" : "failed");
+      }
       co_return;
     }
   }

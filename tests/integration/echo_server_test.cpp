@@ -37,7 +37,7 @@ TEST(EchoServer, StartupNamesTheBackendAndEachListener) {
   EXPECT_GT(server.port_of("second"), 0);
   const char* backend = std::getenv("TIFFANY_TEST_BACKEND");
   const std::string expected = std::string("I/O backend ") + (backend != nullptr ? backend : "io_uring");
-  EXPECT_NE(server.out().find(expected), std::string::npos) << server.out();
+  EXPECT_NE(server.err().find(expected), std::string::npos) << server.err();
 }
 
 TEST(EchoServer, EchoesRandomPayloadsFrom200ConcurrentClientsByteForByte) {
@@ -115,7 +115,7 @@ TEST(EchoServer, SigtermClosesTheListenerAndExitsZero) {
   EXPECT_EQ(echo_roundtrip(idle.get(), "x"), "x");
   server.send_signal(SIGTERM);
   EXPECT_EQ(server.wait_for_exit(5s), 0) << server.err();
-  EXPECT_NE(server.out().find("SIGTERM received"), std::string::npos);
+  EXPECT_NE(server.err().find("SIGTERM received"), std::string::npos) << server.err();
   EXPECT_FALSE(connect_loopback(port)) << "the listener is still accepting";
 }
 

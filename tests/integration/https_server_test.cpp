@@ -142,9 +142,9 @@ class HttpsServerTest : public ::testing::Test {
 };
 
 TEST_F(HttpsServerTest, StartUpLinesNameTheTlsListeners) {
-  const std::string out = server_->out();
-  EXPECT_NE(out.find("listener \"secure\" serving https on 127.0.0.1:"), std::string::npos) << out;
-  EXPECT_NE(out.find("listener \"echo\" serving echo over TLS on 127.0.0.1:"), std::string::npos) << out;
+  const std::string log = server_->err();
+  EXPECT_NE(log.find("listener \"secure\" serving https on 127.0.0.1:"), std::string::npos) << log;
+  EXPECT_NE(log.find("listener \"echo\" serving echo over TLS on 127.0.0.1:"), std::string::npos) << log;
 }
 
 TEST_F(HttpsServerTest, CurlReusesTheKeepAliveConnection) {
@@ -345,7 +345,7 @@ class TlsRefusalTest : public ::testing::Test {
                                                            "}]}");
     const RunResult run = run_tiffany({"--config", config});
     EXPECT_EQ(run.exit_code, 1);
-    EXPECT_EQ(run.out.find("serving"), std::string::npos) << run.out;
+    EXPECT_EQ(run.err.find("\" serving "), std::string::npos) << run.err;
     const std::string prefix = "tiffany: config error: " + config + ": ";
     EXPECT_EQ(run.err.rfind(prefix, 0), 0u) << run.err;
     return run.err.substr(std::min(prefix.size(), run.err.size()));

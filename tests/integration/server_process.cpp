@@ -123,11 +123,11 @@ ServerProcess::~ServerProcess() {
   }
 }
 
-int ServerProcess::port_of(const std::string& listener) {
+int ServerProcess::port_of(const std::string& listener, const std::string& error_log_file) {
   const std::string marker = "listener \"" + listener + "\" serving ";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < deadline) {
-    const std::string text = out();
+    const std::string text = error_log_file.empty() ? err() : read_file(error_log_file);
     const auto at = text.find(marker);
     const auto end_of_line = text.find('\n', at);
     if (at != std::string::npos && end_of_line != std::string::npos) {
@@ -142,7 +142,8 @@ int ServerProcess::port_of(const std::string& listener) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ADD_FAILURE() << "no start-up line for listener " << listener << "; stdout: " << out() << " stderr: " << err();
+  ADD_FAILURE() << "no start-up line for listener " << listener << "; stderr: " << err()
+                << (error_log_file.empty() ? "" : " error log: " + read_file(error_log_file));
   return 0;
 }
 

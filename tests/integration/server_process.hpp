@@ -45,9 +45,10 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
   ~ServerProcess();
 
-  /// Waits for the start-up line of `listener` and returns its bound port.
-  /// Fails the test (returns 0) if it does not appear within 10 s.
-  int port_of(const std::string& listener);
+  /// Waits for the start-up line of `listener` in the error log (standard
+  /// error, or `error_log_file` when the config sends it there) and returns
+  /// its bound port. Fails the test (returns 0) if it does not appear within 10 s.
+  int port_of(const std::string& listener, const std::string& error_log_file = "");
   void send_signal(int signal) const;
   /// Waits for exit; returns the exit code, or -1 after `timeout` (then kills).
   int wait_for_exit(std::chrono::milliseconds timeout);

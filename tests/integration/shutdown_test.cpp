@@ -92,7 +92,7 @@ TEST(Shutdown, EveryRequestSentBeforeSigtermGetsACompleteResponse) {
   EXPECT_EQ(server.wait_for_exit(6s), 0) << server.err();
   EXPECT_GT(answered, 100);
   EXPECT_EQ(unanswered_before_signal, 0);
-  EXPECT_NE(server.out().find("SIGTERM received, draining"), std::string::npos) << server.out();
+  EXPECT_NE(server.err().find("SIGTERM received, draining"), std::string::npos) << server.err();
 }
 
 TEST(Shutdown, ARequestInFlightIsFinishedAndTheListenerClosed) {
@@ -128,7 +128,7 @@ TEST(Shutdown, ASecondSignalExitsAtOnce) {
   server.send_signal(SIGTERM);
   EXPECT_EQ(server.wait_for_exit(5s), 0);
   EXPECT_LT(Clock::now() - start, 2s);
-  EXPECT_NE(server.out().find("second SIGTERM: exiting now"), std::string::npos) << server.out();
+  EXPECT_NE(server.err().find("second SIGTERM: exiting now"), std::string::npos) << server.err();
 }
 
 TEST(Limits, AcceptPausesAtTheConnectionLimitAndResumes) {

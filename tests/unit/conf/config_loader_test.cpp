@@ -46,10 +46,45 @@ TEST(ConfigLoader, ReadsSchedulerAndOffloadSettings) {
   EXPECT_EQ(config.scheduler.trace_events, 128u);
 }
 
+TEST(ConfigLoader, ErrorLogDefaultsToStandardErrorAtInfo) {
+  const Config config = parse_config(R"({"listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
+                                     "conf/test.json");
+  EXPECT_EQ(config.error_log.path, "-");
+  EXPECT_EQ(config.error_log.level, LogLevel::info);
+  EXPECT_EQ(config.error_log.json_path, "$.error_log");
+}
+
+TEST(ConfigLoader, ReadsTheErrorLogWithAPathRelativeToTheConfigFile) {
+  const Config config = parse_config(R"({"error_log": {"path": "logs/error.log", "level": "warn"},
+      "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
+                                     "conf/test.json");
+  EXPECT_EQ(config.error_log.path, "conf/logs/error.log");
+  EXPECT_EQ(config.error_log.level, LogLevel::warn);
+  const Config absolute = parse_config(R"({"error_log": {"path": "/var/log/tiffany/error.log"},
+      "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
+                                       "conf/test.json");
+  EXPECT_EQ(absolute.error_log.path, "/var/log/tiffany/error.log");
+  EXPECT_EQ(absolute.error_log.level, LogLevel::info);
+}
+
+TEST(ConfigLoader, ReadsEveryErrorLogLevelAndStandardError) {
+  for (std::size_t i = 0; i < kLogLevelNames.size(); ++i) {
+    const std::string name(kLogLevelNames[i]);
+    const Config config = parse_config(R"({"error_log": {"path": "-", "level": ")" + name + R"("},
+        "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
+                                       "test.json");
+    EXPECT_EQ(config.error_log.path, "-");
+    EXPECT_EQ(config.error_log.level, static_cast<LogLevel>(i)) << name;
+    EXPECT_EQ(log_level_name(config.error_log.level), name);
+  }
+}
+
 TEST(ConfigLoader, ShippedDefaultConfigIsValid) {
   const Config config = load_config(std::string(TIFFANY_SOURCE_DIR) + "/conf/tiffany.json");
   ASSERT_EQ(config.listeners.size(), 3u);
   ASSERT_TRUE(config.listeners[2].tls.has_value());  // the HTTPS listener; its files are read at start-up
+  EXPECT_EQ(config.error_log.path, "-");
+  EXPECT_EQ(config.error_log.level, LogLevel::info);
   EXPECT_EQ(config.listeners[2].tls->certificates[0].cert_file,
             std::string(TIFFANY_SOURCE_DIR) + "/conf/tls/self-signed.crt");
 }
@@ -75,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
              "test.json: $.lisener: unknown key; expected one of \"backend\", \"workers\", "
              "\"max_connections\", \"drain_timeout_ms\", \"plugins\", \"offload_threads\", \"scheduler\", "
-             "\"access_log\", \"listeners\""},
+             "\"access_log\", \"error_log\", \"listeners\""},
         Case{"ListenersNotAnArray", R"({"listeners": {}})", "test.json: $.listeners: expected an array, got an object"},
         Case{"NoListeners", R"({"listeners": []})",
              "test.json: $.listeners: expected at least one listener, got an array"},
@@ -100,6 +135,20 @@ INSTANTIATE_TEST_SUITE_P(
              "test.json: $.scheduler.policy: expected one of \"fifo\", \"priority\", got \"random\""},
         Case{"NoOffloadThreads", R"({"offload_threads": 0, "listeners": []})",
              "test.json: $.offload_threads: expected an integer from 1 to 1024, got 0"},
+        Case{"ErrorLogNotAnObject", R"({"error_log": "error.log", "listeners": []})",
+             "test.json: $.error_log: expected an object, got \"error.log\""},
+        Case{"ErrorLogUnknownKey", R"({"error_log": {"path": "-", "format": "json"}, "listeners": []})",
+             "test.json: $.error_log.format: unknown key; expected one of \"path\", \"level\""},
+        Case{"ErrorLogBadLevel", R"({"error_log": {"level": "warning"}, "listeners": []})",
+             "test.json: $.error_log.level: expected one of \"debug\", \"info\", \"notice\", \"warn\", "
+             "\"error\", \"crit\", got \"warning\""},
+        Case{"ErrorLogLevelNotAString", R"({"error_log": {"level": 3}, "listeners": []})",
+             "test.json: $.error_log.level: expected one of \"debug\", \"info\", \"notice\", \"warn\", "
+             "\"error\", \"crit\", got 3"},
+        Case{"ErrorLogEmptyPath", R"({"error_log": {"path": ""}, "listeners": []})",
+             "test.json: $.error_log.path: expected a non-empty string, got \"\""},
+        Case{"ErrorLogPathNotAString", R"({"error_log": {"path": 2}, "listeners": []})",
+             "test.json: $.error_log.path: expected a non-empty string, got 2"},
         Case{"DuplicateName", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"},
                                {"name": "e", "address": "127.0.0.1:2", "protocol": "echo"}]})",
              "test.json: $.listeners[1].name: duplicate listener name \"e\""}),

@@ -1,0 +1,156 @@
+// The error log end to end: the real binary writing to an error_log file at a
+// level, with a failing plugin handler; and an unopenable file refused at start-up.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "server_process.hpp"
+#include "support/loopback_socket.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kPlugins = TIFFANY_PLUGIN_DIR;
+
+RunResult curl(const std::string& url) { return run_program("curl", {"-sS", "-i", "--max-time", "20", url}); }
+
+// A port nothing listens on right now (bound once by the kernel's choice, then released).
+int free_port() {
+  const LoopbackSocket socket(false);
+  EXPECT_TRUE(socket.fd.valid());
+  return socket.port();
+}
+
+// True once 127.0.0.1:`port` accepts a connection (within 10 s).
+bool wait_until_listening(int port) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// Waits up to 5 s for `needle` to appear in the file at `path`; returns the file.
+std::string wait_for_text(const std::string& path, const std::string& needle) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  std::string text = read_file(path);
+  while (text.find(needle) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+    text = read_file(path);
+  }
+  return text;
+}
+
+std::string folder_of(const std::string& file) { return file.substr(0, file.rfind('/')); }
+
+const std::regex kTimestamp(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)");
+
+TEST(ErrorLogFile, AtWarnHoldsHandlerFailuresAndTimeoutsButNotTheStartUpLines) {
+  const int port = free_port();
+  ServerProcess server(R"({"workers": 1, "error_log": {"path": "error.log", "level": "warn"},
+      "plugins": [")" + kPlugins + R"(/libhello.so", ")" + kPlugins + R"(/libfanout.so"],
+      "listeners": [{"name": "web", "address": "127.0.0.1:)" + std::to_string(port) + R"(", "protocol": "http",
+        "timeouts": {"handler_ms": 100},
+        "routes": [{"method": "GET", "path": "/fail", "handler": "hello.fail"},
+                   {"method": "GET", "path": "/slow", "handler": "fanout.sleepers", "children": 1,
+                    "delay_ms": 2000}]}]})");
+  const std::string log_path = folder_of(server.config_path()) + "/error.log";  // relative to the config file
+  ASSERT_TRUE(wait_until_listening(port)) << server.err() << read_file(log_path);
+
+  const RunResult failed = curl("http://127.0.0.1:" + std::to_string(port) + "/fail");
+  EXPECT_NE(failed.out.find("HTTP/1.1 500 Internal Server Error"), std::string::npos) << failed.out;
+  const RunResult slow = curl("http://127.0.0.1:" + std::to_string(port) + "/slow");
+  EXPECT_NE(slow.out.find("HTTP/1.1 503 Service Unavailable"), std::string::npos) << slow.out;
+
+  const std::string log = wait_for_text(log_path, "timed out on GET /slow");
+  const std::regex failure_line(R"((\S+) \[error\] worker 0: handler "hello\.fail" from plugin )" + kPlugins +
+                                R"(/libhello\.so failed on GET /fail: hello\.fail always fails\n)");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(log, match, failure_line)) << log;
+  EXPECT_TRUE(std::regex_match(match[1].str(), kTimestamp)) << match[1];
+  EXPECT_TRUE(std::regex_search(log, std::regex(R"(\[warn\] worker 0: handler "fanout\.sleepers" from plugin \S+ )"
+                                                R"(timed out on GET /slow after 100 ms\n)")))
+      << log;
+  // Start-up lines are notices (and plugin loads info): below warn, so not written at all.
+  EXPECT_EQ(log.find("serving"), std::string::npos) << log;
+  EXPECT_EQ(log.find("[notice]"), std::string::npos) << log;
+  EXPECT_EQ(log.find("[info]"), std::string::npos) << log;
+  // Everything went to the file: nothing on standard error.
+  EXPECT_EQ(server.err(), "");
+
+  server.send_signal(SIGTERM);
+  EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+  EXPECT_EQ(read_file(log_path).find("SIGTERM received"), std::string::npos);  // a notice too
+}
+
+TEST(ErrorLogFile, AtInfoHoldsTheStartUpAndDrainLines) {
+  TempDir dir;
+  const std::string log_path = dir.path() + "/error.log";
+  ServerProcess server(R"({"workers": 1, "error_log": {"path": ")" + log_path + R"(", "level": "info"},
+      "plugins": [")" + kPlugins + R"(/libhello.so"],
+      "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+        "routes": [{"method": "GET", "path": "/fail", "handler": "hello.fail"}]}]})");
+  const int port = server.port_of("web", log_path);
+  ASSERT_GT(port, 0);
+  server.send_signal(SIGTERM);
+  EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+
+  const std::string log = read_file(log_path);
+  const std::string stamp = R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z )";
+  for (const std::string& line :
+       {R"(\[info\] loaded plugin )" + kPlugins + R"(/libhello\.so)",
+        std::string(R"(\[notice\] tiffany \S+: 1 worker, I/O backend \w+ \(.*\))"),
+        R"(\[notice\] listener "web" serving http on 127\.0\.0\.1:)" + std::to_string(port),
+        std::string(R"(\[notice\] SIGTERM received, draining \(up to 10000 ms; a second signal exits at once\))"),
+        std::string(R"(\[notice\] stopped)")}) {
+    EXPECT_TRUE(std::regex_search(log, std::regex("(^|\n)" + stamp + line + "\n"))) << line << " not in:\n" << log;
+  }
+  EXPECT_EQ(server.err(), "");
+  EXPECT_EQ(server.out(), "");
+}
+
+TEST(ErrorLogFile, AFileThatCannotBeOpenedIsAConfigErrorNamingErrorLogPath) {
+  TempDir dir;
+  const std::string config = dir.write("tiffany.json", R"({"error_log": {"path": "missing/error.log"},
+      "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "echo"}]})");
+  const RunResult run = run_tiffany({"--config", config});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "tiffany: config error: " + config + ": $.error_log.path: cannot open \"" + dir.path() +
+                         "/missing/error.log\" for appending: No such file or directory\n");
+  EXPECT_EQ(run.out, "");
+}
+
+TEST(ErrorLogFile, ARefusalAfterTheLogIsOpenIsAlsoWrittenToIt) {
+  TempDir dir;
+  const LoopbackSocket taken(true);  // the port is in use
+  ASSERT_TRUE(taken.fd.valid());
+  const std::string config = dir.write("tiffany.json", R"({"error_log": {"path": "error.log", "level": "error"},
+      "listeners": [{"name": "web", "address": "127.0.0.1:)" + std::to_string(taken.port()) +
+                                                           R"(", "protocol": "echo"}]})");
+  const RunResult run = run_tiffany({"--config", config});
+  EXPECT_EQ(run.exit_code, 1);
+  const std::string expected = "config error: " + config + ": $.listeners[0].address: cannot listen on 127.0.0.1:" +
+                               std::to_string(taken.port());
+  EXPECT_EQ(run.err.rfind("tiffany: " + expected, 0), 0u) << run.err;
+  const std::string log = read_file(dir.path() + "/error.log");
+  EXPECT_NE(log.find("[crit] " + expected), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace tiffany::testing
