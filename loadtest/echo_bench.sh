@@ -35,7 +35,7 @@ measure() {
   echo "$name $rate $(echo "scale=4; ($after-$before)*1000000/$(getconf CLK_TCK)/$messages" | bc) $p99" >>"$work/results"
 }
 
-taskset -c 0 "$build_dir/server/tiffany" --config "$work/echo.json" >/dev/null &
+taskset -c 0 "$build_dir/server/tiffany" --config "$work/echo.json" >"$work/tiffany.log" 2>&1 &
 tiffany_pid=$!
 taskset -c 0 "$build_dir/limit_server" "$port_limit" echo &
 limit_pid=$!

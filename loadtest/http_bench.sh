@@ -7,7 +7,10 @@
 # /proc, as ../shared/bench/cpu_per_req.sh does) and errors, averaged over the
 # rounds, with ratios of Tiffany to its peers; writes a PNG bar chart of req/s
 # and the table as text beside it.
-# usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-p BASE_PORT] [-o PNG]
+# With -w 2 every server runs two workers (Tiffany "workers": 2, nginx
+# worker_processes 2, h2o num-threads 2) on both cores and wrk -t2 shares them;
+# limit_server, single-threaded, sits that out. CPU counts every process of a server.
+# usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-w WORKERS] [-p BASE_PORT] [-o PNG]
 set -euo pipefail
 
 invocation_dir=$PWD
@@ -22,12 +25,15 @@ static_name=4k.txt
 
 usage() {
   cat <<EOF
-usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-p BASE_PORT] [-o PNG]
+usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-w WORKERS] [-p BASE_PORT] [-o PNG]
   -d SECONDS      length of one wrk run, 1..30 (default 5)
   -r ROUNDS       rounds over all servers and scenarios, 1..5 (default 2); a round is 11 runs
   -c CONNECTIONS  wrk connections, 1..1024 (default 64)
+  -w WORKERS      workers per server, 1 or 2 (default 1: server on core 0, wrk -t1 on core 1;
+                  2: servers and wrk -t2 share both cores, and limit_server is left out)
   -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+4, 1024..65000 (default 18180)
-  -o PNG          chart path (default loadtest/results/http_bench.png); the table goes beside it as .txt
+  -o PNG          chart path (default loadtest/results/http_bench.png, or http_bench_2workers.png
+                  with -w 2); the table goes beside it as .txt
 EOF
 }
 
@@ -44,13 +50,14 @@ in_range() {
 }
 
 parse_args() {
-  seconds=5 rounds=2 connections=64 base_port=18180 png=$root_dir/loadtest/results/http_bench.png
+  seconds=5 rounds=2 connections=64 workers=1 base_port=18180 png=
   local option
-  while getopts 'd:r:c:p:o:h' option; do
+  while getopts 'd:r:c:w:p:o:h' option; do
     case $option in
       d) seconds=$OPTARG ;;
       r) rounds=$OPTARG ;;
       c) connections=$OPTARG ;;
+      w) workers=$OPTARG ;;
       p) base_port=$OPTARG ;;
       o) [[ $OPTARG == /* ]] && png=$OPTARG || png=$invocation_dir/$OPTARG ;;
       h) usage && exit 0 ;;
@@ -63,6 +70,15 @@ parse_args() {
   in_range rounds "$rounds" 1 5
   in_range connections "$connections" 1 1024
   in_range base_port "$base_port" 1024 65000
+  in_range workers "$workers" 1 2
+  if ((workers == 1)); then
+    server_cpus=0 wrk_cpus=1
+    png=${png:-$root_dir/loadtest/results/http_bench.png}
+  else
+    server_cpus=0,1 wrk_cpus=0,1
+    servers=(tiffany nginx h2o)  # limit_server has one thread
+    png=${png:-$root_dir/loadtest/results/http_bench_2workers.png}
+  fi
   table=${png%.png}.txt
 }
 
@@ -98,7 +114,7 @@ port_of() {
 write_tiffany_conf() {
   cat >"$work/tiffany.json" <<JSON
 {
-  "workers": 1,
+  "workers": $workers,
   "listeners": [
     {
       "name": "bench",
@@ -114,12 +130,15 @@ write_tiffany_conf() {
 JSON
 }
 
-# nginx: one process (no master), no access log, sendfile and open_file_cache on.
+# nginx: no access log, sendfile and open_file_cache on; one worker runs
+# without a master (one process), two under one (it runs one worker without).
 write_nginx_conf() {
+  local master=off
+  ((workers == 1)) || master=on
   cat >"$work/nginx.conf" <<CONF
 daemon off;
-master_process off;
-worker_processes 1;
+master_process $master;
+worker_processes $workers;
 pid $work/nginx.pid;
 error_log $work/nginx-error.log warn;
 events {
@@ -157,13 +176,13 @@ http {
 CONF
 }
 
-# h2o 2.2: one thread, no access log (none configured), files served by file.file/file.dir.
+# h2o 2.2: one thread per worker, no access log (none configured), files served by file.file/file.dir.
 write_h2o_conf() {
   {
     # Why: run as root without `user`, h2o drops to nobody, who cannot read the 0700 temp dir.
     [ "$(id -u)" -ne 0 ] || echo "user: root"
     cat <<CONF
-num-threads: 1
+num-threads: $workers
 pid-file: $work/h2o.pid
 error-log: $work/h2o-error.log
 listen:
@@ -184,13 +203,13 @@ check_port_free() {
   [ -z "$(ss -Hltn "sport = :$1")" ] || die "port $1 is already in use; pick other ports with -p BASE_PORT"
 }
 
-# start_server NAME COMMAND...: runs it on core 0, logging to $work/NAME.log.
+# start_server NAME COMMAND...: runs it on the server cores, logging to $work/NAME.log.
 declare -A pids
 start_server() {
   local name=$1
   shift
   check_port_free "$(port_of "$name")"
-  taskset -c 0 "$@" >"$work/$name.log" 2>&1 &
+  taskset -c "$server_cpus" "$@" >"$work/$name.log" 2>&1 &
   pids[$name]=$!
 }
 
@@ -243,7 +262,9 @@ start_servers() {
   start_server tiffany "$build_dir/server/tiffany" --config "$work/tiffany.json"
   start_server nginx nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log"
   start_server h2o h2o --mode worker --conf "$work/h2o.conf"
-  start_server limit_server "$build_dir/limit_server" "$(port_of limit_server)"
+  if [[ " ${servers[*]} " == *" limit_server "* ]]; then
+    start_server limit_server "$build_dir/limit_server" "$(port_of limit_server)"
+  fi
   local name
   for name in "${servers[@]}"; do
     wait_ready "$name"
@@ -282,7 +303,14 @@ measure_background_load() {
   fi
 }
 
-cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+# cpu_ticks PID: user+system ticks of PID and its children (nginx's workers).
+cpu_ticks() {
+  local pid total=0 ticks
+  for pid in "$1" $(pgrep -P "$1" || true); do
+    ticks=$(awk '{print $14+$15}' "/proc/$pid/stat" 2>/dev/null) && total=$((total + ticks))
+  done
+  echo "$total"
+}
 
 # set_wrk_args SERVER SCENARIO: sets the array wrk_args to the URL and script arguments of one run.
 set_wrk_args() {
@@ -319,7 +347,7 @@ measure() {
   local name=$1 scenario=$2 pid=${pids[$1]} before after out requests rps mean p99 errors cpu
   set_wrk_args "$name" "$scenario"
   before=$(cpu_ticks "$pid")
-  out=$(timeout $((seconds + 30)) taskset -c 1 wrk -t1 -c"$connections" -d"${seconds}s" --latency "${wrk_args[@]}") ||
+  out=$(timeout $((seconds + 30)) taskset -c "$wrk_cpus" wrk -t"$workers" -c"$connections" -d"${seconds}s" --latency "${wrk_args[@]}") ||
     die_with_log "$name" "wrk failed on $scenario: $out"
   after=$(cpu_ticks "$pid")
   alive "$name" || die_with_log "$name" "died during the $scenario run"
@@ -343,7 +371,7 @@ run_rounds() {
   echo "http_bench: warming up"
   for name in "${servers[@]}"; do
     set_wrk_args "$name" plaintext
-    timeout 30 taskset -c 1 wrk -t1 -c"$connections" -d1s "${wrk_args[@]}" >/dev/null
+    timeout 30 taskset -c "$wrk_cpus" wrk -t"$workers" -c"$connections" -d1s "${wrk_args[@]}" >/dev/null
   done
   for ((round = 1; round <= rounds; round++)); do
     echo "http_bench: round $round of $rounds"
@@ -365,8 +393,9 @@ versions() {
 
 # summarize: the averaged table and the ratio lines, on stdout.
 summarize() {
-  echo "HTTP benchmark: wrk -t1 -c$connections, $rounds rounds of ${seconds}s per server and scenario" \
-    "(pipelined: ${pipeline_depth} requests per write; static: a 4 KiB file); server on core 0, wrk on core 1"
+  echo "HTTP benchmark: wrk -t$workers -c$connections, $rounds rounds of ${seconds}s per server and scenario" \
+    "(pipelined: ${pipeline_depth} requests per write; static: a 4 KiB file); $workers worker(s) per server on" \
+    "core(s) $server_cpus, wrk on core(s) $wrk_cpus"
   versions | sed 's/^/  /'
   echo "  CPU used by other processes just before the run: ${background_load}%"
   echo "averages over the rounds; errors are summed (socket errors + non-2xx/3xx responses)"
