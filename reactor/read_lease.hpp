@@ -29,7 +29,7 @@ class ReadLease {
  public:
   ReadLease() noexcept = default;
   ReadLease(ReadBufferOwner& owner, std::uint32_t id, char* data, std::size_t size) noexcept
-      : owner_(&owner), data_(data), size_(size), id_(id) {}
+      : owner_(&owner), data_(data), size_(static_cast<std::uint32_t>(size)), id_(id) {}
   ReadLease(ReadLease&& other) noexcept
       : owner_(std::exchange(other.owner_, nullptr)),
         data_(std::exchange(other.data_, nullptr)),
@@ -57,13 +57,13 @@ class ReadLease {
   char* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
   /// Sets how many of the buffer's kReadBufferSize bytes hold data.
-  void set_size(std::size_t size) noexcept { size_ = size; }
+  void set_size(std::size_t size) noexcept { size_ = static_cast<std::uint32_t>(size); }
   std::string_view bytes() const noexcept { return {data_, size_}; }
 
  private:
   ReadBufferOwner* owner_ = nullptr;
   char* data_ = nullptr;
-  std::size_t size_ = 0;
+  std::uint32_t size_ = 0;  // at most kReadBufferSize
   std::uint32_t id_ = 0;
 };
 

@@ -23,14 +23,13 @@ struct IdlePark::Entry final : IoOperation {
   IdlePark& park;
   PlainConnection connection;
   Scheduler::Clock::time_point since;
-  List* list = nullptr;
   Entry* prev = nullptr;
   Entry* next = nullptr;
+  bool closing = false;    // in closing_ (its receive canceled), not waiting_
   bool timed_out = false;  // closed for idling too long (counted as a timeout)
 };
 
 void IdlePark::List::push_back(Entry& entry) noexcept {
-  entry.list = this;
   entry.prev = tail;
   entry.next = nullptr;
   (tail != nullptr ? tail->next : head) = &entry;
@@ -41,7 +40,6 @@ void IdlePark::List::push_back(Entry& entry) noexcept {
 void IdlePark::List::remove(Entry& entry) noexcept {
   (entry.prev != nullptr ? entry.prev->next : head) = entry.next;
   (entry.next != nullptr ? entry.next->prev : tail) = entry.prev;
-  entry.list = nullptr;
   --size;
 }
 
@@ -72,7 +70,7 @@ void IdlePark::park(PlainConnection connection) {
 void IdlePark::on_input(IoOperation& op, void* context) noexcept {
   Entry* entry = static_cast<Entry*>(context);
   IdlePark& park = entry->park;
-  entry->list->remove(*entry);
+  (entry->closing ? park.closing_ : park.waiting_).remove(*entry);
   const IoResult result = op.result();
   ReadLease input = op.take_buffer();
   PlainConnection connection = std::move(entry->connection);
@@ -92,6 +90,7 @@ void IdlePark::on_input(IoOperation& op, void* context) noexcept {
 void IdlePark::expire(Entry& entry) noexcept {
   waiting_.remove(entry);
   closing_.push_back(entry);
+  entry.closing = true;
   Reactor::current().cancel_async(entry);
 }
 
