@@ -133,10 +133,13 @@ JSON
 # nginx: no access log, sendfile and open_file_cache on; one worker runs
 # without a master (one process), two under one (it runs one worker without).
 write_nginx_conf() {
-  local master=off
+  local master=off user=""
   ((workers == 1)) || master=on
+  # Why: a master run as root starts its workers as nobody, who cannot read the 0700 temp dir.
+  [ "$master" = off ] || [ "$(id -u)" -ne 0 ] || user="user root;"
   cat >"$work/nginx.conf" <<CONF
 daemon off;
+$user
 master_process $master;
 worker_processes $workers;
 pid $work/nginx.pid;
