@@ -3,10 +3,11 @@
 
 #include <cstring>
 
+#include "coro/deadline.hpp"
+#include "coro/task_canceled.hpp"
 #include "handlers/server_stats.hpp"
 #include "server/error_log.hpp"
 #include "server/serve_stream.hpp"
-#include "server/socket_watchdog.hpp"
 #include "server/tls/tls_stream.hpp"
 
 namespace tiffany::tls {
@@ -22,19 +23,25 @@ Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer, Connectio
   TlsStream stream(std::move(socket), *context_);
   ServerStats& stats = server_stats();
   {
-    SocketWatchdog::Guard deadline(stream.fd(), context_->handshake_timeout());
-    const bool established = co_await stream.handshake();
-    deadline.disarm();
+    Deadline deadline = Deadline::after(context_->handshake_timeout());
+    bool established = false;
+    bool timed_out = false;
+    try {
+      established = co_await stream.handshake();
+    } catch (const TaskCanceled&) {
+      if (!deadline.expired()) throw;  // canceled for another reason (shutdown): unwind
+      timed_out = true;
+    }
     if (!established) {
       stats.tls_handshake_failures.fetch_add(1, std::memory_order_relaxed);
-      if (deadline.fired()) stats.tls_handshake_timeouts.fetch_add(1, std::memory_order_relaxed);
+      if (timed_out) stats.tls_handshake_timeouts.fetch_add(1, std::memory_order_relaxed);
       if (error_log().enabled(LogLevel::debug)) {
         error_log().log(LogLevel::debug, "TLS handshake with %s %s", format_peer(peer).c_str(),
-                        deadline.fired() ? "timed out" : "failed");
+                        timed_out ? "timed out" : "failed");
       }
       co_return;
     }
-  }
+  }  // the handshake's deadline ends here; serve_stream arms its own
   stats.tls_handshakes_total.fetch_add(1, std::memory_order_relaxed);
   co_await serve_stream(*protocol_, stream, format_peer(peer), tracker_);
 }
