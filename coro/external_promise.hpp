@@ -119,7 +119,11 @@ class ExternalFuture {
     T await_resume() {
       Scheduler::current().throw_if_canceled();
       std::lock_guard lock(state_.mutex);
-      if (state_.error) std::rethrow_exception(state_.error);
+      // Why take it out: the completing thread may drop the state after us,
+      // and the exception must not be freed there. Exception reference counts
+      // live in libsupc++, which ThreadSanitizer cannot see, so a free on that
+      // thread reads as a race with our handler's use of the exception.
+      if (state_.error) std::rethrow_exception(std::exchange(state_.error, nullptr));
       return state_.slot.take();
     }
 

@@ -28,6 +28,7 @@ Task<std::invoke_result_t<F&>> offload(OffloadPool& pool, F fn) {
   auto job = std::make_shared<Job>(Job{std::move(fn), {}});
   ExternalFuture<R> result = job->promise.future();
   pool.submit([job] {
+    std::exception_ptr failure;
     try {
       if constexpr (std::is_void_v<R>) {
         job->fn();
@@ -36,8 +37,11 @@ Task<std::invoke_result_t<F&>> offload(OffloadPool& pool, F fn) {
         job->promise.set_value(job->fn());
       }
     } catch (...) {
-      job->promise.set_exception(std::current_exception());
+      failure = std::current_exception();
     }
+    // Why outside the handler: once the failure is handed over, this thread
+    // must hold no reference to the exception (see ExternalFuture's resume).
+    if (failure) job->promise.set_exception(std::move(failure));
   });
   co_return co_await std::move(result);
 }
