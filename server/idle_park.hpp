@@ -31,8 +31,8 @@ struct PlainConnection {
 /// idle at the end of a drain's grace, is closed; bytes that win the race
 /// against that close are still served.
 ///
-/// Single-threaded: the worker's own. Must outlive the tasks it spawns'
-/// uses of it, and be closed (close_all) while the scheduler still runs.
+/// Single-threaded: the worker's own. Must outlive the tasks it spawns, and
+/// be closed (close_all) while the scheduler still exists.
 class IdlePark final : private DrainListener {
  public:
   using Serve = std::function<Task<void>(PlainConnection connection, ReadLease first)>;
