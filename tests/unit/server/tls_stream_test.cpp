@@ -23,6 +23,7 @@
 #include "server/echo_protocol.hpp"
 #include "server/serve_stream.hpp"
 #include "server/tls/tls_context.hpp"
+#include "support/socket_pair.hpp"
 #include "support/test_certificate.hpp"
 #include "unit/reactor/uring_fixture.hpp"
 
@@ -227,16 +228,8 @@ std::string random_bytes(std::size_t size, unsigned seed) {
   return bytes;
 }
 
-struct SocketPair {
-  UniqueFd server;
-  UniqueFd client;
-  SocketPair() {
-    int fds[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-    server.reset(fds[0]);
-    client.reset(fds[1]);
-  }
-};
+// Each test's connection: the server's end is `a`, the client's `b`.
+using tiffany::testing::SocketPair;
 
 // Parameter: the TLS version both sides are held to.
 class TlsStreamTest : public UringTest, public ::testing::WithParamInterface<int> {
@@ -276,9 +269,9 @@ class TlsStreamTest : public UringTest, public ::testing::WithParamInterface<int
   Conversation converse(Split split, const std::string& request) {
     SocketPair pair;
     const SslCtxPtr ctx = client_context(GetParam());
-    ScriptedClient client(ctx.get(), std::move(pair.client), pair.server.get(), split);
+    ScriptedClient client(ctx.get(), std::move(pair.b), pair.a.get(), split);
     Conversation conversation;
-    (void)scheduler().spawn(run_server(std::move(pair.server), *context_, conversation.server));
+    (void)scheduler().spawn(run_server(std::move(pair.a), *context_, conversation.server));
     (void)scheduler().spawn(run_client(client, request, conversation.client));
     scheduler().run();
     conversation.largest_flight = client.largest_flight();
@@ -323,9 +316,9 @@ TEST_P(TlsStreamTest, SurvivesEveryFlightSplitAtEveryPosition) {
 TEST_P(TlsStreamTest, LargeTransfersGoThroughPartialSends) {
   SocketPair pair;
   const int small = 4096;  // Why: makes the server's Sends return short, often
-  ASSERT_EQ(::setsockopt(pair.server.get(), SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
+  ASSERT_EQ(::setsockopt(pair.a.get(), SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
   const SslCtxPtr ctx = client_context(GetParam());
-  ScriptedClient client(ctx.get(), std::move(pair.client), pair.server.get(), Split{});
+  ScriptedClient client(ctx.get(), std::move(pair.b), pair.a.get(), Split{});
   ServerOutcome server;
   std::string echoed;
   const std::string payload = random_bytes(1 << 20, 3);
@@ -339,7 +332,7 @@ TEST_P(TlsStreamTest, LargeTransfersGoThroughPartialSends) {
     }
     (void)co_await client.close();
   };
-  (void)scheduler().spawn(run_server(std::move(pair.server), *context_, server));
+  (void)scheduler().spawn(run_server(std::move(pair.a), *context_, server));
   (void)scheduler().spawn(client_side());
   scheduler().run();
   EXPECT_TRUE(server.finished);
@@ -350,10 +343,10 @@ TEST_P(TlsStreamTest, LargeTransfersGoThroughPartialSends) {
 TEST_P(TlsStreamTest, GarbageInsteadOfAClientHelloFailsOnlyTheHandshake) {
   SocketPair pair;
   const SslCtxPtr ctx = client_context(GetParam());
-  ScriptedClient client(ctx.get(), std::move(pair.client), pair.server.get(), Split{Split::Mode::bytewise, 0});
+  ScriptedClient client(ctx.get(), std::move(pair.b), pair.a.get(), Split{Split::Mode::bytewise, 0});
   ServerOutcome server;
   auto client_side = [&]() -> Task<void> { co_await client.send_raw("GET / HTTP/1.1\r\nHost: x\r\n\r\n"); };
-  (void)scheduler().spawn(run_server(std::move(pair.server), *context_, server));
+  (void)scheduler().spawn(run_server(std::move(pair.a), *context_, server));
   (void)scheduler().spawn(client_side());
   scheduler().run();
   EXPECT_FALSE(server.handshake);
@@ -363,7 +356,7 @@ TEST_P(TlsStreamTest, GarbageInsteadOfAClientHelloFailsOnlyTheHandshake) {
 TEST_P(TlsStreamTest, APeerLeavingMidHandshakeFailsIt) {
   SocketPair pair;
   const SslCtxPtr ctx = client_context(GetParam());
-  ScriptedClient client(ctx.get(), std::move(pair.client), pair.server.get(), Split{Split::Mode::at, 40});
+  ScriptedClient client(ctx.get(), std::move(pair.b), pair.a.get(), Split{Split::Mode::at, 40});
   ServerOutcome server;
   auto client_side = [&]() -> Task<void> {
     SSL_do_handshake(client.ssl());  // writes the ClientHello into the client's memory BIO
@@ -373,7 +366,7 @@ TEST_P(TlsStreamTest, APeerLeavingMidHandshakeFailsIt) {
     co_await client.send_raw(std::string(hello, static_cast<std::size_t>(std::max(n, 0))).substr(0, 60));
     client.close_socket();
   };
-  (void)scheduler().spawn(run_server(std::move(pair.server), *context_, server));
+  (void)scheduler().spawn(run_server(std::move(pair.a), *context_, server));
   (void)scheduler().spawn(client_side());
   scheduler().run();
   EXPECT_FALSE(server.handshake);
@@ -382,10 +375,10 @@ TEST_P(TlsStreamTest, APeerLeavingMidHandshakeFailsIt) {
 TEST_P(TlsStreamTest, AClientRejectingTheCertificateFailsTheHandshake) {
   SocketPair pair;
   const SslCtxPtr ctx = client_context(GetParam());
-  ScriptedClient client(ctx.get(), std::move(pair.client), pair.server.get(), Split{}, "other.test");
+  ScriptedClient client(ctx.get(), std::move(pair.b), pair.a.get(), Split{}, "other.test");
   ServerOutcome server;
   ClientOutcome outcome;
-  (void)scheduler().spawn(run_server(std::move(pair.server), *context_, server));
+  (void)scheduler().spawn(run_server(std::move(pair.a), *context_, server));
   (void)scheduler().spawn(run_client(client, "x", outcome));
   scheduler().run();
   EXPECT_FALSE(outcome.handshake);
