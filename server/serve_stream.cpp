@@ -11,7 +11,7 @@
 namespace tiffany {
 
 Task<void> serve_stream(StreamProtocol& protocol, ByteStream& stream, std::string peer, ConnectionTracker* tracker) {
-  Deadline deadline = Deadline::after(protocol.idle_timeout());
+  Deadline deadline = Deadline::unarmed();  // armed at the top of each wait
   std::optional<ConnectionTracker::Membership> membership;
   if (tracker != nullptr) membership.emplace(*tracker, deadline);
   ConnectionContext context{deadline, peer};
