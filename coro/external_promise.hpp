@@ -97,21 +97,48 @@ class ExternalPromise {
 
 /// The reading end: `co_await std::move(future)` on a scheduler thread.
 /// A canceled waiter wakes with TaskCanceled (the value, if it comes later,
-/// is dropped).
+/// is dropped). Move-only, awaited by one task (a second concurrent waiter
+/// gets std::logic_error).
 template <class T = void>
 class ExternalFuture {
  public:
+  ExternalFuture(ExternalFuture&&) noexcept = default;
+  ExternalFuture& operator=(ExternalFuture&&) noexcept = default;
+  ExternalFuture(const ExternalFuture&) = delete;
+  ExternalFuture& operator=(const ExternalFuture&) = delete;
+
   class Awaiter final : private CancelableWait {
    public:
     explicit Awaiter(detail::ExternalState<T>& state) noexcept : state_(state) {}
+    Awaiter(const Awaiter&) = delete;
+    Awaiter& operator=(const Awaiter&) = delete;
+    // Why: a task destroyed while parked here (its scheduler went away) must
+    // not stay registered, or the completion would post a wake-up of a freed
+    // task to a dead scheduler.
+    ~Awaiter() {
+      if (task_ == nullptr) return;
+      bool was_registered = false;
+      {
+        std::lock_guard lock(state_.mutex);
+        if (state_.waiter == task_) {
+          state_.waiter = nullptr;
+          state_.queue.reset();
+          was_registered = true;
+        }
+      }
+      Scheduler* scheduler = Scheduler::current_or_null();
+      if (was_registered && scheduler != nullptr) scheduler->external_wait_ended();
+    }
+
     bool await_ready() const noexcept { return Scheduler::current().cancel_pending(); }
     bool await_suspend(std::coroutine_handle<> caller) {
       std::lock_guard lock(state_.mutex);
       if (state_.ready) return false;  // completed already: continue at once
+      if (state_.waiter != nullptr) throw std::logic_error("an ExternalFuture is awaited by one task at a time");
       Scheduler& scheduler = Scheduler::current();
       scheduler.block_current(caller, this);
       state_.queue = scheduler.remote_queue();
-      state_.waiter = scheduler.current_task();
+      task_ = state_.waiter = scheduler.current_task();
       state_.wait_sequence = state_.waiter->wait_sequence();
       scheduler.external_wait_began();
       return true;
@@ -146,6 +173,7 @@ class ExternalFuture {
       }
     }
     detail::ExternalState<T>& state_;
+    TaskRecord* task_ = nullptr;  // set once registered as the waiter
   };
 
   Awaiter operator co_await() && noexcept { return Awaiter(*state_); }

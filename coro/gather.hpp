@@ -22,6 +22,9 @@ struct GatherState {
   explicit GatherState(std::size_t children) : remaining(children) {}
   std::size_t remaining;
   bool settled = false;
+  std::exception_ptr error;  // the first child's error, TaskCanceled included
+  // Why a bare signal: the error travels in `error`, so a TaskCanceled out of
+  // awaiting `done` can only be the gather's own cancellation.
   Promise<void> done;
 
   void child_succeeded() {
@@ -30,8 +33,14 @@ struct GatherState {
       done.set_value();
     }
   }
-  void child_failed(std::exception_ptr error) {
-    if (!std::exchange(settled, true)) done.set_exception(std::move(error));
+  void child_failed(std::exception_ptr first_error) {
+    if (std::exchange(settled, true)) return;
+    error = std::move(first_error);
+    done.set_value();
+  }
+  /// After `done`: the first error, if a child failed.
+  void rethrow_if_failed() const {
+    if (error) std::rethrow_exception(error);
   }
 };
 
@@ -71,7 +80,8 @@ inline Task<bool> gather_void_child(std::shared_ptr<GatherState> state, Task<voi
 
 /// Runs `tasks` concurrently (each as its own scheduler task) and returns
 /// their results in input order. Fail-fast: the first error is rethrown as
-/// soon as it happens; the other tasks keep running, detached, so they must
+/// soon as it happens (a child that ends canceled fails it with TaskCanceled,
+/// like any other error); the other tasks keep running, detached, so they must
 /// own what they use (not point into the caller's frame). Canceling the
 /// gather cancels them all. No tasks: an empty result.
 template <class T>
@@ -88,6 +98,7 @@ Task<std::vector<T>> gather(std::vector<Task<T>> tasks) {
     for (auto& handle : handles) handle.cancel();
     throw;
   }
+  state->rethrow_if_failed();
   // Why: `done` fires from the last child just before it returns, and no task
   // runs in between, so every child has finished: take results directly.
   std::vector<T> results;
@@ -110,6 +121,7 @@ inline Task<void> gather(std::vector<Task<void>> tasks) {
     for (auto& handle : handles) handle.cancel();
     throw;
   }
+  state->rethrow_if_failed();
   for (auto& handle : handles) (void)handle.take_result();  // all finished (see above)
 }
 
@@ -126,6 +138,7 @@ Task<std::tuple<T...>> gather(Task<T>... tasks) {
     std::apply([](auto&... handle) { (handle.cancel(), ...); }, handles);
     throw;
   }
+  state->rethrow_if_failed();
   co_return std::apply([](auto&... handle) { return std::tuple<T...>{std::move(*handle.take_result())...}; },
                        handles);
 }

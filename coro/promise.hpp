@@ -1,4 +1,4 @@
-// Promise / Future: a value handed from one task to another on the same thread.
+// Promise / Future / SharedFuture: a value handed from one task to others on the same thread.
 #pragma once
 
 #include <coroutine>
@@ -16,27 +16,62 @@ namespace tiffany {
 
 template <class T>
 class Future;
+template <class T>
+class SharedFuture;
 
 namespace detail {
+
+// One task parked on a SharedFuture: a link in the state's list of waiters.
+struct SharedWaiter {
+  TaskRecord* task = nullptr;
+  std::uint32_t wait_sequence = 0;
+  SharedWaiter* prev = nullptr;
+  SharedWaiter* next = nullptr;
+};
+
 template <class T>
 struct FutureState {
   ValueSlot<T> slot;
   std::exception_ptr error;
   bool ready = false;
   bool future_taken = false;
-  TaskRecord* waiter = nullptr;  // the task parked in co_await, if any
+  TaskRecord* waiter = nullptr;  // the task parked on the Future, if any
   std::uint32_t wait_sequence = 0;
+  SharedWaiter* shared_waiters = nullptr;  // tasks parked on SharedFutures of it, in arrival order
+  SharedWaiter* shared_tail = nullptr;
 
   void settle() {
     ready = true;
-    if (waiter != nullptr) Scheduler::current().wake_if_waiting(*std::exchange(waiter, nullptr), wait_sequence);
+    if (waiter == nullptr && shared_waiters == nullptr) return;
+    Scheduler& scheduler = Scheduler::current();
+    if (waiter != nullptr) scheduler.wake_if_waiting(*std::exchange(waiter, nullptr), wait_sequence);
+    while (SharedWaiter* shared = shared_waiters) {
+      TaskRecord& task = *shared->task;
+      const std::uint32_t sequence = shared->wait_sequence;
+      unlink(*shared);
+      scheduler.wake_if_waiting(task, sequence);
+    }
+  }
+  void link(SharedWaiter& shared) noexcept {
+    shared.next = nullptr;
+    shared.prev = shared_tail;
+    (shared_tail != nullptr ? shared_tail->next : shared_waiters) = &shared;
+    shared_tail = &shared;
+  }
+  void unlink(SharedWaiter& shared) noexcept {
+    (shared.prev != nullptr ? shared.prev->next : shared_waiters) = shared.next;
+    (shared.next != nullptr ? shared.next->prev : shared_tail) = shared.prev;
+    shared.prev = shared.next = nullptr;
+    shared.task = nullptr;
   }
 };
+
 }  // namespace detail
 
 /// The writing end. Set it once (value or exception); destroying it unset
-/// gives the waiter BrokenPromise. Single-threaded: for completion from
-/// another thread use ExternalPromise.
+/// gives the waiters BrokenPromise. Single-threaded: for completion from
+/// another thread use ExternalPromise. It may outlive the scheduler of its
+/// waiters (their tasks' frames deregister them when destroyed).
 template <class T = void>
 class Promise {
  public:
@@ -76,18 +111,38 @@ class Promise {
 /// The reading end: `T value = co_await std::move(future);` parks the task
 /// until the promise is set, then returns the value or rethrows the error.
 /// A canceled waiter wakes at once with TaskCanceled.
+///
+/// Move-only, awaited by one task: a second task awaiting the same Future
+/// while the first still waits gets std::logic_error. For many waiters of
+/// one value, `std::move(future).share()` gives a copyable SharedFuture.
 template <class T = void>
 class Future {
  public:
+  Future(Future&&) noexcept = default;
+  Future& operator=(Future&&) noexcept = default;
+  Future(const Future&) = delete;
+  Future& operator=(const Future&) = delete;
+
   class Awaiter final : private CancelableWait {
    public:
     explicit Awaiter(detail::FutureState<T>& state) noexcept : state_(state) {}
-    bool await_ready() const noexcept { return state_.ready || Scheduler::current().cancel_pending(); }
+    Awaiter(const Awaiter&) = delete;
+    Awaiter& operator=(const Awaiter&) = delete;
+    // Why: a task destroyed while parked here (its scheduler went away) must
+    // not stay registered, or the promise would later wake a freed task.
+    ~Awaiter() {
+      if (task_ != nullptr && state_.waiter == task_) state_.waiter = nullptr;
+    }
+
+    bool await_ready() const {
+      if (state_.waiter != nullptr) throw std::logic_error("a Future is awaited by one task at a time; share() it");
+      return state_.ready || Scheduler::current().cancel_pending();
+    }
     void await_suspend(std::coroutine_handle<> caller) noexcept {
       Scheduler& scheduler = Scheduler::current();
       scheduler.block_current(caller, this);
-      state_.waiter = scheduler.current_task();
-      state_.wait_sequence = state_.waiter->wait_sequence();
+      task_ = state_.waiter = scheduler.current_task();
+      state_.wait_sequence = task_->wait_sequence();
     }
     T await_resume() {
       Scheduler::current().throw_if_canceled();
@@ -101,14 +156,65 @@ class Future {
       Scheduler::current().wake(task);
     }
     detail::FutureState<T>& state_;
+    TaskRecord* task_ = nullptr;  // set while registered as the waiter
   };
 
   Awaiter operator co_await() && noexcept { return Awaiter(*state_); }
   bool ready() const noexcept { return state_->ready; }
+  /// Turns this future into one any number of tasks may await.
+  SharedFuture<T> share() && { return SharedFuture<T>(std::move(state_)); }
 
  private:
   friend class Promise<T>;
   explicit Future(std::shared_ptr<detail::FutureState<T>> state) noexcept : state_(std::move(state)) {}
+  std::shared_ptr<detail::FutureState<T>> state_;
+};
+
+/// A future every holder may await, before or after the promise is set:
+/// all waiters wake, each with a copy of the value (or the error rethrown).
+/// Copyable; one thread. Use it to coalesce identical work: the first caller
+/// starts it and keeps the promise, later callers await a copy.
+template <class T = void>
+class SharedFuture {
+ public:
+  class Awaiter final : private CancelableWait {
+   public:
+    explicit Awaiter(detail::FutureState<T>& state) noexcept : state_(state) {}
+    Awaiter(const Awaiter&) = delete;
+    Awaiter& operator=(const Awaiter&) = delete;
+    ~Awaiter() {
+      if (waiting_.task != nullptr) state_.unlink(waiting_);  // destroyed while parked
+    }
+
+    bool await_ready() const noexcept { return state_.ready || Scheduler::current().cancel_pending(); }
+    void await_suspend(std::coroutine_handle<> caller) noexcept {
+      Scheduler& scheduler = Scheduler::current();
+      scheduler.block_current(caller, this);
+      waiting_.task = scheduler.current_task();
+      waiting_.wait_sequence = waiting_.task->wait_sequence();
+      state_.link(waiting_);
+    }
+    T await_resume() const {
+      Scheduler::current().throw_if_canceled();
+      if (state_.error) std::rethrow_exception(state_.error);
+      if constexpr (!std::is_void_v<T>) return *state_.slot.value;
+    }
+
+   private:
+    void cancel_wait(TaskRecord& task) noexcept override {
+      state_.unlink(waiting_);
+      Scheduler::current().wake(task);
+    }
+    detail::FutureState<T>& state_;
+    detail::SharedWaiter waiting_;
+  };
+
+  Awaiter operator co_await() const noexcept { return Awaiter(*state_); }
+  bool ready() const noexcept { return state_->ready; }
+
+ private:
+  friend class Future<T>;
+  explicit SharedFuture(std::shared_ptr<detail::FutureState<T>> state) noexcept : state_(std::move(state)) {}
   std::shared_ptr<detail::FutureState<T>> state_;
 };
 

@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -27,38 +28,49 @@ namespace detail {
 
 template <class T>
 struct RaceState {
+  // Set by the first racer to finish, or by the race before it cancels the
+  // rest: a racer that ends after that reports nothing.
   bool settled = false;
   std::size_t winner = 0;
   std::optional<T> value;
+  std::exception_ptr error;  // the winner's error, TaskCanceled included
+  // Why a bare signal: the outcome travels in the fields above, so a
+  // TaskCanceled out of awaiting `done` can only be the race's own.
   Promise<void> done;
 };
 
-// A racer: the first to finish (value or error) settles the race.
+// A racer: the first to finish (value, error or cancellation) settles the race.
 template <class T>
 Task<void> race_child(std::shared_ptr<RaceState<T>> state, std::size_t index, Task<T> task) {
   std::optional<T> result;
   std::exception_ptr error;
+  bool canceled = false;
   try {
     result.emplace(co_await std::move(task));
   } catch (const TaskCanceled&) {
-    throw;  // a loser being canceled: it ends canceled, with nothing to report
+    error = std::current_exception();
+    canceled = true;  // by the race (a loser), or by someone else: then the race raises it
   } catch (...) {
     error = std::current_exception();
   }
-  if (std::exchange(state->settled, true)) co_return;  // lost the race
-  state->winner = index;
-  if (error) {
-    state->done.set_exception(error);
-  } else {
-    state->value = std::move(result);
+  if (!std::exchange(state->settled, true)) {
+    state->winner = index;
+    if (error) {
+      state->error = error;
+    } else {
+      state->value = std::move(result);
+    }
     state->done.set_value();
   }
+  if (canceled) std::rethrow_exception(error);  // ends canceled, not failed: nothing to log
 }
 
 }  // namespace detail
 
 /// Runs `tasks` concurrently; returns as soon as the first one finishes, with
-/// its index and value, or rethrows the first error. The others are canceled
+/// its index and value, or rethrows the first error. A racer that ends
+/// canceled by anyone but the race (its own Deadline, say) is such an error:
+/// the race raises TaskCanceled at once. The others are canceled
 /// (they see TaskCanceled at their suspension point and never run past it),
 /// and race returns once they have unwound — at once on virtual time, and as
 /// soon as the kernel releases any canceled I/O. Canceling the race cancels
@@ -74,12 +86,13 @@ Task<RaceResult<T>> race(std::vector<Task<T>> tasks) {
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     racers.push_back(co_await Spawn{detail::race_child(state, i, std::move(tasks[i]))});
   }
-  std::exception_ptr error;
+  std::exception_ptr own_cancellation;
   try {
     co_await std::move(done);
-  } catch (...) {
-    error = std::current_exception();  // the first error, or our own cancellation
+  } catch (const TaskCanceled&) {
+    own_cancellation = std::current_exception();
   }
+  state->settled = true;  // from here on, racers end canceled by us: nothing to report
   for (JoinHandle<void>& racer : racers) racer.cancel();  // losers (the winner is finished: a no-op)
   // Why: wait until the losers have unwound (a canceled receive is released
   // by the kernel first), so none outlives data the caller may free next.
@@ -89,7 +102,8 @@ Task<RaceResult<T>> race(std::vector<Task<T>> tasks) {
     } catch (...) {  // TaskCanceled, as intended
     }
   }
-  if (error) std::rethrow_exception(error);
+  if (own_cancellation) std::rethrow_exception(own_cancellation);
+  if (state->error) std::rethrow_exception(state->error);
   co_return RaceResult<T>{state->winner, std::move(*state->value)};
 }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -131,6 +132,55 @@ TEST(Offload, ManyTasksShareThePoolWithStealing) {
   for (int i = 0; i < 2000; ++i) (void)scheduler.spawn(body(i));
   scheduler.run();
   EXPECT_EQ(done.load(), 2000);
+}
+
+// Counts live instances: a double destruction drives the count below zero
+// (and ASan reports the double free of its string).
+struct Counted {
+  static inline std::atomic<int> live{0};
+  explicit Counted(std::string initial) : text(std::move(initial)) { ++live; }
+  Counted(const Counted& other) : text(other.text) { ++live; }
+  Counted(Counted&& other) noexcept : text(std::move(other.text)) { ++live; }
+  ~Counted() { --live; }
+  std::string text;
+};
+
+TEST(Offload, ArgumentsAndNamedCallablesWithDestructorsAreDestroyedOnce) {
+  OffloadPool pool(2);
+  Scheduler scheduler;
+  int sum = 0;
+  auto body = [&](int i) -> Task<void> {
+    Counted request_body{std::string(100, static_cast<char>('a' + i % 26))};
+    auto shared = std::make_shared<std::vector<int>>(64, i);
+    // The safe form of `[body = request_body] { ... }`: the data as arguments.
+    const std::size_t length = co_await offload(
+        pool, [](Counted copy, std::shared_ptr<std::vector<int>> numbers) { return copy.text.size() + numbers->size(); },
+        request_body, std::move(shared));
+    // A named callable with captures is copied into the job.
+    auto named = [copy = request_body, text = std::string(50, 'x')] { return copy.text.size() + text.size(); };
+    const std::size_t named_length = co_await offload(pool, named);
+    sum += static_cast<int>(length + named_length);
+  };
+  for (int i = 0; i < 300; ++i) (void)scheduler.spawn(body(i));
+  scheduler.run();
+  EXPECT_EQ(sum, 300 * (164 + 150));
+  EXPECT_EQ(Counted::live.load(), 0);
+}
+
+TEST(Offload, DoesNotStartUntilAwaited) {
+  OffloadPool pool(1);
+  Scheduler scheduler;
+  std::atomic<int> ran{0};
+  auto body = [&]() -> Task<int> {
+    Task<int> pending = offload(pool, [&ran] { return ++ran; });
+    co_await Sleep{std::chrono::milliseconds(5)};
+    const int before = ran.load();
+    const int value = co_await std::move(pending);
+    co_return before * 10 + value;
+  };
+  auto handle = scheduler.spawn(body());
+  scheduler.run();
+  EXPECT_EQ(handle.take_result(), 1);
 }
 
 TEST(OffloadPool, RunsJobsSubmittedFromItsOwnThreads) {

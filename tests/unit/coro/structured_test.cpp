@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "coro/deadline.hpp"
 #include "coro/gather.hpp"
 #include "coro/manual_clock.hpp"
 #include "coro/race.hpp"
@@ -29,8 +30,33 @@ Task<int> fail_after(std::chrono::milliseconds delay, const char* message) {
   throw std::runtime_error(message);
 }
 
+// Ends canceled by its own Deadline after `delay`: a cancellation that comes
+// from inside, not from a gather or race around it.
+Task<int> canceled_by_own_deadline(std::chrono::milliseconds delay) {
+  Deadline deadline = Deadline::after(delay);
+  co_await Sleep{1h};
+  co_return -1;
+}
+
 class StructuredTest : public ::testing::Test {
  protected:
+  // "<what the task raised or returned> at <virtual ms>".
+  template <class T>
+  Task<std::string> outcome_of(Task<T> task) {
+    std::string what = "returned";
+    try {
+      (void)co_await std::move(task);
+    } catch (const TaskCanceled&) {
+      what = "TaskCanceled";
+    } catch (const TimeoutError&) {
+      what = "TimeoutError";
+    }
+    co_return what + " at " + std::to_string(elapsed_ms()) + "ms";
+  }
+  long elapsed_ms() const {
+    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - start_).count());
+  }
+
   template <class T>
   T run(Task<T> task) {
     start_ = clock_.now();
@@ -175,6 +201,55 @@ TEST_F(StructuredTest, CancelingAGatherCancelsItsChildren) {
   EXPECT_THROW(handle.take_result(), TaskCanceled);
   EXPECT_TRUE(log.empty());
   EXPECT_EQ(scheduler_.stats().canceled, 3u);  // the gather and both children
+}
+
+TEST_F(StructuredTest, RaceRaisesTaskCanceledAtOnceWhenEveryRacerEndsCanceled) {
+  std::vector<Task<int>> tasks;
+  tasks.push_back(canceled_by_own_deadline(10ms));
+  tasks.push_back(canceled_by_own_deadline(20ms));
+  EXPECT_EQ(run(outcome_of(race(std::move(tasks)))), "TaskCanceled at 10ms");
+  EXPECT_EQ(scheduler_.task_count(), 0u);
+}
+
+TEST_F(StructuredTest, RaceRaisesARacersOwnCancellationAndCancelsTheOthers) {
+  Log log;
+  std::vector<Task<int>> tasks;
+  tasks.push_back(value_after(50ms, 1, &log));
+  tasks.push_back(canceled_by_own_deadline(10ms));
+  EXPECT_EQ(run(outcome_of(race(std::move(tasks)))), "TaskCanceled at 10ms");
+  EXPECT_EQ(finished_at_, 10ms);  // the other racer was canceled, not waited for
+  EXPECT_TRUE(log.empty());
+}
+
+TEST_F(StructuredTest, WithTimeoutPropagatesAnInnerCancellationWhenItHappens) {
+  EXPECT_EQ(run(outcome_of(with_timeout(canceled_by_own_deadline(10ms), 1h))), "TaskCanceled at 10ms");
+  EXPECT_EQ(finished_at_, 10ms);
+}
+
+TEST_F(StructuredTest, GatherTreatsAChildsCancellationAsAFailureAndLeavesTheOthersRunning) {
+  Log log;
+  std::vector<Task<int>> tasks;
+  tasks.push_back(value_after(100ms, 1, &log));
+  tasks.push_back(canceled_by_own_deadline(10ms));
+  EXPECT_EQ(run(outcome_of(gather(std::move(tasks)))), "TaskCanceled at 10ms");
+  EXPECT_EQ(log, Log{"finished 1"});  // the sibling was not canceled
+  EXPECT_EQ(scheduler_.stats().canceled, 1u);  // only the child that canceled itself
+}
+
+TEST_F(StructuredTest, GatherOfVoidAndOfTuplesAlsoTreatACancellationAsAFailure) {
+  Log log;
+  auto note_after = [](Log& out, std::chrono::milliseconds delay) -> Task<void> {
+    co_await Sleep{delay};
+    out.push_back("void child finished");
+  };
+  auto void_canceled = []() -> Task<void> { (void)co_await canceled_by_own_deadline(5ms); };
+  std::vector<Task<void>> tasks;
+  tasks.push_back(note_after(log, 30ms));
+  tasks.push_back(void_canceled());
+  EXPECT_EQ(run(outcome_of(gather(std::move(tasks)))), "TaskCanceled at 5ms");
+  EXPECT_EQ(run(outcome_of(gather(value_after(40ms, 4, &log), canceled_by_own_deadline(15ms)))),
+            "TaskCanceled at 15ms");
+  EXPECT_EQ(log, (Log{"void child finished", "finished 4"}));
 }
 
 }  // namespace
