@@ -74,7 +74,7 @@ Scheduler::~Scheduler() {
   for (auto& chunk : chunks_) {
     for (std::size_t i = 0; i < kRecordsPerChunk; ++i) {
       TaskRecord& record = chunk[i];
-      if (record.in_use_ && record.root_) std::exchange(record.root_, {}).destroy();
+      if (record.in_use_ && record.root_) detail::TaskPromiseBase::destroy_chain(record.root_, *record.promise_);
     }
   }
   tls_current_ = nullptr;
@@ -112,8 +112,9 @@ TaskRecord& Scheduler::allocate_record() {
 }
 
 void Scheduler::free_record(TaskRecord& task) noexcept {
-  if (task.root_) std::exchange(task.root_, {}).destroy();
-  if (task.deadline_index_ != TaskRecord::kNotInHeap) remove_deadline(task);
+  if (task.root_) detail::TaskPromiseBase::destroy_chain(task.root_, *task.promise_);
+  if (task.deadline_check_.in_heap()) deadlines_.remove(task);
+  if (task.sleep_.in_heap()) sleepers_.remove(task);
   task.deadline_ = nullptr;
   task.in_use_ = false;
   task.promise_ = nullptr;
@@ -282,45 +283,35 @@ void Scheduler::wait_for_events() {
   remote_->wait(next_timer);
 }
 
-void Scheduler::push_timer(const Timer& timer) {
-  timers_.push_back(timer);
-  std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
-}
-
 void Scheduler::fire_due_timers() {
-  if (timers_.empty() && deadlines_.empty()) return;
+  if (sleepers_.empty() && deadlines_.empty()) return;
   const auto time = now();
-  while (!timers_.empty() && timers_.front().deadline <= time) {
-    std::pop_heap(timers_.begin(), timers_.end(), std::greater<>{});
-    const Timer timer = timers_.back();
-    timers_.pop_back();
-    if (timer.task->generation_ == timer.generation) {
-      wake_if_waiting(*timer.task, timer.wait_sequence);  // a stale timer (canceled sleep) does nothing
-    }
+  while (!sleepers_.empty() && sleepers_.top_at() <= time) {
+    TaskRecord& task = sleepers_.top();
+    sleepers_.remove(task);
+    wake(task);
   }
   fire_due_deadlines(time);
 }
 
 std::optional<Scheduler::Clock::time_point> Scheduler::next_timer_at() const noexcept {
   std::optional<Clock::time_point> next;
-  if (!timers_.empty()) next = timers_.front().deadline;
-  if (!deadlines_.empty() && (!next || deadlines_.front()->deadline_check_at_ < *next)) {
-    next = deadlines_.front()->deadline_check_at_;
-  }
+  if (!sleepers_.empty()) next = sleepers_.top_at();
+  if (!deadlines_.empty() && (!next || deadlines_.top_at() < *next)) next = deadlines_.top_at();
   return next;
 }
 
 void Scheduler::arm_deadline(TaskRecord& task, Deadline& deadline, Clock::time_point when) {
   task.deadline_ = &deadline;
   task.deadline_at_ = when;
-  if (task.deadline_index_ == TaskRecord::kNotInHeap) {
-    deadlines_.push_back(&task);
-    task.deadline_index_ = static_cast<std::uint32_t>(deadlines_.size() - 1);
-  } else if (when >= task.deadline_check_at_) {
-    return;  // moved later: the pending check re-keys itself when it comes
+  if (!task.deadline_check_.in_heap()) {
+    task.deadline_check_.at = when;
+    deadlines_.push(task);
+  } else if (when < task.deadline_check_.at) {
+    task.deadline_check_.at = when;
+    deadlines_.reposition(task);
   }
-  task.deadline_check_at_ = when;
-  place_deadline(task.deadline_index_);
+  // else moved later: the pending check re-keys itself when it comes
 }
 
 void Scheduler::disarm_deadline(TaskRecord& task, const Deadline& deadline) noexcept {
@@ -329,50 +320,15 @@ void Scheduler::disarm_deadline(TaskRecord& task, const Deadline& deadline) noex
   if (task.deadline_ == &deadline) task.deadline_ = nullptr;
 }
 
-void Scheduler::place_deadline(std::size_t index) noexcept {
-  const auto earlier = [this](std::size_t a, std::size_t b) {
-    return deadlines_[a]->deadline_check_at_ < deadlines_[b]->deadline_check_at_;
-  };
-  const auto swap_entries = [this](std::size_t a, std::size_t b) {
-    std::swap(deadlines_[a], deadlines_[b]);
-    deadlines_[a]->deadline_index_ = static_cast<std::uint32_t>(a);
-    deadlines_[b]->deadline_index_ = static_cast<std::uint32_t>(b);
-  };
-  while (index > 0 && earlier(index, (index - 1) / 2)) {
-    swap_entries(index, (index - 1) / 2);
-    index = (index - 1) / 2;
-  }
-  for (;;) {
-    const std::size_t left = 2 * index + 1;
-    if (left >= deadlines_.size()) return;
-    std::size_t child = left;
-    if (left + 1 < deadlines_.size() && earlier(left + 1, left)) child = left + 1;
-    if (!earlier(child, index)) return;
-    swap_entries(index, child);
-    index = child;
-  }
-}
-
-void Scheduler::remove_deadline(TaskRecord& task) noexcept {
-  const std::size_t index = task.deadline_index_;
-  task.deadline_index_ = TaskRecord::kNotInHeap;
-  TaskRecord* last = deadlines_.back();
-  deadlines_.pop_back();
-  if (last == &task) return;
-  deadlines_[index] = last;
-  last->deadline_index_ = static_cast<std::uint32_t>(index);
-  place_deadline(index);
-}
-
 void Scheduler::fire_due_deadlines(Clock::time_point time) {
-  while (!deadlines_.empty() && deadlines_.front()->deadline_check_at_ <= time) {
-    TaskRecord& task = *deadlines_.front();
+  while (!deadlines_.empty() && deadlines_.top_at() <= time) {
+    TaskRecord& task = deadlines_.top();
     if (task.deadline_ != nullptr && !is_finished(task.state_) && task.deadline_at_ > time) {
-      task.deadline_check_at_ = task.deadline_at_;  // moved later since: check again then
-      place_deadline(0);
+      task.deadline_check_.at = task.deadline_at_;  // moved later since: check again then
+      deadlines_.reposition(task);
       continue;
     }
-    remove_deadline(task);
+    deadlines_.remove(task);
     Deadline* deadline = std::exchange(task.deadline_, nullptr);
     if (deadline == nullptr || is_finished(task.state_)) continue;  // disarmed since
     deadline->expire();
@@ -442,7 +398,14 @@ void Scheduler::yield_current(std::coroutine_handle<> resume_at) noexcept {
 void Scheduler::sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at,
                                     CancelableWait* wait) {
   block_current(resume_at, wait);
-  push_timer(Timer{deadline, timer_sequence_++, current_, current_->wait_sequence_, current_->generation_});
+  current_->sleep_.at = deadline;
+  current_->sleep_.sequence = timer_sequence_++;  // equal times wake in the order they slept
+  sleepers_.push(*current_);
+}
+
+void Scheduler::cancel_sleep(TaskRecord& task) noexcept {
+  if (task.sleep_.in_heap()) sleepers_.remove(task);
+  wake(task);
 }
 
 void Scheduler::join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept {

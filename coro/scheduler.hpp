@@ -93,6 +93,8 @@ class Scheduler {
   /// Entries in the deadline heap: at most one per task (however often its
   /// deadline moved), none for a task that ended.
   std::size_t armed_deadlines() const noexcept { return deadlines_.size(); }
+  /// Tasks asleep in Sleep (a canceled sleep leaves at once).
+  std::size_t pending_sleeps() const noexcept { return sleepers_.size(); }
   /// State of a task still in the table; nullopt once it is gone.
   std::optional<TaskState> state(TaskId id) const noexcept;
   /// The record of a task still in the table, or nullptr.
@@ -129,6 +131,8 @@ class Scheduler {
   void yield_current(std::coroutine_handle<> resume_at) noexcept;
   /// Parks the current task until `deadline`.
   void sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at, CancelableWait* wait);
+  /// Ends a sleep early (its task was canceled): the timer goes, and the task wakes.
+  void cancel_sleep(TaskRecord& task) noexcept;
   /// Parks the current task until `child` finishes (PYOS WaitTask).
   void join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept;
   /// Undoes join_current_on for a canceled joiner.
@@ -146,16 +150,6 @@ class Scheduler {
  private:
   friend std::coroutine_handle<> detail::finish_spawned_task(TaskRecord&) noexcept;
 
-  struct Timer {
-    Clock::time_point deadline;
-    std::uint64_t sequence;  // keeps equal deadlines in FIFO order
-    TaskRecord* task;
-    std::uint32_t wait_sequence;  // a Sleep: the wait it belongs to; stale once the task moved on
-    std::uint32_t generation;     // the task's generation; stale once the record is reused
-    bool operator>(const Timer& other) const noexcept {
-      return deadline != other.deadline ? deadline > other.deadline : sequence > other.sequence;
-    }
-  };
   struct ReadyQueue {
     TaskRecord* head = nullptr;
     TaskRecord* tail = nullptr;
@@ -176,11 +170,7 @@ class Scheduler {
   void resume(TaskRecord& task);
   void run_ready_batch();
   void fire_due_timers();
-  void push_timer(const Timer& timer);
   void fire_due_deadlines(Clock::time_point time);
-  /// Restores the deadline heap's order around `index` after its time changed.
-  void place_deadline(std::size_t index) noexcept;
-  void remove_deadline(TaskRecord& task) noexcept;
   /// The earliest timer or deadline, if any.
   std::optional<Clock::time_point> next_timer_at() const noexcept;
   void wait_for_events();
@@ -198,11 +188,11 @@ class Scheduler {
   std::array<ReadyQueue, kMaxPriority + 1> ready_;
   unsigned ready_levels_ = 0;  // bit n set: ready_[n] is not empty
   std::size_t ready_count_ = 0;
-  std::vector<Timer> timers_;  // min-heap on (deadline, sequence)
-  // Tasks with a deadline check pending, a min-heap on deadline_check_at_.
-  // Indexed (each task knows its place): a task has one entry however often
+  // Sleeping tasks, by wake-up time; a canceled sleep leaves at once.
+  TaskTimerHeap<&TaskRecord::sleep_> sleepers_;
+  // Tasks with a deadline check pending: one entry per task however often
   // its deadline moves, and it leaves with the task, so none pile up.
-  std::vector<TaskRecord*> deadlines_;
+  TaskTimerHeap<&TaskRecord::deadline_check_> deadlines_;
   std::uint64_t timer_sequence_ = 0;
   std::size_t external_waits_ = 0;
   TaskRecord* current_ = nullptr;

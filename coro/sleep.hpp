@@ -26,7 +26,7 @@ class Sleep final : private CancelableWait {
   void await_resume() const { Scheduler::current().throw_if_canceled(); }
 
  private:
-  void cancel_wait(TaskRecord& task) noexcept override { Scheduler::current().wake(task); }
+  void cancel_wait(TaskRecord& task) noexcept override { Scheduler::current().cancel_sleep(task); }
 
   std::chrono::nanoseconds duration_;
 };

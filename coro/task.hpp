@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <exception>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "coro/frame_allocator.hpp"
@@ -51,9 +52,38 @@ class TaskPromiseBase {
   static void operator delete(void* frame, std::size_t size) noexcept { deallocate_frame(frame, size); }
 
   void set_continuation(std::coroutine_handle<> awaiter) noexcept { continuation_ = awaiter; }
+  /// Records that this frame is suspended awaiting `child`, owned by the Task
+  /// at `owner` (in this frame); cleared when the await resumes.
+  void set_awaited(TaskPromiseBase* child, std::coroutine_handle<>* owner) noexcept {
+    awaited_ = child;
+    awaited_owner_ = owner;
+  }
   /// Marks this coroutine as the root of a scheduler task.
   void set_record(TaskRecord* record) noexcept { record_ = record; }
   const std::exception_ptr& exception() const noexcept { return exception_; }
+
+  /// Destroys the frame `owner` holds (its promise: `root`) and, before it,
+  /// every frame it is suspended on, innermost first: the order recursion
+  /// would give (each child before the frame awaiting it), in a loop, so a
+  /// suspended chain of any depth is destroyed in constant stack.
+  static void destroy_chain(std::coroutine_handle<>& owner, TaskPromiseBase& root) noexcept {
+    if (root.awaited_ != nullptr) {
+      // Turn the links upward (the chain is going away; nothing else reads them).
+      TaskPromiseBase* above = nullptr;
+      for (TaskPromiseBase* frame = &root; frame != nullptr;) {
+        TaskPromiseBase* below = std::exchange(frame->awaited_, above);
+        above = frame;
+        frame = below;
+      }
+      for (TaskPromiseBase* frame = above; frame != &root;) {  // `above`: the innermost
+        TaskPromiseBase* parent = frame->awaited_;
+        // Emptying the parent's Task first keeps its destructor from recursing.
+        std::exchange(*parent->awaited_owner_, {}).destroy();  // destroys `frame`
+        frame = parent;
+      }
+    }
+    std::exchange(owner, {}).destroy();
+  }
 
  protected:
   void rethrow_if_failed() const {
@@ -64,6 +94,8 @@ class TaskPromiseBase {
   std::coroutine_handle<> continuation_;
   TaskRecord* record_ = nullptr;
   std::exception_ptr exception_;
+  TaskPromiseBase* awaited_ = nullptr;                // the child task this frame is suspended on
+  std::coroutine_handle<>* awaited_owner_ = nullptr;  // the Task in this frame that owns that child
 };
 
 template <class T>
@@ -84,12 +116,12 @@ class [[nodiscard]] Task {
   using Handle = std::coroutine_handle<promise_type>;
 
   Task() noexcept = default;
-  explicit Task(Handle handle) noexcept : handle_(handle) {}
-  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  explicit Task(Handle handle) noexcept : frame_(handle) {}
+  Task(Task&& other) noexcept : frame_(std::exchange(other.frame_, {})) {}
   Task& operator=(Task&& other) noexcept {
     if (this != &other) {
       destroy();
-      handle_ = std::exchange(other.handle_, {});
+      frame_ = std::exchange(other.frame_, {});
     }
     return *this;
   }
@@ -97,29 +129,46 @@ class [[nodiscard]] Task {
   Task& operator=(const Task&) = delete;
   ~Task() { destroy(); }
 
-  bool valid() const noexcept { return static_cast<bool>(handle_); }
-  bool done() const noexcept { return handle_ && handle_.done(); }
+  bool valid() const noexcept { return static_cast<bool>(frame_); }
+  bool done() const noexcept { return frame_ && frame_.done(); }
 
-  struct Awaiter {
-    Handle handle;
-    bool await_ready() const noexcept { return !handle || handle.done(); }
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
-      handle.promise().set_continuation(awaiter);
-      return handle;  // symmetric transfer into the child
+  class Awaiter {
+   public:
+    explicit Awaiter(std::coroutine_handle<>& owner) noexcept : owner_(owner) {}
+    bool await_ready() const noexcept { return !owner_ || owner_.done(); }
+    template <class Parent>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<Parent> awaiter) noexcept {
+      promise_type& child = typed(owner_).promise();
+      child.set_continuation(awaiter);
+      if constexpr (std::is_base_of_v<detail::TaskPromiseBase, Parent>) {
+        parent_ = &awaiter.promise();
+        parent_->set_awaited(&child, &owner_);  // lets a suspended chain be destroyed without recursion
+      }
+      return owner_;  // symmetric transfer into the child
     }
-    T await_resume() { return handle.promise().result(); }
+    T await_resume() {
+      if (parent_ != nullptr) parent_->set_awaited(nullptr, nullptr);
+      return typed(owner_).promise().result();
+    }
+
+   private:
+    std::coroutine_handle<>& owner_;  // the awaited Task's frame handle
+    detail::TaskPromiseBase* parent_ = nullptr;
   };
-  Awaiter operator co_await() const& noexcept { return Awaiter{handle_}; }
-  Awaiter operator co_await() const&& noexcept { return Awaiter{handle_}; }
+  Awaiter operator co_await() & noexcept { return Awaiter(frame_); }
+  Awaiter operator co_await() && noexcept { return Awaiter(frame_); }
 
   /// Gives up ownership of the frame (the scheduler takes it on spawn).
-  Handle release() noexcept { return std::exchange(handle_, {}); }
+  Handle release() noexcept { return typed(std::exchange(frame_, {})); }
 
  private:
+  static Handle typed(std::coroutine_handle<> frame) noexcept { return Handle::from_address(frame.address()); }
   void destroy() noexcept {
-    if (handle_) std::exchange(handle_, {}).destroy();
+    if (frame_) detail::TaskPromiseBase::destroy_chain(frame_, typed(frame_).promise());
   }
-  Handle handle_;
+  // Why type-erased: a frame awaiting this task points at this handle to
+  // destroy it without knowing T (see TaskPromiseBase::destroy_chain).
+  std::coroutine_handle<> frame_;
 };
 
 namespace detail {

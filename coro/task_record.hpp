@@ -7,6 +7,7 @@
 
 #include "coro/task.hpp"
 #include "coro/task_state.hpp"
+#include "coro/task_timer_heap.hpp"
 
 namespace tiffany {
 
@@ -55,10 +56,9 @@ class TaskRecord {
   std::chrono::steady_clock::time_point deadline_at_{};
   // The task's one entry in the scheduler's deadline heap: when it is checked
   // (at or before deadline_at_: a deadline moved later keeps its earlier
-  // check, which re-keys itself), and where it sits (kNotInHeap: nowhere).
-  std::chrono::steady_clock::time_point deadline_check_at_{};
-  static constexpr std::uint32_t kNotInHeap = UINT32_MAX;
-  std::uint32_t deadline_index_ = kNotInHeap;
+  // check, which re-keys itself).
+  TimerSlot deadline_check_;
+  TimerSlot sleep_;  // its entry in the sleep heap while it sleeps
 };
 
 }  // namespace tiffany

@@ -17,10 +17,11 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-RunResult run_or_fail(const std::string& program, const std::vector<std::string>& args) {
-  RunResult run = run_program(program, args, 300s);
-  EXPECT_EQ(run.exit_code, 0) << program << " failed:\n" << run.out << run.err;
-  return run;
+// Runs a set-up step; a failure is noted in `failures`, not reported here:
+// gtest turns a failure inside SetUpTestSuite into skipped tests.
+void run_setup_step(const std::string& program, const std::vector<std::string>& args, std::string& failures) {
+  const RunResult run = run_program(program, args, 300s);
+  if (run.exit_code != 0) failures += program + " failed:\n" + run.out + run.err;
 }
 
 RunResult curl(const std::string& url) { return run_program("curl", {"-sS", "-i", "--max-time", "20", url}); }
@@ -32,29 +33,31 @@ class InstalledSdk : public ::testing::Test {
   static void SetUpTestSuite() {
     work_ = std::make_unique<TempDir>();
     prefix_ = work_->path() + "/prefix";
-    const RunResult installed = run_or_fail("cmake", {"--install", TIFFANY_BUILD_DIR, "--prefix", prefix_});
+    setup_failures_.clear();
+    run_setup_step("cmake", {"--install", TIFFANY_BUILD_DIR, "--prefix", prefix_}, setup_failures_);
     const std::string project = work_->path() + "/my-plugins";  // out of tree: a copy, elsewhere
     fs::copy(std::string(TIFFANY_SOURCE_DIR) + "/handlers/example_plugins", project, fs::copy_options::recursive);
-    const RunResult configured = run_or_fail("cmake", {"-S", project, "-B", project + "/build",
-                                                       "-DCMAKE_PREFIX_PATH=" + prefix_, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"});
-    const RunResult built = run_or_fail("cmake", {"--build", project + "/build"});
+    if (setup_failures_.empty()) {
+      run_setup_step("cmake", {"-S", project, "-B", project + "/build", "-DCMAKE_PREFIX_PATH=" + prefix_,
+                               "-DCMAKE_BUILD_TYPE=RelWithDebInfo"}, setup_failures_);
+    }
+    if (setup_failures_.empty()) run_setup_step("cmake", {"--build", project + "/build"}, setup_failures_);
     plugins_ = project + "/build";
-    ready_ = installed.exit_code == 0 && configured.exit_code == 0 && built.exit_code == 0;
   }
   static void TearDownTestSuite() { work_.reset(); }
-  // Why: a failure in SetUpTestSuite alone would show up as skipped tests.
-  void SetUp() override { ASSERT_TRUE(ready_) << "installing the SDK or building the plugins failed"; }
+  // Why here: a failure recorded in SetUpTestSuite shows up as skipped tests.
+  void SetUp() override { ASSERT_TRUE(setup_failures_.empty()) << setup_failures_; }
 
   static std::unique_ptr<TempDir> work_;
   static std::string prefix_;
   static std::string plugins_;
-  static bool ready_;
+  static std::string setup_failures_;
 };
 
 std::unique_ptr<TempDir> InstalledSdk::work_;
 std::string InstalledSdk::prefix_;
 std::string InstalledSdk::plugins_;
-bool InstalledSdk::ready_ = false;
+std::string InstalledSdk::setup_failures_;
 
 TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
   const std::string include = prefix_ + "/include/tiffany";

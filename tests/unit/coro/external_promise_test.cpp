@@ -122,11 +122,14 @@ TEST(Offload, ManyTasksShareThePoolWithStealing) {
   Scheduler scheduler;
   std::atomic<int> done{0};
   auto body = [&](int i) -> Task<void> {
-    const int squared = co_await offload(pool, [i] {
-      volatile int spin = 0;
-      for (int k = 0; k < 1000 * (i % 7); ++k) spin = spin + 1;
-      return i * i;
-    });
+    const int squared = co_await offload(
+        pool,
+        [](int n) {
+          volatile int spin = 0;
+          for (int k = 0; k < 1000 * (n % 7); ++k) spin = spin + 1;
+          return n * n;
+        },
+        i);
     if (squared == i * i) ++done;
   };
   for (int i = 0; i < 2000; ++i) (void)scheduler.spawn(body(i));

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "coro/external_promise.hpp"
 #include "coro/manual_clock.hpp"
 #include "coro/syscalls.hpp"
 
@@ -89,6 +90,46 @@ TEST(DeterministicMode, RunJumpsVirtualTimeToTheNextDeadline) {
   (void)scheduler.spawn(sleeper());
   scheduler.run();
   EXPECT_EQ(clock.now() - start, 24h);
+}
+
+TEST(DeterministicMode, ACanceledSleepDoesNotMoveVirtualTime) {
+  ManualClock clock;
+  Scheduler scheduler(SchedulerOptions{.clock = &clock});
+  const auto start = clock.now();
+  auto sleeper = []() -> Task<void> { co_await Sleep{1h}; };
+  auto doomed = scheduler.spawn(sleeper());
+  scheduler.run_until_idle();
+  doomed.cancel();
+  // The only other task waits for another thread; the scheduler must wait
+  // with it instead of jumping to the canceled sleep's hour.
+  ExternalPromise<int> promise;
+  auto waiter = [](ExternalFuture<int> future) -> Task<int> { co_return co_await std::move(future); };
+  auto handle = scheduler.spawn(waiter(promise.future()));
+  std::thread completer([&promise] {
+    std::this_thread::sleep_for(20ms);
+    promise.set_value(5);
+  });
+  scheduler.run();
+  completer.join();
+  EXPECT_EQ(handle.take_result(), 5);
+  EXPECT_EQ(clock.now() - start, 0h);
+}
+
+TEST(DeterministicMode, ManyCanceledSleepsLeaveNoTimersBehind) {
+  ManualClock clock;
+  Scheduler scheduler(SchedulerOptions{.clock = &clock});
+  auto sleeper = []() -> Task<void> { co_await Sleep{1h}; };
+  std::vector<JoinHandle<void>> sleepers;
+  for (int i = 0; i < 1000; ++i) sleepers.push_back(scheduler.spawn(sleeper()));
+  scheduler.run_until_idle();
+  for (auto& handle : sleepers) handle.cancel();
+  scheduler.run_until_idle();
+  EXPECT_EQ(scheduler.pending_sleeps(), 0u);
+  auto short_nap = []() -> Task<void> { co_await Sleep{10ms}; };
+  (void)scheduler.spawn(short_nap());
+  const auto start = clock.now();
+  scheduler.run();
+  EXPECT_EQ(clock.now() - start, 10ms);
 }
 
 TEST(Observability, CountersFollowTasks) {

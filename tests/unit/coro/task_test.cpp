@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
 
 #include "coro/scheduler.hpp"
+#include "coro/sleep.hpp"
 
 namespace tiffany {
 namespace {
@@ -101,6 +103,49 @@ TEST(Task, AMillionDeepChainOfAwaitsRunsInConstantStack) {
   constexpr std::size_t kStack = std::size_t{2} << 30;
 #endif
   run_on_stack(kStack, [] { EXPECT_EQ(run_to_completion(nested(1'000'000)), 1'000'000); });
+}
+
+// Notes the order in which the frames of a chain are destroyed.
+struct DestructionOrder {
+  static inline int next_expected = 0;
+  static inline bool in_order = true;
+  int depth;
+  ~DestructionOrder() {
+    if (depth != next_expected) in_order = false;
+    next_expected = depth + 1;
+  }
+};
+
+// A chain `depth` frames deep whose innermost frame sleeps for an hour.
+Task<int> suspended_chain(int depth) {
+  DestructionOrder marker{depth};
+  if (depth == 0) {
+    co_await Sleep{std::chrono::hours(1)};
+    co_return 0;
+  }
+  co_return 1 + co_await suspended_chain(depth - 1);
+}
+
+TEST(Task, AMillionDeepSuspendedChainIsDestroyedInnermostFirstInConstantStack) {
+#ifdef __SANITIZE_THREAD__
+  GTEST_SKIP() << "single-threaded and far too slow under TSan; the plain and ASan builds run it";
+#endif
+#ifndef TIFFANY_SANITIZED_BUILD
+  constexpr std::size_t kStack = 256 * 1024;  // recursive destruction needs ~50 MiB here
+#else
+  constexpr std::size_t kStack = std::size_t{2} << 30;  // only to run down the chain (see above)
+#endif
+  run_on_stack(kStack, [] {
+    DestructionOrder::next_expected = 0;
+    DestructionOrder::in_order = true;
+    {
+      Scheduler scheduler;
+      (void)scheduler.spawn(suspended_chain(1'000'000));
+      scheduler.run_until_idle();  // the innermost frame is asleep
+    }  // destroys the suspended chain
+    EXPECT_TRUE(DestructionOrder::in_order);
+    EXPECT_EQ(DestructionOrder::next_expected, 1'000'001);  // every frame, from the innermost out
+  });
 }
 
 TEST(Task, DestroyingAnUnstartedTaskFreesItsFrameAndArguments) {
