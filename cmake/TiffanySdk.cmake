@@ -10,12 +10,13 @@ set(TIFFANY_PUBLIC_HEADERS
   coro/scheduler_options.hpp coro/scheduler_stats.hpp coro/task_trace.hpp coro/manual_clock.hpp
   coro/get_tid.hpp coro/spawn.hpp coro/join.hpp coro/cancel.hpp coro/yield.hpp coro/sleep.hpp coro/syscalls.hpp
   coro/broken_promise.hpp coro/promise.hpp coro/external_promise.hpp coro/gather.hpp coro/race.hpp
-  coro/with_timeout.hpp coro/offload_pool.hpp coro/offload.hpp coro/deadline.hpp
+  coro/with_timeout.hpp coro/offload_pool.hpp coro/offload.hpp coro/deadline.hpp coro/task_context.hpp
+  coro/cycle_clock.hpp
   reactor/io_result.hpp reactor/io_operation.hpp reactor/reactor.hpp reactor/unique_fd.hpp
   reactor/recv.hpp reactor/send.hpp reactor/accept.hpp reactor/connect.hpp reactor/readiness.hpp
   reactor/read_lease.hpp reactor/recv_pooled.hpp
   server/http/headers.hpp server/http/request.hpp server/http/response.hpp server/http/http_status.hpp
-  server/http/uri.hpp server/http/http_date.hpp
+  server/http/uri.hpp server/http/http_date.hpp server/http/request_context.hpp
   handlers/handler.hpp handlers/handler_params.hpp handlers/handler_registry.hpp handlers/plugin_api.hpp
   handlers/server_stats.hpp)
 

@@ -7,9 +7,11 @@
 #include <stdexcept>
 
 #include "coro/cancelable_wait.hpp"
+#include "coro/cycle_clock.hpp"
 #include "coro/deadline.hpp"
 #include "coro/manual_clock.hpp"
 #include "coro/task_canceled.hpp"
+#include "coro/task_context.hpp"
 
 namespace tiffany {
 namespace {
@@ -26,7 +28,7 @@ void log_failure_to_stderr(TaskId id, const std::exception_ptr& error) {
   }
 }
 
-void log_slow_task_to_stderr(TaskId id, std::chrono::nanoseconds ran) {
+void log_slow_task_to_stderr(TaskId id, std::chrono::nanoseconds ran, const TaskContext*) {
   std::fprintf(stderr, "tiffany: warning: task %llu ran %.3f ms without suspending (did it forget to yield?)\n",
                static_cast<unsigned long long>(id), std::chrono::duration<double, std::milli>(ran).count());
 }
@@ -61,7 +63,15 @@ Scheduler::Scheduler(const SchedulerOptions& options)
     std::abort();
   }
   options_.max_resumes_between_polls = std::max<std::size_t>(options_.max_resumes_between_polls, 1);
-  if (options_.trace_capacity > 0) trace_ = std::make_unique<TaskTrace>(options_.trace_capacity);
+  if (options_.trace_capacity > 0) {
+    trace_ = std::make_unique<TaskTrace>(options_.trace_capacity, options_.worker,
+                                         options_.clock != nullptr ? TaskTrace::Stamps::nanoseconds
+                                                                   : TaskTrace::Stamps::cycle_ticks);
+  }
+  if (options_.slow_task_threshold.count() > 0) {
+    slow_ticks_ = std::max<std::uint64_t>(CycleClock::to_ticks(options_.slow_task_threshold), 1);
+  }
+  stamp_ = CycleClock::now();
   tls_current_ = this;
 }
 
@@ -75,6 +85,7 @@ Scheduler::~Scheduler() {
     for (std::size_t i = 0; i < kRecordsPerChunk; ++i) {
       TaskRecord& record = chunk[i];
       if (record.in_use_ && record.root_) detail::TaskPromiseBase::destroy_chain(record.root_, *record.promise_);
+      if (record.in_use_) TaskContext::release(std::exchange(record.context_, nullptr));
     }
   }
   tls_current_ = nullptr;
@@ -89,7 +100,12 @@ Scheduler::Clock::time_point Scheduler::now() const noexcept {
   return options_.clock != nullptr ? options_.clock->now() : Clock::now();
 }
 
-std::int64_t Scheduler::trace_time() const noexcept { return now().time_since_epoch().count(); }
+std::uint64_t Scheduler::trace_stamp() const noexcept {
+  if (options_.clock != nullptr) return static_cast<std::uint64_t>(options_.clock->now().time_since_epoch().count());
+  // Why the resume's stamp: inside a task the event takes the reading made
+  // when its run began instead of a clock call of its own.
+  return current_ != nullptr ? stamp_ : CycleClock::now();
+}
 
 // ---- the task table ----
 
@@ -115,6 +131,13 @@ void Scheduler::free_record(TaskRecord& task) noexcept {
   if (task.root_) detail::TaskPromiseBase::destroy_chain(task.root_, *task.promise_);
   if (task.deadline_check_.in_heap()) deadlines_.remove(task);
   if (task.sleep_.in_heap()) sleepers_.remove(task);
+  if (&task == current_ && slow_ticks_ != 0) {
+    // Why kept: the resume that is ending may still report this task (a slow
+    // run is logged with its context once the resume returns).
+    TaskContext::release(std::exchange(finished_context_, std::exchange(task.context_, nullptr)));
+  } else {
+    TaskContext::release(std::exchange(task.context_, nullptr));
+  }
   task.deadline_ = nullptr;
   task.in_use_ = false;
   task.promise_ = nullptr;
@@ -151,10 +174,12 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
   task.blocked_on_ = nullptr;
   task.joiner_ = nullptr;
   task.deadline_ = nullptr;
+  // A snapshot of the spawner's task-local values (shared until either writes).
+  task.context_ = current_ != nullptr ? TaskContext::share(current_->context_) : nullptr;
   promise.set_record(&task);
   ++unfinished_;
   ++stats_.spawned;
-  if (trace_) trace_->record(trace_time(), task.id(), TaskEvent::spawn);
+  if (trace_) trace_->record(trace_stamp(), task.id(), TaskEvent::spawn);
   push_ready(task);
   return task;
 }
@@ -224,29 +249,48 @@ void Scheduler::resume(TaskRecord& task) {
     finish_unstarted(task);
     return;
   }
-  const TaskId id = task.id();  // `task` may be freed by the time resume() returns
   task.state_ = TaskState::running;
   task.started_ = true;
   current_ = &task;
   ++stats_.context_switches;
-  if (trace_) trace_->record(trace_time(), id, TaskEvent::resume);
-  if (options_.slow_task_threshold.count() == 0) {
+  if (slow_ticks_ == 0 && !trace_) {
     task.resume_point_.resume();
-  } else {
-    const auto started = Clock::now();
-    task.resume_point_.resume();
-    const auto ran = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
-    stats_.longest_run = std::max(stats_.longest_run, ran);
-    if (ran > options_.slow_task_threshold) {
-      ++stats_.slow_runs;
-      if (slow_task_logger_) slow_task_logger_(id, ran);
-    }
+    current_ = nullptr;
+    return;
   }
+  resume_instrumented(task);
+}
+
+// Why apart: the bare path above stays a handful of instructions. Here every
+// run is timed with one cycle-counter read at each end (no clock_gettime),
+// and the trace reuses those readings instead of reading a clock per event.
+void Scheduler::resume_instrumented(TaskRecord& task) {
+  const TaskId id = task.id();  // `task` may be freed by the time the run ends
+  finished_event_.reset();
+  const std::uint64_t started = CycleClock::now();
+  stamp_ = started;
+  if (trace_) trace_->record(trace_stamp(), id, TaskEvent::resume);
+  task.resume_point_.resume();
+  const std::uint64_t ended = CycleClock::now();
+  stamp_ = ended;
+  if (trace_) trace_->record(trace_stamp(), id, finished_event_.value_or(TaskEvent::suspend));
   current_ = nullptr;
-  if (trace_) {
-    const TaskRecord* still = find(id);
-    if (still != nullptr && !is_finished(still->state_)) trace_->record(trace_time(), id, TaskEvent::suspend);
+  if (slow_ticks_ != 0) {
+    const std::uint64_t ran = ended - started;
+    if (ran > longest_run_ticks_) {
+      longest_run_ticks_ = ran;
+      stats_.longest_run = CycleClock::to_duration(ran);
+    }
+    if (ran > slow_ticks_) report_slow_run(id, ran);
+    TaskContext::release(std::exchange(finished_context_, nullptr));
   }
+}
+
+void Scheduler::report_slow_run(TaskId id, std::uint64_t ticks) {
+  ++stats_.slow_runs;
+  if (!slow_task_logger_) return;
+  const TaskRecord* still = find(id);
+  slow_task_logger_(id, CycleClock::to_duration(ticks), still != nullptr ? still->context_ : finished_context_);
 }
 
 void Scheduler::wait_for_events() {
@@ -431,7 +475,7 @@ bool Scheduler::cancel(TaskId id) noexcept {
 void Scheduler::cancel(TaskRecord& task) noexcept {
   if (!task.in_use_ || is_finished(task.state_) || task.cancel_pending_) return;
   task.cancel_pending_ = true;
-  if (trace_) trace_->record(trace_time(), task.id(), TaskEvent::cancel);
+  if (trace_) trace_->record(trace_stamp(), task.id(), TaskEvent::cancel);
   if (task.state_ == TaskState::ready && !task.started_) {
     unlink_ready(task);
     finish_unstarted(task);
@@ -471,7 +515,13 @@ void Scheduler::settle(TaskRecord& task, TaskState final_state) noexcept {
     event = TaskEvent::fail;
     if (failure_logger_) failure_logger_(task.id(), task.promise_->exception());
   }
-  if (trace_) trace_->record(trace_time(), task.id(), event);
+  if (trace_) {
+    if (&task == current_) {
+      finished_event_ = event;  // recorded with the run's end stamp
+    } else {
+      trace_->record(trace_stamp(), task.id(), event);
+    }
+  }
   if (task.joiner_ != nullptr) wake(*std::exchange(task.joiner_, nullptr));
   // Why: the frame is suspended at its final (or initial) point, so freeing
   // it here is safe as long as nothing touches it afterwards.

@@ -27,6 +27,7 @@ namespace tiffany {
 class CancelableWait;
 class Deadline;
 class ManualClock;
+class TaskContext;
 template <class T>
 class JoinHandle;
 
@@ -41,7 +42,10 @@ class Scheduler {
  public:
   using Clock = std::chrono::steady_clock;
   using FailureLogger = std::function<void(TaskId, const std::exception_ptr&)>;
-  using SlowTaskLogger = std::function<void(TaskId, std::chrono::nanoseconds)>;
+  /// Told of a run longer than the slow-task threshold: the task, how long it
+  /// ran, and its task-local values (e.g. which request it served; may be
+  /// null), valid during the call even if the task has just finished.
+  using SlowTaskLogger = std::function<void(TaskId, std::chrono::nanoseconds, const TaskContext*)>;
 
   explicit Scheduler(Poller* poller = nullptr);
   explicit Scheduler(const SchedulerOptions& options);
@@ -168,6 +172,8 @@ class Scheduler {
   void unlink_ready(TaskRecord& task) noexcept;
   TaskRecord* pop_ready() noexcept;
   void resume(TaskRecord& task);
+  void resume_instrumented(TaskRecord& task);
+  void report_slow_run(TaskId id, std::uint64_t ticks);
   void run_ready_batch();
   void fire_due_timers();
   void fire_due_deadlines(Clock::time_point time);
@@ -177,7 +183,8 @@ class Scheduler {
   void finish_unstarted(TaskRecord& task) noexcept;
   std::coroutine_handle<> on_task_finished(TaskRecord& task) noexcept;
   void settle(TaskRecord& task, TaskState final_state) noexcept;
-  std::int64_t trace_time() const noexcept;
+  /// The time stamp of a trace event now (see TaskTrace::Stamps).
+  std::uint64_t trace_stamp() const noexcept;
 
   SchedulerOptions options_;
   std::shared_ptr<RemoteQueue> remote_;
@@ -202,6 +209,11 @@ class Scheduler {
   std::unique_ptr<TaskTrace> trace_;
   FailureLogger failure_logger_;
   SlowTaskLogger slow_task_logger_;
+  std::uint64_t slow_ticks_ = 0;          // the slow-task threshold in CycleClock ticks; 0: off
+  std::uint64_t longest_run_ticks_ = 0;
+  std::uint64_t stamp_ = 0;               // the last CycleClock reading (a run's start or end)
+  std::optional<TaskEvent> finished_event_;  // how the running task ended, if it did
+  TaskContext* finished_context_ = nullptr;  // the context of the task that ended in this run
 };
 
 /// The right to collect a spawned task's result (with `Join`). Move-only.

@@ -29,6 +29,8 @@ struct SchedulerOptions {
   std::chrono::nanoseconds slow_task_threshold{0};
   /// Events kept in the in-memory trace ring; zero turns tracing off.
   std::size_t trace_capacity = 0;
+  /// The worker this scheduler serves, recorded by the trace (-1: none).
+  int worker = -1;
 };
 
 }  // namespace tiffany

@@ -13,6 +13,7 @@ namespace tiffany {
 
 class CancelableWait;
 class Deadline;
+class TaskContext;
 
 /// One entry of the scheduler's task table. Owned by the Scheduler, which
 /// recycles the storage; awaitables hold a pointer to it only while the task
@@ -32,6 +33,9 @@ class TaskRecord {
   /// Changes every time the task parks; lets late wake-ups (a stale timer,
   /// a completion from another thread) recognise they are out of date.
   std::uint32_t wait_sequence() const noexcept { return wait_sequence_; }
+  /// Its task-local values (see ContextVar); nullptr while none were set.
+  const TaskContext* context() const noexcept { return context_; }
+  TaskContext*& context_slot() noexcept { return context_; }
 
  private:
   friend class Scheduler;
@@ -53,6 +57,7 @@ class TaskRecord {
   TaskRecord* prev_ = nullptr;
   TaskRecord* joiner_ = nullptr;          // task parked in Join on this one
   Deadline* deadline_ = nullptr;          // the armed Deadline, if any
+  TaskContext* context_ = nullptr;        // one share of its task-local values
   std::chrono::steady_clock::time_point deadline_at_{};
   // The task's one entry in the scheduler's deadline heap: when it is checked
   // (at or before deadline_at_: a deadline moved later keeps its earlier

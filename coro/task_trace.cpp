@@ -1,6 +1,8 @@
 // TaskTrace: reading the ring back in order.
 #include "coro/task_trace.hpp"
 
+#include "coro/cycle_clock.hpp"
+
 namespace tiffany {
 
 std::string_view to_string(TaskEvent event) noexcept {
@@ -18,13 +20,17 @@ std::string_view to_string(TaskEvent event) noexcept {
 std::vector<TaskTrace::Entry> TaskTrace::events() const {
   std::vector<Entry> out;
   const std::uint64_t kept = next_ < entries_.size() ? next_ : entries_.size();
-  for (std::uint64_t i = next_ - kept; i < next_; ++i) out.push_back(entries_[i % entries_.size()]);
+  for (std::uint64_t i = next_ - kept; i < next_; ++i) {
+    Entry entry = entries_[i % entries_.size()];
+    if (stamps_ == Stamps::cycle_ticks) entry.time_ns = CycleClock::to_steady_ns(static_cast<std::uint64_t>(entry.time_ns));
+    out.push_back(entry);
+  }
   return out;
 }
 
 void TaskTrace::dump(std::ostream& out) const {
   for (const Entry& entry : events()) {
-    out << entry.time_ns << " task " << entry.task << ' ' << to_string(entry.event) << '\n';
+    out << entry.time_ns << " worker " << worker_ << " task " << entry.task << ' ' << to_string(entry.event) << '\n';
   }
 }
 

@@ -14,31 +14,40 @@ enum class TaskEvent : std::uint8_t { spawn, resume, suspend, complete, fail, ca
 
 std::string_view to_string(TaskEvent event) noexcept;
 
-/// Keeps the last `capacity` events; older ones are overwritten. Recording is
-/// a few stores, cheap enough to leave on in production.
+/// Keeps the last `capacity` events of one scheduler; older ones are
+/// overwritten. Recording is a few stores with a stamp the scheduler already
+/// read (no clock call per event), cheap enough to leave on in production.
 class TaskTrace {
  public:
+  /// How stamps turn into time: CycleClock ticks (converted to steady_clock
+  /// nanoseconds when read back) or nanoseconds already (a ManualClock).
+  enum class Stamps : std::uint8_t { cycle_ticks, nanoseconds };
+
   struct Entry {
-    std::int64_t time_ns;  // scheduler clock, nanoseconds since its epoch
+    std::int64_t time_ns;  // as recorded: a stamp; from events(): nanoseconds since the clock's epoch
     TaskId task;
     TaskEvent event;
   };
 
-  explicit TaskTrace(std::size_t capacity) : entries_(capacity) {}
+  TaskTrace(std::size_t capacity, int worker, Stamps stamps) : entries_(capacity), worker_(worker), stamps_(stamps) {}
 
-  void record(std::int64_t time_ns, TaskId task, TaskEvent event) noexcept {
+  void record(std::uint64_t stamp, TaskId task, TaskEvent event) noexcept {
     if (entries_.empty()) return;
-    entries_[next_ % entries_.size()] = Entry{time_ns, task, event};
+    entries_[next_ % entries_.size()] = Entry{static_cast<std::int64_t>(stamp), task, event};
     ++next_;
   }
-  /// The kept events, oldest first.
+  /// The worker whose scheduler this is (-1: none).
+  int worker() const noexcept { return worker_; }
+  /// The kept events, oldest first, times in nanoseconds.
   std::vector<Entry> events() const;
-  /// One line per event: "<time_ns> task <id> <event>".
+  /// One line per event: "<time_ns> worker <n> task <id> <event>".
   void dump(std::ostream& out) const;
 
  private:
   std::vector<Entry> entries_;
   std::uint64_t next_ = 0;
+  int worker_;
+  Stamps stamps_;
 };
 
 }  // namespace tiffany

@@ -57,17 +57,18 @@ std::string_view timestamp(bool iso) {
 
 }  // namespace
 
-void AccessLog::record(const http::Request& request, int status, std::uint64_t bytes, std::chrono::microseconds took) {
+void AccessLog::record(const http::Request& request, std::string_view request_id, int status, std::uint64_t bytes,
+                       std::chrono::microseconds took) {
   if (format_ == AccessLogFormat::json) {
-    append_json(request, status, bytes, took);
+    append_json(request, request_id, status, bytes, took);
   } else {
-    append_common(request, status, bytes, took);
+    append_common(request, request_id, status, bytes, took);
   }
   if (buffer_.size() >= kFlushAt) flush();
 }
 
-void AccessLog::append_common(const http::Request& request, int status, std::uint64_t bytes,
-                              std::chrono::microseconds took) {
+void AccessLog::append_common(const http::Request& request, std::string_view request_id, int status,
+                              std::uint64_t bytes, std::chrono::microseconds took) {
   std::string& out = buffer_;
   const std::string_view peer = request.peer;
   out.append(peer.substr(0, peer.rfind(':')));  // the address without the port
@@ -87,11 +88,13 @@ void AccessLog::append_common(const http::Request& request, int status, std::uin
   append_escaped(out, request.headers.get("User-Agent").value_or("-"));
   out += "\" ";
   append_number(out, static_cast<std::uint64_t>(took.count()));
+  out += ' ';
+  out.append(request_id.empty() ? std::string_view("-") : request_id);  // valid ids need no escaping
   out += '\n';
 }
 
-void AccessLog::append_json(const http::Request& request, int status, std::uint64_t bytes,
-                            std::chrono::microseconds took) {
+void AccessLog::append_json(const http::Request& request, std::string_view request_id, int status,
+                            std::uint64_t bytes, std::chrono::microseconds took) {
   std::string& out = buffer_;
   out += "{\"time\":\"";
   out += timestamp(true);
@@ -111,6 +114,8 @@ void AccessLog::append_json(const http::Request& request, int status, std::uint6
   append_number(out, static_cast<std::uint64_t>(took.count()));
   out += ",\"user_agent\":\"";
   append_escaped(out, request.headers.get("User-Agent").value_or(""));
+  out += "\",\"request_id\":\"";
+  append_escaped(out, request_id);
   out += "\"}\n";
 }
 

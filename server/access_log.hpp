@@ -27,7 +27,8 @@ class AccessLog {
   AccessLog& operator=(const AccessLog&) = delete;
   ~AccessLog() { flush(); }
 
-  void record(const http::Request& request, int status, std::uint64_t bytes, std::chrono::microseconds took);
+  void record(const http::Request& request, std::string_view request_id, int status, std::uint64_t bytes,
+              std::chrono::microseconds took);
   /// Writes what is buffered.
   void flush() noexcept;
   /// A task that flushes every `period` (so quiet servers still log promptly).
@@ -36,8 +37,10 @@ class AccessLog {
  private:
   static constexpr std::size_t kFlushAt = 64 * 1024;
 
-  void append_common(const http::Request& request, int status, std::uint64_t bytes, std::chrono::microseconds took);
-  void append_json(const http::Request& request, int status, std::uint64_t bytes, std::chrono::microseconds took);
+  void append_common(const http::Request& request, std::string_view request_id, int status, std::uint64_t bytes,
+                     std::chrono::microseconds took);
+  void append_json(const http::Request& request, std::string_view request_id, int status, std::uint64_t bytes,
+                   std::chrono::microseconds took);
 
   int fd_;
   AccessLogFormat format_;

@@ -1,6 +1,8 @@
 // ErrorLog: line formatting, the one-write(2)-per-line output, the process's log.
 #include "server/error_log.hpp"
 
+#include "server/http/request_context.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -79,7 +81,10 @@ void ErrorLog::write_line(LogLevel level, const char* format, va_list args) cons
       message.assign(stack, static_cast<std::size_t>(length));
     }
     va_end(again);
-    const std::string line = format_line(std::chrono::system_clock::now(), level, t_worker, message);
+    // A line written while a task answers a request names that request.
+    const std::string* request_id = http::kRequestId.get();
+    const std::string line = format_line(std::chrono::system_clock::now(), level, t_worker, message,
+                                         request_id != nullptr ? std::string_view(*request_id) : std::string_view());
     write_all(file_ ? file_.get() : STDERR_FILENO, line);
   } catch (...) {
     // Why: out of memory while reporting an error; losing the line beats terminating.
@@ -87,7 +92,7 @@ void ErrorLog::write_line(LogLevel level, const char* format, va_list args) cons
 }
 
 std::string ErrorLog::format_line(std::chrono::system_clock::time_point when, LogLevel level, int worker,
-                                  std::string_view message) {
+                                  std::string_view message, std::string_view request_id) {
   const auto since_epoch = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch());
   const std::time_t seconds = static_cast<std::time_t>(since_epoch.count() / 1000);
   const int millis = static_cast<int>(since_epoch.count() % 1000);
@@ -104,6 +109,10 @@ std::string ErrorLog::format_line(std::chrono::system_clock::time_point when, Lo
   }
   line.reserve(line.size() + message.size() + 1);
   append_escaped(line, message);
+  if (!request_id.empty()) {
+    line += ", request_id: ";
+    append_escaped(line, request_id);
+  }
   line += '\n';
   return line;
 }

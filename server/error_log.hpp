@@ -16,10 +16,12 @@ namespace tiffany {
 struct Config;
 
 /// Writes lines such as
-///   2026-11-26T10:00:00.123Z [error] worker 1: hello failed on GET /x: boom
+///   2026-11-26T10:00:00.123Z [error] worker 1: hello failed on GET /x: boom, request_id: 5f0c…
 /// UTC time with milliseconds, the level, the worker index when the calling
 /// thread is a worker (see set_worker_of_this_thread), then the message, with
-/// control characters escaped (`\x0a`) so one event is always one line.
+/// control characters escaped (`\x0a`) so one event is always one line, and
+/// the request id when the line is written by a task answering a request
+/// (http::kRequestId in its task context).
 ///
 /// Each line is written with one write(2), unbuffered: errors are rare, and
 /// lines from different threads never interleave on an O_APPEND file or a
@@ -55,7 +57,7 @@ class ErrorLog {
 
   /// One complete line, newline included (exposed for tests).
   static std::string format_line(std::chrono::system_clock::time_point when, LogLevel level, int worker,
-                                 std::string_view message);
+                                 std::string_view message, std::string_view request_id = {});
 
  private:
   void write_line(LogLevel level, const char* format, va_list args) const noexcept;

@@ -2,6 +2,7 @@
 #include "server/worker.hpp"
 
 #include "coro/scheduler.hpp"
+#include "coro/task_context.hpp"
 #include "coro/sleep.hpp"
 #include "handlers/metrics.hpp"
 #include "reactor/reactor_factory.hpp"
@@ -10,6 +11,7 @@
 #include "server/connection_protocol.hpp"
 #include "server/connection_tracker.hpp"
 #include "server/error_log.hpp"
+#include "server/http/request_context.hpp"
 
 namespace tiffany {
 namespace {
@@ -40,9 +42,18 @@ void log_task_failure(TaskId id, const std::exception_ptr& error) {
                   exception_message(error).c_str());
 }
 
-void log_slow_task(TaskId id, std::chrono::nanoseconds ran) {
-  error_log().log(LogLevel::warn, "task %llu ran %.3f ms without suspending (did it forget to yield?)",
-                  static_cast<unsigned long long>(id), std::chrono::duration<double, std::milli>(ran).count());
+// Names the culprit from the task's context: the route and handler (and
+// plugin) of the request it was answering, and the request id.
+void log_slow_task(TaskId id, std::chrono::nanoseconds ran, const TaskContext* context) {
+  if (!error_log().enabled(LogLevel::warn)) return;
+  std::string culprit;
+  if (const http::RouteInfo* route = http::kRoute.get_from(context)) {
+    culprit = ": " + std::string(route->label) + " on route " + std::string(route->pattern);
+  }
+  if (const std::string* request_id = http::kRequestId.get_from(context)) culprit += ", request_id: " + *request_id;
+  error_log().log(LogLevel::warn, "task %llu ran %.3f ms without suspending (did it forget to yield?)%s",
+                  static_cast<unsigned long long>(id), std::chrono::duration<double, std::milli>(ran).count(),
+                  culprit.c_str());
 }
 
 // Closes the connections parked outside any task. Why while the scheduler
@@ -99,7 +110,8 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
         .policy = tuning.priority_policy ? SchedulingPolicy::priority : SchedulingPolicy::fifo,
         .max_resumes_between_polls = tuning.max_resumes_between_polls,
         .slow_task_threshold = std::chrono::milliseconds(tuning.slow_task_warning_ms),
-        .trace_capacity = tuning.trace_events});
+        .trace_capacity = tuning.trace_events,
+        .worker = static_cast<int>(index_)});
     scheduler.set_failure_logger(log_task_failure);
     scheduler.set_slow_task_logger(log_slow_task);
 

@@ -15,6 +15,8 @@
 #include "server/error_log.hpp"
 #include "server/http/http_date.hpp"
 #include "server/http/http_status.hpp"
+#include "server/http/request_context.hpp"
+#include "server/http/request_id.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -34,6 +36,7 @@ bool is_managed_header(std::string_view name) noexcept {
     case 4: return iequals(name, "Date");
     case 6: return iequals(name, "Server");
     case 10: return iequals(name, "Connection");
+    case 12: return iequals(name, "X-Request-Id");
     case 14: return iequals(name, "Content-Length");
     case 17: return iequals(name, "Transfer-Encoding");
     default: return false;
@@ -143,6 +146,13 @@ Task<bool> HttpConnection::answer() {
   streamed_bytes_ = 0;
   route_metrics_ = site_.unmatched;
   if (site_.tracker != nullptr && site_.tracker->draining()) keep_alive_ = false;  // shutting down: last one
+  const std::optional<std::string_view> given_id = request.headers.get("X-Request-Id");
+  if (given_id && is_valid_request_id(*given_id)) {
+    request_id_.assign(*given_id);
+  } else {
+    make_request_id(request_id_);
+  }
+  kRequestId.set(request_id_);  // for the handler, what it spawns, and log lines on its behalf
 
   const auto started = std::chrono::steady_clock::now();
   const bool keep_open = co_await respond(request);
@@ -151,9 +161,10 @@ Task<bool> HttpConnection::answer() {
   if (route_metrics_ != nullptr) route_metrics_->count(sent_status_);
   if (site_.access_log != nullptr) {
     const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
-    site_.access_log->record(request, sent_status_, body_bytes,
+    site_.access_log->record(request, request_id_, sent_status_, body_bytes,
                              std::chrono::duration_cast<std::chrono::microseconds>(took));
   }
+  request_id_.clear();  // a parse error before the next request has none
   co_return keep_open;
 }
 
@@ -173,6 +184,7 @@ Task<bool> HttpConnection::respond(Request& request) {
     co_return keep_alive_;
   }
 
+  kRoute.set(RouteInfo{*routed.pattern, *routed.label});
   std::exception_ptr failure;
   if (site_.timeouts.handler.count() > 0) {
     deadline_->rearm_after(site_.timeouts.handler);
@@ -222,6 +234,10 @@ void HttpConnection::append_head(const Response& response, std::uint64_t content
     out_ += "\r\nConnection: close";
   } else if (http10_) {
     out_ += "\r\nConnection: keep-alive";
+  }
+  if (!request_id_.empty()) {
+    out_ += "\r\nX-Request-Id: ";
+    out_ += request_id_;
   }
   if (chunked) {
     out_ += "\r\nTransfer-Encoding: chunked";

@@ -69,6 +69,7 @@ class HttpConnection final : public BodySink {
   bool broken_ = false;  // a write failed: no more responses on this connection
   std::uint64_t streamed_bytes_ = 0;
   RouteMetrics* route_metrics_ = nullptr;  // where this response is counted
+  std::string request_id_;         // echoed as X-Request-Id; empty: no request parsed (a 400 before one)
   int sent_status_ = 0;            // of the last response head written, for the access log
   std::uint64_t sent_length_ = 0;  // its body length (whole responses)
 };

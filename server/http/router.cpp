@@ -24,7 +24,7 @@ void for_each_segment(std::string_view path, Visit&& visit) {
 void Router::add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler,
                  std::string label, RouteMetrics* metrics) {
   if (pattern.empty() || pattern.front() != '/') throw std::invalid_argument("a path pattern must start with '/'");
-  Route route{std::move(methods), {}, std::move(handler), false, std::move(label), metrics};
+  Route route{std::move(methods), {}, std::move(handler), false, std::move(label), metrics, std::string(pattern)};
   std::vector<std::string_view> names;
   bool after_wildcard = false;
   for_each_segment(pattern, [&](std::string_view text, std::size_t end) {
@@ -107,9 +107,9 @@ Router::Result Router::route(Request& request) const {
   if (best != nullptr) {
     request.params.clear();
     matches(*best, request.path, &request);
-    return {Outcome::found, best->handler.get(), &best->label, best->metrics, {}};
+    return {Outcome::found, best->handler.get(), &best->label, &best->pattern, best->metrics, {}};
   }
-  if (!path_matched) return {Outcome::not_found, nullptr, nullptr, nullptr, {}};
+  if (!path_matched) return {Outcome::not_found, nullptr, nullptr, nullptr, nullptr, {}};
 
   std::vector<std::string> allowed;
   for (const Route& candidate : routes_) {
@@ -121,7 +121,7 @@ Router::Result Router::route(Request& request) const {
   }
   std::sort(allowed.begin(), allowed.end());
   allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
-  Result result{Outcome::method_not_allowed, nullptr, nullptr, nullptr, {}};
+  Result result{Outcome::method_not_allowed, nullptr, nullptr, nullptr, nullptr, {}};
   for (const std::string& method : allowed) {
     if (!result.allow.empty()) result.allow += ", ";
     result.allow += method;

@@ -28,6 +28,7 @@ class Router {
     Outcome outcome;
     Handler* handler = nullptr;         // when found
     const std::string* label = nullptr;  // when found: names the handler in logs
+    const std::string* pattern = nullptr;  // when found: the route's path pattern
     RouteMetrics* metrics = nullptr;     // when found: the route's counters, if any
     std::string allow;                  // when method_not_allowed: "GET, HEAD"
   };
@@ -56,6 +57,7 @@ class Router {
     bool trailing_slash;  // pattern ends with '/', e.g. "/docs/"
     std::string label;
     RouteMetrics* metrics;
+    std::string pattern;
   };
 
   static bool matches(const Route& route, std::string_view path, Request* capture);

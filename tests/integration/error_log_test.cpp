@@ -60,9 +60,22 @@ std::string wait_for_text(const std::string& path, const std::string& needle) {
 
 std::string folder_of(const std::string& file) { return file.substr(0, file.rfind('/')); }
 
+// The value of header `name` in an HTTP response head, or "".
+std::string header_value(const std::string& response, const std::string& name) {
+  const std::size_t at = response.find("\r\n" + name + ": ");
+  if (at == std::string::npos) return "";
+  const std::size_t start = at + name.size() + 4;
+  return response.substr(start, response.find("\r\n", start) - start);
+}
+
+bool is_generated_request_id(const std::string& id) {
+  return id.size() == 32 && id.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 TEST(ErrorLogFile, AtWarnHoldsHandlerFailuresAndTimeoutsButNotTheStartUpLines) {
   const int port = free_port();
   ServerProcess server(R"({"workers": 1, "error_log": {"path": "error.log", "level": "warn"},
+      "access_log": {"path": "access.log", "format": "json"},
       "plugins": [")" + kPlugins + R"(/libhello.so", ")" + kPlugins + R"(/libfanout.so"],
       "listeners": [{"name": "web", "address": "127.0.0.1:)" + std::to_string(port) + R"(", "protocol": "http",
         "timeouts": {"handler_ms": 100},
@@ -72,28 +85,40 @@ TEST(ErrorLogFile, AtWarnHoldsHandlerFailuresAndTimeoutsButNotTheStartUpLines) {
   const std::string log_path = folder_of(server.config_path()) + "/error.log";  // relative to the config file
   ASSERT_TRUE(wait_until_listening(port)) << server.err() << read_file(log_path);
 
-  const RunResult failed = curl("http://127.0.0.1:" + std::to_string(port) + "/fail");
+  // The client's request id is kept; without one the server makes one. Either
+  // way it is echoed, and it names the request in the error and access logs.
+  const RunResult failed = run_program(
+      "curl", {"-sS", "-i", "--max-time", "20", "-H", "X-Request-Id: trace-fail-1",
+               "http://127.0.0.1:" + std::to_string(port) + "/fail"});
   EXPECT_NE(failed.out.find("HTTP/1.1 500 Internal Server Error"), std::string::npos) << failed.out;
+  EXPECT_EQ(header_value(failed.out, "X-Request-Id"), "trace-fail-1") << failed.out;
   const RunResult slow = curl("http://127.0.0.1:" + std::to_string(port) + "/slow");
   EXPECT_NE(slow.out.find("HTTP/1.1 503 Service Unavailable"), std::string::npos) << slow.out;
+  const std::string slow_id = header_value(slow.out, "X-Request-Id");
+  EXPECT_TRUE(is_generated_request_id(slow_id)) << slow.out;
 
   const std::string log = wait_for_text(log_path, "timed out on GET /slow");
   const std::vector<std::string> messages = log_messages(log);
   EXPECT_TRUE(has_message(messages, "[error] worker 0: handler \"hello.fail\" from plugin " + kPlugins +
-                                        "/libhello.so failed on GET /fail: hello.fail always fails"))
+                                        "/libhello.so failed on GET /fail: hello.fail always fails, "
+                                        "request_id: trace-fail-1"))
       << log;
   EXPECT_TRUE(has_message(messages, "[warn] worker 0: handler \"fanout.sleepers\" from plugin " + kPlugins +
-                                        "/libfanout.so timed out on GET /slow after 100 ms"))
+                                        "/libfanout.so timed out on GET /slow after 100 ms, request_id: " + slow_id))
       << log;
+  const std::string access_path = folder_of(server.config_path()) + "/access.log";
+  server.send_signal(SIGTERM);  // the access log is flushed at exit
+  EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+  const std::string access = read_file(access_path);
+  EXPECT_NE(access.find(R"("path":"/fail","query":"","status":500,)"), std::string::npos) << access;
+  EXPECT_NE(access.find(R"("request_id":"trace-fail-1"})"), std::string::npos) << access;
+  EXPECT_NE(access.find(R"("request_id":")" + slow_id + "\"}"), std::string::npos) << access;
   // Start-up lines are notices (and plugin loads info): below warn, so not written at all.
   EXPECT_EQ(log.find("serving"), std::string::npos) << log;
   EXPECT_EQ(log.find("[notice]"), std::string::npos) << log;
   EXPECT_EQ(log.find("[info]"), std::string::npos) << log;
   // Everything went to the file: nothing on standard error.
   EXPECT_EQ(server.err(), "");
-
-  server.send_signal(SIGTERM);
-  EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
   EXPECT_EQ(read_file(log_path).find("SIGTERM received"), std::string::npos);  // a notice too
 }
 

@@ -174,7 +174,8 @@ TEST(Observability, TheTraceRingKeepsTheLastEventsInOrder) {
 TEST(Observability, WarnsAboutATaskThatForgotToYield) {
   Scheduler scheduler(SchedulerOptions{.slow_task_threshold = 5ms});
   std::vector<std::pair<TaskId, std::chrono::nanoseconds>> warnings;
-  scheduler.set_slow_task_logger([&](TaskId id, std::chrono::nanoseconds ran) { warnings.emplace_back(id, ran); });
+  scheduler.set_slow_task_logger(
+      [&](TaskId id, std::chrono::nanoseconds ran, const TaskContext*) { warnings.emplace_back(id, ran); });
   auto hog = []() -> Task<void> {
     std::this_thread::sleep_for(20ms);  // blocks the whole worker: exactly what the warning is for
     co_return;

@@ -43,7 +43,7 @@ TEST(AccessLog, WritesCombinedLogFormatWithTheRequestTime) {
   Pipe pipe;
   {
     AccessLog log(pipe.fds[1], AccessLogFormat::common);
-    log.record(sample(), 404, 12, std::chrono::microseconds(345));
+    log.record(sample(), "req-1", 404, 12, std::chrono::microseconds(345));
   }  // flushed on destruction
   const std::string line = pipe.drain();
   // 10.1.2.3 - - [25/Nov/2026:21:43:42 +0000] "GET /a\"b?q=1 HTTP/1.1" 404 12 "-" "evil\u000aagent" 345
@@ -52,18 +52,18 @@ TEST(AccessLog, WritesCombinedLogFormatWithTheRequestTime) {
   ASSERT_EQ(stamp_end, 14u + 26u) << line;  // [dd/Mon/yyyy:hh:mm:ss +0000]
   EXPECT_EQ(line.substr(stamp_end - 6, 6), " +0000");
   EXPECT_EQ(line.substr(stamp_end + 2),
-            "\"GET /a\\\"b?q=1 HTTP/1.1\" 404 12 \"-\" \"evil\\u000aagent\" 345\n");
+            "\"GET /a\\\"b?q=1 HTTP/1.1\" 404 12 \"-\" \"evil\\u000aagent\" 345 req-1\n");
 }
 
 TEST(AccessLog, WritesJsonLines) {
   Pipe pipe;
   {
     AccessLog log(pipe.fds[1], AccessLogFormat::json);
-    log.record(sample(), 200, 13, std::chrono::microseconds(7));
+    log.record(sample(), "req-2", 200, 13, std::chrono::microseconds(7));
   }
   const std::string line = pipe.drain();
   EXPECT_NE(line.find(R"("peer":"10.1.2.3:5555","method":"GET","path":"/a\"b","query":"q=1","status":200,)"
-                      R"("bytes":13,"duration_us":7,"user_agent":"evil\u000aagent"})"),
+                      R"("bytes":13,"duration_us":7,"user_agent":"evil\u000aagent","request_id":"req-2"})"),
             std::string::npos)
       << line;
   EXPECT_EQ(line.back(), '\n');
@@ -73,7 +73,7 @@ TEST(AccessLog, WritesJsonLines) {
 TEST(AccessLog, BuffersUntilFlushed) {
   Pipe pipe;
   AccessLog log(pipe.fds[1], AccessLogFormat::common);
-  log.record(sample(), 200, 1, std::chrono::microseconds(1));
+  log.record(sample(), "", 200, 1, std::chrono::microseconds(1));
   char probe;
   ::fcntl(pipe.fds[0], F_SETFL, O_NONBLOCK);
   EXPECT_EQ(::read(pipe.fds[0], &probe, 1), -1);  // nothing written yet: no syscall per request
