@@ -200,7 +200,7 @@ class Scheduler {
   // Tasks with a deadline check pending: one entry per task however often
   // its deadline moves, and it leaves with the task, so none pile up.
   TaskTimerHeap<&TaskRecord::deadline_check_> deadlines_;
-  std::uint64_t timer_sequence_ = 0;
+  std::uint32_t timer_sequence_ = 0;
   std::size_t external_waits_ = 0;
   TaskRecord* current_ = nullptr;
   bool stop_requested_ = false;

@@ -18,22 +18,29 @@ using namespace tiffany;
 
 Task<void> empty_task() { co_return; }
 
+// Argument 0: bare. Argument 1: the README's production settings, a slow-task
+// warning at 100 ms and a trace ring of 4,096 events.
+SchedulerOptions options_for(const benchmark::State& state) {
+  if (state.range(0) == 0) return SchedulerOptions{};
+  return SchedulerOptions{.slow_task_threshold = std::chrono::milliseconds(100), .trace_capacity = 4096};
+}
+
 // Spawn, run and complete empty tasks, 10,000 per batch.
 void BM_SpawnRunComplete(benchmark::State& state) {
   constexpr int kBatch = 10'000;
-  Scheduler scheduler;
+  Scheduler scheduler(options_for(state));
   for (auto _ : state) {
     for (int i = 0; i < kBatch; ++i) (void)scheduler.spawn(empty_task());
     scheduler.run();
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
-BENCHMARK(BM_SpawnRunComplete);
+BENCHMARK(BM_SpawnRunComplete)->ArgName("instrumented")->Arg(0)->Arg(1);
 
 // Two tasks handing the CPU back and forth with Yield.
 void BM_YieldRoundTrip(benchmark::State& state) {
   constexpr int kRoundTrips = 100'000;
-  Scheduler scheduler;
+  Scheduler scheduler(options_for(state));
   auto ping = []() -> Task<void> {
     for (int i = 0; i < kRoundTrips; ++i) co_await Yield{};
   };
@@ -48,12 +55,12 @@ void BM_YieldRoundTrip(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations() * kRoundTrips),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
 }
-BENCHMARK(BM_YieldRoundTrip)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_YieldRoundTrip)->ArgName("instrumented")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // Join of a child that has already finished.
 void BM_JoinFinishedTask(benchmark::State& state) {
   constexpr int kBatch = 10'000;
-  Scheduler scheduler;
+  Scheduler scheduler(options_for(state));
   std::vector<JoinHandle<void>> handles;
   for (auto _ : state) {
     state.PauseTiming();
@@ -69,7 +76,7 @@ void BM_JoinFinishedTask(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
-BENCHMARK(BM_JoinFinishedTask);
+BENCHMARK(BM_JoinFinishedTask)->ArgName("instrumented")->Arg(0)->Arg(1);
 
 // A promise completed on another thread, to the waiting task's resumption,
 // with the scheduler asleep in io_uring_enter (the real server's situation).
