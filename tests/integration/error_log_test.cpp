@@ -122,6 +122,29 @@ TEST(ErrorLogFile, AtWarnHoldsHandlerFailuresAndTimeoutsButNotTheStartUpLines) {
   EXPECT_EQ(read_file(log_path).find("SIGTERM received"), std::string::npos);  // a notice too
 }
 
+TEST(ErrorLogFile, ASlowTaskWarningNamesTheRouteHandlerPluginAndRequest) {
+  const int port = free_port();
+  const std::string plugin = std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libblocking_plugin.so";
+  ServerProcess server(R"({"workers": 1, "error_log": {"path": "error.log", "level": "warn"},
+      "scheduler": {"slow_task_warning_ms": 50},
+      "plugins": [")" + plugin + R"("],
+      "listeners": [{"name": "web", "address": "127.0.0.1:)" + std::to_string(port) + R"(", "protocol": "http",
+        "routes": [{"method": "GET", "path": "/reports/:id", "handler": "blocking.sleep"}]}]})");
+  const std::string log_path = folder_of(server.config_path()) + "/error.log";
+  ASSERT_TRUE(wait_until_listening(port)) << server.err() << read_file(log_path);
+  const RunResult blocked = run_program(
+      "curl", {"-sS", "-i", "--max-time", "20", "-H", "X-Request-Id: slow-1",
+               "http://127.0.0.1:" + std::to_string(port) + "/reports/7"});
+  EXPECT_NE(blocked.out.find("HTTP/1.1 200 OK"), std::string::npos) << blocked.out;
+  const std::string log = wait_for_text(log_path, "without suspending");
+  const std::string culprit = "(did it forget to yield?): handler \"blocking.sleep\" from plugin " + plugin +
+                              " on route /reports/:id, request_id: slow-1\n";
+  EXPECT_NE(log.find("[warn] worker 0: task "), std::string::npos) << log;
+  EXPECT_NE(log.find(culprit), std::string::npos) << log;
+  server.send_signal(SIGTERM);
+  EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+}
+
 TEST(ErrorLogFile, AtInfoHoldsTheStartUpAndDrainLines) {
   TempDir dir;
   const std::string log_path = dir.path() + "/error.log";
