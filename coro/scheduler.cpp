@@ -46,8 +46,11 @@ bool is_cancellation(const std::exception_ptr& error) {
 }  // namespace
 
 namespace detail {
-std::coroutine_handle<> finish_spawned_task(TaskRecord& record) noexcept {
-  return Scheduler::current().on_task_finished(record);
+std::coroutine_handle<> finish_spawned_task(TaskPromiseBase& root) noexcept {
+  Scheduler* scheduler = Scheduler::current_or_null();
+  TaskRecord* running = scheduler != nullptr ? scheduler->current_task() : nullptr;
+  if (running == nullptr || &running->promise() != &root) return std::noop_coroutine();
+  return scheduler->on_task_finished(*running);
 }
 }  // namespace detail
 
@@ -176,7 +179,6 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
   task.deadline_ = nullptr;
   // A snapshot of the spawner's task-local values (shared until either writes).
   task.context_ = current_ != nullptr ? TaskContext::share(current_->context_) : nullptr;
-  promise.set_record(&task);
   ++unfinished_;
   ++stats_.spawned;
   if (trace_) trace_->record(trace_stamp(), task.id(), TaskEvent::spawn);

@@ -152,7 +152,7 @@ class Scheduler {
   void external_wait_ended() noexcept { --external_waits_; }
 
  private:
-  friend std::coroutine_handle<> detail::finish_spawned_task(TaskRecord&) noexcept;
+  friend std::coroutine_handle<> detail::finish_spawned_task(detail::TaskPromiseBase&) noexcept;
 
   struct ReadyQueue {
     TaskRecord* head = nullptr;

@@ -17,9 +17,12 @@ class TaskRecord;
 
 namespace detail {
 
-/// Tells the scheduler that the root coroutine of a spawned task finished and
-/// returns the coroutine to run next. Defined in scheduler.cpp.
-std::coroutine_handle<> finish_spawned_task(TaskRecord& record) noexcept;
+class TaskPromiseBase;
+
+/// Tells the scheduler that `root`, the root coroutine of the task it is
+/// running, finished, and returns the coroutine to run next (none when
+/// `root` is not such a root). Defined in scheduler.cpp.
+std::coroutine_handle<> finish_spawned_task(TaskPromiseBase& root) noexcept;
 
 /// What every Task promise shares: who to resume when the body finishes, and
 /// the exception it ended with, if any.
@@ -35,8 +38,8 @@ class TaskPromiseBase {
       // keeps a million-deep chain of co_awaits in constant stack.
       TaskPromiseBase& promise = finished.promise();
       if (promise.continuation_) return promise.continuation_;
-      if (promise.record_ != nullptr) return finish_spawned_task(*promise.record_);
-      return std::noop_coroutine();
+      // Nobody awaits it: the root of a spawned task (the one the scheduler runs).
+      return finish_spawned_task(promise);
     }
     void await_resume() noexcept {}
   };
@@ -58,8 +61,6 @@ class TaskPromiseBase {
     awaited_ = child;
     awaited_owner_ = owner;
   }
-  /// Marks this coroutine as the root of a scheduler task.
-  void set_record(TaskRecord* record) noexcept { record_ = record; }
   const std::exception_ptr& exception() const noexcept { return exception_; }
 
   /// Destroys the frame `owner` holds (its promise: `root`) and, before it,
@@ -91,8 +92,10 @@ class TaskPromiseBase {
   }
 
  private:
+  // Why no pointer to the task record: a frame that nobody awaits finishes
+  // inside its task's run, where the scheduler knows the record; keeping a
+  // leaf frame within 64 bytes keeps it in the smallest recycled size class.
   std::coroutine_handle<> continuation_;
-  TaskRecord* record_ = nullptr;
   std::exception_ptr exception_;
   TaskPromiseBase* awaited_ = nullptr;                // the child task this frame is suspended on
   std::coroutine_handle<>* awaited_owner_ = nullptr;  // the Task in this frame that owns that child
