@@ -24,10 +24,8 @@ namespace {
 
 std::int64_t steady_ns() noexcept { return std::chrono::steady_clock::now().time_since_epoch().count(); }
 
-// A tick reading and the steady time it was taken at, and the rate between.
+// The rate of ticks against steady_clock.
 struct Calibration {
-  std::uint64_t ticks;
-  std::int64_t nanoseconds;
   double ticks_per_ns;
 };
 
@@ -38,7 +36,7 @@ Calibration measure() {
   const std::uint64_t ticks1 = CycleClock::now();
   const std::int64_t ns1 = steady_ns();
   const double rate = static_cast<double>(ticks1 - ticks0) / static_cast<double>(ns1 - ns0);
-  return Calibration{ticks1, ns1, rate > 0 ? rate : 1.0};
+  return Calibration{rate > 0 ? rate : 1.0};
 }
 
 const Calibration& calibration() {
@@ -52,9 +50,13 @@ double CycleClock::ticks_per_ns() { return tsc_usable() ? calibration().ticks_pe
 
 std::int64_t CycleClock::to_steady_ns(std::uint64_t ticks) {
   if (!tsc_usable()) return static_cast<std::int64_t>(ticks);
-  const Calibration& base = calibration();
-  const double since = (static_cast<double>(ticks) - static_cast<double>(base.ticks)) / base.ticks_per_ns;
-  return base.nanoseconds + static_cast<std::int64_t>(since);
+  // Why from a fresh reading, backwards: the events converted are recent, so
+  // the rate's small error scales their short age, not the process's uptime,
+  // and a past reading never lands after the present.
+  const std::uint64_t now_ticks = now();
+  const std::int64_t now_ns = steady_ns();
+  const double ago = (static_cast<double>(now_ticks) - static_cast<double>(ticks)) / ticks_per_ns();
+  return now_ns - static_cast<std::int64_t>(ago);
 }
 
 }  // namespace tiffany

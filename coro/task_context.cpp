@@ -27,9 +27,7 @@ TaskContext& TaskContext::writable(TaskContext*& slot) {
   return *slot;
 }
 
-void TaskContext::release(TaskContext* context) noexcept {
-  if (context != nullptr && --context->references_ == 0) delete context;
-}
+void TaskContext::destroy(TaskContext* context) noexcept { delete context; }
 
 const TaskContext::Entry* TaskContext::entry_for(std::string_view name) const noexcept {
   for (std::uint32_t i = 0; i < size_; ++i) {

@@ -76,8 +76,10 @@ class TaskContext {
     if (context != nullptr) ++context->references_;
     return context;
   }
-  /// Drops one task's share.
-  static void release(TaskContext* context) noexcept;
+  /// Drops one task's share (inline: most tasks never set a value).
+  static void release(TaskContext* context) noexcept {
+    if (context != nullptr && --context->references_ == 0) destroy(context);
+  }
 
   template <class T, class U>
   void set(std::string_view name, U&& value) {
@@ -105,6 +107,7 @@ class TaskContext {
   TaskContext() = default;
   TaskContext(const TaskContext& other) noexcept;
   ~TaskContext();
+  static void destroy(TaskContext* context) noexcept;
 
   const Entry* entry_for(std::string_view name) const noexcept;
   Entry* entry_for(std::string_view name) noexcept {
