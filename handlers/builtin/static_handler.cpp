@@ -23,9 +23,14 @@ constexpr std::size_t kStreamPiece = 64 * 1024;
 
 // Opens `relative` beneath `root_fd`; the kernel refuses any path (via "..",
 // absolute or symlinked components) that would leave the root.
+// Why O_NONBLOCK: opening a FIFO for reading blocks until a writer comes (and
+// some devices block in open too), which would freeze the worker and every
+// connection on it. Non-blocking, open returns at once whatever the file is;
+// the caller then refuses anything fstat does not call regular, before any
+// read. It changes nothing for regular files: their reads never return EAGAIN.
 UniqueFd open_beneath(int root_fd, std::string_view relative, int& error) {
   open_how how{};
-  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   const std::string path = relative.empty() ? std::string(".") : std::string(relative);
   const int fd = static_cast<int>(::syscall(SYS_openat2, root_fd, path.c_str(), &how, sizeof how));
@@ -89,7 +94,8 @@ std::optional<StaticHandler::OpenedFile> StaticHandler::open_file(http::Request&
   opened.name.assign(request.param("*").value_or(std::string_view(request.path).substr(1)));
   int error = 0;
   opened.fd = open_beneath(root_fd_.get(), opened.name, error);
-  if (opened.fd && ::fstat(opened.fd.get(), &opened.info) == 0 && S_ISDIR(opened.info.st_mode)) {
+  bool stated = opened.fd && ::fstat(opened.fd.get(), &opened.info) == 0;
+  if (stated && S_ISDIR(opened.info.st_mode)) {
     if (!request.path.ends_with('/')) {  // let relative links in the index resolve
       response.headers.add("Location", request.path + "/" + (request.query.empty() ? "" : "?" + request.query));
       plain_status(response, 301, "moved\n");
@@ -98,14 +104,24 @@ std::optional<StaticHandler::OpenedFile> StaticHandler::open_file(http::Request&
     opened.name += (opened.name.empty() || opened.name.back() == '/') ? index_ : "/" + index_;
     opened.fd = open_beneath(root_fd_.get(), opened.name, error);
     if (!opened.fd && error == ENOENT) error = EACCES;  // a folder without an index: no listing
+    stated = opened.fd && ::fstat(opened.fd.get(), &opened.info) == 0;
   }
   if (!opened.fd) {
+    // ENXIO (a Unix socket, or a device with no driver behind it, cannot be
+    // opened at all) gets 404 like every other file that is not regular.
     const bool forbidden = error == EXDEV || error == ELOOP || error == EACCES || error == EPERM;
     plain_status(response, forbidden ? 403 : 404, forbidden ? "forbidden\n" : "not found\n");
     return std::nullopt;
   }
-  if (::fstat(opened.fd.get(), &opened.info) != 0 || !S_ISREG(opened.info.st_mode)) {
+  if (!stated) {
     plain_status(response, 403, "forbidden\n");
+    return std::nullopt;
+  }
+  if (!S_ISREG(opened.info.st_mode)) {
+    // Why 404, as nginx answers "is not a regular file": a FIFO, socket,
+    // device or a folder where an index should be is no document this
+    // handler serves, and a 403 would tell a prober something is there.
+    plain_status(response, 404, "not found\n");
     return std::nullopt;
   }
   return opened;

@@ -76,6 +76,17 @@ TEST_F(StaticHandlerTest, ServesTheIndexOfAFolderAndRedirectsToItsSlash) {
   EXPECT_EQ(get("/empty/")->response.status, 403);  // no index, no listing
 }
 
+TEST_F(StaticHandlerTest, AnswersFilesThatAreNotRegularWith404AtOnce) {
+  // Opened for reading without O_NONBLOCK, a FIFO would wait for a writer forever.
+  ASSERT_EQ(::mkfifo((base_ + "/site/fifo").c_str(), 0644), 0);
+  EXPECT_EQ(get("/fifo")->response.status, 404);
+  fs::create_directories(base_ + "/site/piped");
+  ASSERT_EQ(::mkfifo((base_ + "/site/piped/index.html").c_str(), 0644), 0);
+  EXPECT_EQ(get("/piped/")->response.status, 404);  // a folder's index too
+  fs::create_directories(base_ + "/site/nested/index.html");
+  EXPECT_EQ(get("/nested/")->response.status, 404);  // an index that is a folder
+}
+
 TEST_F(StaticHandlerTest, UsesTheWildcardParameterWhenTheRouteHasOne) {
   request_ = make_request("GET", "/assets/style.css");
   request_.params.emplace_back("*", "style.css");
