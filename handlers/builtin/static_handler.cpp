@@ -15,6 +15,7 @@
 #include "handlers/builtin/byte_range.hpp"
 #include "handlers/builtin/mime_types.hpp"
 #include "server/http/http_date.hpp"
+#include "server/http/uri.hpp"
 
 namespace tiffany {
 namespace {
@@ -97,7 +98,16 @@ std::optional<StaticHandler::OpenedFile> StaticHandler::open_file(http::Request&
   bool stated = opened.fd && ::fstat(opened.fd.get(), &opened.info) == 0;
   if (stated && S_ISDIR(opened.info.st_mode)) {
     if (!request.path.ends_with('/')) {  // let relative links in the index resolve
-      response.headers.add("Location", request.path + "/" + (request.query.empty() ? "" : "?" + request.query));
+      // Why: the path is decoded and a folder's name may hold any byte but
+      // '/' and NUL, CR LF included; copied raw it would inject headers.
+      std::string location;
+      http::append_encoded_path(request.path, location);
+      location += '/';
+      if (!request.query.empty()) {
+        location += '?';
+        http::append_encoded_query(request.query, location);
+      }
+      response.headers.add("Location", location);
       plain_status(response, 301, "moved\n");
       return std::nullopt;
     }

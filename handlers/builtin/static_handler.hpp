@@ -25,8 +25,9 @@ namespace tiffany {
 /// kernel resolves every path beneath the root (openat2 RESOLVE_BENEATH), so
 /// ".." and symlinks leading out are refused (403). Only regular files are
 /// served: a FIFO, socket or device gets 404 at once (opened non-blocking,
-/// refused by fstat before any read), so none can stall the worker. Large
-/// files are streamed in pieces, never loaded whole.
+/// refused by fstat before any read), so none can stall the worker. A folder
+/// without its slash is redirected (301) to a Location percent-encoded from
+/// the decoded path. Large files are streamed in pieces, never loaded whole.
 ///
 /// Small files (up to 64 KiB) are kept in memory and served without a system
 /// call for up to one second before the file is looked at again (like

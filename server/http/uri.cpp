@@ -1,4 +1,4 @@
-// URI helpers: percent-decoding and dot-segment removal.
+// URI helpers: percent-decoding and -encoding, dot-segment removal.
 #include "server/http/uri.hpp"
 
 namespace tiffany::http {
@@ -9,6 +9,27 @@ int hex_value(char c) noexcept {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
+}
+
+bool is_unreserved(unsigned char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+         c == '_' || c == '~';
+}
+
+bool is_sub_delim(unsigned char c) noexcept {
+  return std::string_view("!$&'()*+,;=").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+// A byte RFC 3986 allows in a URI only percent-encoded.
+bool is_never_in_uri(unsigned char c) noexcept {
+  return c < 0x20 || c >= 0x7f || std::string_view(" \"<>\\^`{|}").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+void append_escape(unsigned char c, std::string& out) {
+  constexpr char kHex[] = "0123456789ABCDEF";
+  out += '%';
+  out += kHex[c >> 4];
+  out += kHex[c & 0x0f];
 }
 
 // Drops the last "/segment" of `out`.
@@ -77,6 +98,30 @@ bool normalize_path(std::string_view raw_path, std::string& out) {
   }
   if (out.empty() || ends_as_directory || decoded.back() == '/') out.push_back('/');
   return true;
+}
+
+void append_encoded_path(std::string_view path, std::string& out) {
+  out.reserve(out.size() + path.size());
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (is_unreserved(c) || is_sub_delim(c) || c == '/' || c == ':' || c == '@') {
+      out += ch;
+    } else {
+      append_escape(c, out);
+    }
+  }
+}
+
+void append_encoded_query(std::string_view query, std::string& out) {
+  out.reserve(out.size() + query.size());
+  for (const char ch : query) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (is_never_in_uri(c)) {
+      append_escape(c, out);
+    } else {
+      out += ch;
+    }
+  }
 }
 
 }  // namespace tiffany::http

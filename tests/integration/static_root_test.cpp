@@ -1,4 +1,4 @@
-// The static handler against a hostile root: files that are not regular (FIFO, socket, device).
+// The static handler against a hostile root: files that are not regular (FIFO, socket, device) and names holding CR LF.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -174,6 +176,18 @@ TEST_F(StaticRootTest, RegularFilesAndFoldersAreStillServed) {
   const std::string index = fetch("/static/docs/");
   EXPECT_EQ(status_of(index), 200) << index;
   EXPECT_TRUE(index.ends_with("\r\n\r\ndocs index")) << index;
+}
+
+TEST_F(StaticRootTest, ARedirectToAFolderPercentEncodesItsNameSoNoHeaderCanBeInjected) {
+  fs::create_directories(root_ + "/crlf\r\nX-Injected: yes");  // Linux allows CR and LF in names
+  start();
+  const std::string reply = fetch("/static/crlf%0d%0aX-Injected:%20yes?a=1");
+  EXPECT_EQ(status_of(reply), 301) << reply;
+  EXPECT_NE(reply.find("\r\nLocation: /static/crlf%0D%0AX-Injected:%20yes/?a=1\r\n"), std::string::npos) << reply;
+  std::string lower = reply;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  EXPECT_EQ(lower.find("\nx-injected"), std::string::npos) << reply;
+  EXPECT_TRUE(server_->running()) << server_->err();
 }
 
 }  // namespace

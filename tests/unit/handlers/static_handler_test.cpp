@@ -76,6 +76,16 @@ TEST_F(StaticHandlerTest, ServesTheIndexOfAFolderAndRedirectsToItsSlash) {
   EXPECT_EQ(get("/empty/")->response.status, 403);  // no index, no listing
 }
 
+TEST_F(StaticHandlerTest, RedirectsToAFolderWithItsNamePercentEncodedAndTheQueryKept) {
+  const std::string name = "a b%\r\n?#\"\xc3\xa9;=@:";  // any byte but '/' and NUL may name a folder
+  fs::create_directories(base_ + "/site/" + name);
+  request_ = make_request("GET", "/" + name);  // the decoded path
+  request_.query = "x=%2F&y=a\"b";
+  const auto redirect = run_handler(*handler_, request_);
+  EXPECT_EQ(redirect->response.status, 301);
+  EXPECT_EQ(redirect->response.headers.get("Location"), "/a%20b%25%0D%0A%3F%23%22%C3%A9;=@:/?x=%2F&y=a%22b");
+}
+
 TEST_F(StaticHandlerTest, AnswersFilesThatAreNotRegularWith404AtOnce) {
   // Opened for reading without O_NONBLOCK, a FIFO would wait for a writer forever.
   ASSERT_EQ(::mkfifo((base_ + "/site/fifo").c_str(), 0644), 0);

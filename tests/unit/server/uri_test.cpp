@@ -47,5 +47,27 @@ TEST(Uri, QueryParametersAreDecoded) {
   EXPECT_EQ(request.query_param("missing"), std::nullopt);
 }
 
+TEST(Uri, EncodesADecodedPathSoItIsSafeInAHeaderAndDecodesBack) {
+  const std::string decoded = "/crlf\r\nX-Injected: yes/a b%?#\"<>\\^`{|}\x7f\xc3\xa9\t";
+  std::string encoded;
+  append_encoded_path(decoded, encoded);
+  EXPECT_EQ(encoded, "/crlf%0D%0AX-Injected:%20yes/a%20b%25%3F%23%22%3C%3E%5C%5E%60%7B%7C%7D%7F%C3%A9%09");
+  std::string back;
+  ASSERT_TRUE(percent_decode(encoded, back));
+  EXPECT_EQ(back, decoded);
+  encoded.clear();
+  append_encoded_path("/A-z_0.9~/!$&'()*+,;=:@", encoded);
+  EXPECT_EQ(encoded, "/A-z_0.9~/!$&'()*+,;=:@");  // pchar and '/' stay as they are
+}
+
+TEST(Uri, KeepsAValidQueryAsReceivedAndEncodesOnlyBytesNoUriMayHold) {
+  std::string out;
+  append_encoded_query("a=%2F&b=c/d?e:f@g!$'()*+,;=", out);
+  EXPECT_EQ(out, "a=%2F&b=c/d?e:f@g!$'()*+,;=");
+  out.clear();
+  append_encoded_query("a b\r\n\"\x01\xff", out);
+  EXPECT_EQ(out, "a%20b%0D%0A%22%01%FF");
+}
+
 }  // namespace
 }  // namespace tiffany::http
