@@ -2,12 +2,53 @@
 #include "server/http/headers.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace tiffany::http {
 
 namespace {
 constexpr char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+// A byte table per grammar rule, so a check is one lookup per byte.
+using ByteTable = std::array<bool, 256>;
+
+constexpr ByteTable make_token_table() {
+  ByteTable table{};
+  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = 'a'; c <= 'z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (const char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}
+
+constexpr ByteTable make_field_value_table() {
+  ByteTable table{};
+  table['\t'] = true;
+  for (std::size_t c = 0x20; c < 0x100; ++c) table[c] = c != 0x7f;
+  return table;
+}
+
+constexpr ByteTable kTokenByte = make_token_table();
+constexpr ByteTable kFieldValueByte = make_field_value_table();
+
 }  // namespace
+
+bool is_token_char(char c) noexcept { return kTokenByte[static_cast<unsigned char>(c)]; }
+
+bool is_valid_field_name(std::string_view name) noexcept {
+  if (name.empty()) return false;
+  for (const char c : name) {
+    if (!is_token_char(c)) return false;
+  }
+  return true;
+}
+
+std::size_t find_invalid_field_value_byte(std::string_view value) noexcept {
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (!kFieldValueByte[static_cast<unsigned char>(value[i])]) return i;
+  }
+  return std::string_view::npos;
+}
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size()) return false;

@@ -13,6 +13,19 @@ namespace tiffany::http {
 /// True when `a` and `b` are equal ignoring ASCII case.
 bool iequals(std::string_view a, std::string_view b) noexcept;
 
+/// True when `c` may be part of a token (RFC 9110 §5.6.2): a letter, digit
+/// or one of ``!#$%&'*+-.^_`|~``.
+bool is_token_char(char c) noexcept;
+/// True when `name` is a token (one or more token characters), the only
+/// valid field name.
+bool is_valid_field_name(std::string_view name) noexcept;
+
+/// The offset of the first byte a field value must not hold, or npos: the
+/// control characters (NUL, CR and LF among them) but HTAB, and DEL
+/// (RFC 9110 §5.5). Space, HTAB and bytes from 0x80 up are fine. One table
+/// lookup per byte.
+std::size_t find_invalid_field_value_byte(std::string_view value) noexcept;
+
 /// Header fields in the order received or added. Repeated fields are kept
 /// as separate entries. Clearing keeps the storage for reuse, so a
 /// keep-alive connection parses request after request without allocating.

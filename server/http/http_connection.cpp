@@ -1,6 +1,7 @@
 // HttpConnection: the request loop, response serialisation, streaming.
 #include "server/http/http_connection.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <memory>
@@ -165,6 +166,7 @@ Task<bool> HttpConnection::answer() {
                              std::chrono::duration_cast<std::chrono::microseconds>(took));
   }
   request_id_.clear();  // a parse error before the next request has none
+  handler_label_ = nullptr;
   co_return keep_open;
 }
 
@@ -185,6 +187,7 @@ Task<bool> HttpConnection::respond(Request& request) {
   }
 
   kRoute.set(RouteInfo{*routed.pattern, *routed.label});
+  handler_label_ = routed.label;
   std::exception_ptr failure;
   if (site_.timeouts.handler.count() > 0) {
     deadline_->rearm_after(site_.timeouts.handler);
@@ -221,9 +224,9 @@ Task<bool> HttpConnection::respond(Request& request) {
   co_return keep_alive_;
 }
 
-void HttpConnection::append_head(const Response& response, std::uint64_t content_length, bool chunked) {
-  sent_status_ = response.status;
-  sent_length_ = chunked || content_length == UINT64_MAX || status_forbids_body(response.status) ? 0 : content_length;
+const Headers::Field* HttpConnection::append_head(const Response& response, std::uint64_t content_length,
+                                                  bool chunked) {
+  const std::size_t start = out_.size();
   out_ += "HTTP/1.1 ";
   append_number(out_, static_cast<std::uint64_t>(response.status));
   out_ += ' ';
@@ -247,18 +250,55 @@ void HttpConnection::append_head(const Response& response, std::uint64_t content
   }
   for (const Headers::Field& field : response.headers) {
     if (is_managed_header(field.name)) continue;
+    // Why: a handler or plugin builds fields from anything (a file name, a
+    // request, an upstream's reply); one CR or LF written as is would let
+    // that data add headers or a whole response of its own. Each byte is
+    // looked up once in a table before it is copied.
+    if (!is_valid_field_name(field.name) || find_invalid_field_value_byte(field.value) != std::string_view::npos) {
+      out_.resize(start);  // nothing of this head reaches the wire
+      return &field;
+    }
     out_ += "\r\n";
     out_ += field.name;
     out_ += ": ";
     out_ += field.value;
   }
   out_ += "\r\n\r\n";
+  sent_status_ = response.status;
+  sent_length_ = chunked || content_length == UINT64_MAX || status_forbids_body(response.status) ? 0 : content_length;
+  return nullptr;
 }
 
 void HttpConnection::append_whole_response(const Response& response) {
   const std::uint64_t length = response.content_length().value_or(response.body.size());
-  append_head(response, length, false);
+  if (const Headers::Field* invalid = append_head(response, length, false)) {
+    refuse(response, *invalid);
+    return;
+  }
   if (!head_request_ && !status_forbids_body(response.status)) out_ += response.body;
+}
+
+void HttpConnection::refuse(const Response& response, const Headers::Field& invalid) {
+  if (error_log().enabled(LogLevel::error)) {
+    const Request& request = parser_.request();
+    const char* who = handler_label_ != nullptr ? handler_label_->c_str() : "the server";
+    constexpr int kShownName = 64;  // a name is shown up to this many bytes
+    const int shown = static_cast<int>(std::min<std::size_t>(invalid.name.size(), kShownName));
+    const std::size_t at = find_invalid_field_value_byte(invalid.value);
+    if (!is_valid_field_name(invalid.name)) {
+      error_log().log(LogLevel::error,
+                      "%s set an invalid response header on %s %s: \"%.*s\" is not a valid field name; answered 500 "
+                      "instead of %d",
+                      who, request.method.c_str(), request.path.c_str(), shown, invalid.name.data(), response.status);
+    } else {
+      error_log().log(LogLevel::error,
+                      "%s set an invalid response header on %s %s: \"%.*s\" has byte 0x%02x at offset %zu of its "
+                      "value; answered 500 instead of %d",
+                      who, request.method.c_str(), request.path.c_str(), shown, invalid.name.data(),
+                      static_cast<unsigned>(static_cast<unsigned char>(invalid.value[at])), at, response.status);
+    }
+  }
+  append_error(500);  // closes the connection, as after a handler that throws
 }
 
 void HttpConnection::append_error(int status) {
@@ -276,14 +316,25 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
   const bool bodyless = head_request_ || status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
+    const Headers::Field* invalid = nullptr;
     if (response.content_length() || bodyless) {
-      append_head(response, response.content_length().value_or(0), false);
+      invalid = append_head(response, response.content_length().value_or(0), false);
     } else if (http10_) {
       keep_alive_ = false;  // HTTP/1.0 has no chunking: the body ends when we close
-      append_head(response, UINT64_MAX, false);
+      invalid = append_head(response, UINT64_MAX, false);
     } else {
       chunked_ = true;
-      append_head(response, 0, true);
+      invalid = append_head(response, 0, true);
+    }
+    if (invalid != nullptr) {
+      // Nothing of the handler's response was written: a whole 500 goes out
+      // instead, and the handler's writes fail from now on.
+      chunked_ = false;
+      refuse(response, *invalid);
+      streamed_bytes_ = sent_length_;  // what the access log counts
+      co_await flush();
+      broken_ = true;
+      co_return false;
     }
   }
   if (!bodyless && !piece.empty()) {

@@ -49,8 +49,15 @@ class HttpConnection final : public BodySink {
   Task<bool> respond(Request& request);
   Task<bool> flush();
   void arm_read_deadline(bool& header_clock_running);
-  void append_head(const Response& response, std::uint64_t content_length, bool chunked);
+  /// Appends the status line and header fields. A field the handler set that
+  /// is not valid HTTP (a name that is not a token; a value holding CR, LF,
+  /// NUL or another control byte) is returned, with nothing of the head
+  /// appended; nullptr when the head was written.
+  const Headers::Field* append_head(const Response& response, std::uint64_t content_length, bool chunked);
+  /// Appends `response`, or a 500 in its place when append_head refuses it.
   void append_whole_response(const Response& response);
+  /// Logs that the handler set `invalid` and appends a 500 (and close) instead.
+  void refuse(const Response& response, const Headers::Field& invalid);
   void append_error(int status);
   bool finish_stream();
 
@@ -69,6 +76,7 @@ class HttpConnection final : public BodySink {
   bool broken_ = false;  // a write failed: no more responses on this connection
   std::uint64_t streamed_bytes_ = 0;
   RouteMetrics* route_metrics_ = nullptr;  // where this response is counted
+  const std::string* handler_label_ = nullptr;  // the routed handler, for log lines; null before routing
   std::string request_id_;         // echoed as X-Request-Id; empty: no request parsed (a 400 before one)
   int sent_status_ = 0;            // of the last response head written, for the access log
   std::uint64_t sent_length_ = 0;  // its body length (whole responses)

@@ -3,23 +3,13 @@
 
 #include <charconv>
 
+#include "server/http/headers.hpp"
 #include "server/http/uri.hpp"
 
 namespace tiffany::http {
 namespace {
 
 RequestParser& self(llhttp_t* parser) { return *static_cast<RequestParser*>(parser->data); }
-
-bool is_token_char(char c) noexcept {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
-    case '-': case '.': case '^': case '_': case '`': case '|': case '~':
-      return true;
-    default:
-      return false;
-  }
-}
 
 // True when `line` starts with "TOKEN SP": a well-formed but unknown method.
 bool starts_with_method_token(std::string_view line) {

@@ -29,6 +29,10 @@ class BodySink {
 ///   first piece, with Content-Length if set_content_length() was called,
 ///   otherwise chunked (HTTP/1.1) or ended by closing (HTTP/1.0).
 /// `Server`, `Date`, `Content-Length` and `Connection` are set by the server.
+/// A field name must be a token and a value must hold no control byte but
+/// HTAB (no CR, LF or NUL): the server writes nothing of a response that
+/// breaks this, answers 500 in its place, logs the handler and the field,
+/// and closes the connection.
 class Response {
  public:
   int status = 200;

@@ -83,6 +83,27 @@ class Streams final : public Handler {
   bool declare_length_;
 };
 
+// Sets one header as given, then answers whole or streamed.
+class SetsHeader final : public Handler {
+ public:
+  SetsHeader(std::string name, std::string value, bool stream)
+      : name_(std::move(name)), value_(std::move(value)), stream_(stream) {}
+  Task<void> handle(Request&, Response& response) override {
+    response.headers.add(name_, value_);
+    if (!stream_) {
+      response.body = "body";
+      co_return;
+    }
+    const bool sent = co_await response.write("piece one");
+    if (sent) co_await response.write("piece two");  // a handler that ignores the failure
+  }
+
+ private:
+  std::string name_;
+  std::string value_;
+  bool stream_;
+};
+
 class Echo final : public Handler {
  public:
   Task<void> handle(Request& request, Response& response) override {
@@ -98,6 +119,16 @@ HttpSite make_site() {
   site.router.add({"GET"}, "/chunked", std::make_shared<Streams>(false));
   site.router.add({"GET"}, "/sized", std::make_shared<Streams>(true));
   site.router.add({"POST"}, "/echo", std::make_shared<Echo>());
+  site.router.add({"GET"}, "/good", std::make_shared<SetsHeader>("X-Fine", "a\tvalue \x80\xff", false));
+  site.router.add({"GET"}, "/cr", std::make_shared<SetsHeader>("X-Bad", std::string("a\rX-Injected: yes"), false),
+                  "handler \"cr\"");
+  site.router.add({"GET"}, "/lf", std::make_shared<SetsHeader>("X-Bad", std::string("a\nX-Injected: yes"), false));
+  site.router.add({"GET"}, "/nul", std::make_shared<SetsHeader>("X-Bad", std::string("a\0b", 3), false));
+  site.router.add({"GET"}, "/name", std::make_shared<SetsHeader>("X-Injected: yes\r\nX-Bad", "v", false));
+  site.router.add({"GET"}, "/space-name", std::make_shared<SetsHeader>("X Bad", "v", false));
+  site.router.add({"GET"}, "/empty-name", std::make_shared<SetsHeader>("", "v", false));
+  site.router.add({"GET"}, "/streamed-crlf", std::make_shared<SetsHeader>("X-Bad", "a\r\nX-Injected: yes", true),
+                  "handler \"streamer\"");
   return site;
 }
 
@@ -251,6 +282,77 @@ TEST(HttpConnection, ARequestCutOffByEofGets400) {
   const auto stream = serve({"POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"});
   ASSERT_EQ(stream->writes.size(), 1u);
   EXPECT_NE(stream->writes[0].find("HTTP/1.1 400"), std::string::npos);
+}
+
+TEST(HttpConnection, WritesHeaderValuesWithTabsSpacesAndHighBytesAsTheyAre) {
+  const auto stream = serve({"GET /good HTTP/1.1\r\n\r\n"});
+  ASSERT_EQ(stream->writes.size(), 1u);
+  EXPECT_NE(stream->writes[0].find("HTTP/1.1 200 OK\r\n"), std::string::npos);
+  EXPECT_NE(stream->writes[0].find("\r\nX-Fine: a\tvalue \x80\xff\r\n"), std::string::npos) << stream->writes[0];
+}
+
+TEST(HttpConnection, AHeaderValueHoldingCrLfOrNulBecomesA500AndNoneOfItIsWritten) {
+  for (const char* path : {"/cr", "/lf", "/nul"}) {
+    SCOPED_TRACE(path);
+    ::testing::internal::CaptureStderr();
+    const auto stream = serve({std::string("GET ") + path + " HTTP/1.1\r\n\r\n" + kGetHello});
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    ASSERT_EQ(stream->writes.size(), 1u);
+    const std::string& out = stream->writes[0];
+    EXPECT_EQ(out.rfind("HTTP/1.1 500 Internal Server Error\r\n", 0), 0u) << out;
+    EXPECT_NE(out.find("Connection: close\r\n"), std::string::npos) << out;
+    EXPECT_EQ(out.find("X-Bad"), std::string::npos) << out;
+    EXPECT_EQ(out.find("X-Injected"), std::string::npos) << out;
+    EXPECT_EQ(out.find("body"), std::string::npos) << out;
+    EXPECT_EQ(count(out, "HTTP/1.1 "), 1u) << out;  // the pipelined request is not run
+    EXPECT_NE(log.find(std::string(" on GET ") + path + ": \"X-Bad\" has byte 0x"), std::string::npos) << log;
+    EXPECT_EQ(count(log, "\n"), 1u) << log;  // one line: the value's bytes never reach the log raw
+  }
+}
+
+TEST(HttpConnection, TheErrorLogNamesTheHandlerThatSetTheBadHeader) {
+  ::testing::internal::CaptureStderr();
+  const auto stream = serve({"GET /cr HTTP/1.1\r\n\r\n"});
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("handler \"cr\" set an invalid response header on GET /cr: \"X-Bad\" has byte 0x0d at "
+                     "offset 1 of its value; answered 500"),
+            std::string::npos)
+      << log;
+}
+
+TEST(HttpConnection, AHeaderNameThatIsNotATokenBecomesA500AndNoneOfItIsWritten) {
+  for (const char* path : {"/name", "/space-name", "/empty-name"}) {
+    SCOPED_TRACE(path);
+    ::testing::internal::CaptureStderr();
+    const auto stream = serve({std::string("GET ") + path + " HTTP/1.1\r\n\r\n"});
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    ASSERT_EQ(stream->writes.size(), 1u);
+    const std::string& out = stream->writes[0];
+    EXPECT_EQ(out.rfind("HTTP/1.1 500 Internal Server Error\r\n", 0), 0u) << out;
+    EXPECT_EQ(out.find("X-Bad"), std::string::npos) << out;
+    EXPECT_EQ(out.find("X-Injected"), std::string::npos) << out;
+    EXPECT_EQ(out.find("X Bad"), std::string::npos) << out;
+    EXPECT_EQ(out.find("\r\n: v"), std::string::npos) << out;
+    EXPECT_NE(log.find("is not a valid field name"), std::string::npos) << log;
+    EXPECT_EQ(count(log, "\n"), 1u) << log;
+  }
+}
+
+TEST(HttpConnection, AStreamedResponseWithABadHeaderBecomesA500BeforeAnyOfItIsWritten) {
+  ::testing::internal::CaptureStderr();
+  const auto stream = serve({"GET /streamed-crlf HTTP/1.1\r\n\r\n" + kGetHello});
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  std::string out;
+  for (const auto& w : stream->writes) out += w;
+  EXPECT_EQ(out.rfind("HTTP/1.1 500 Internal Server Error\r\n", 0), 0u) << out;
+  EXPECT_EQ(count(out, "HTTP/1.1 "), 1u) << out;
+  EXPECT_NE(out.find("Connection: close\r\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("Content-Length: "), std::string::npos) << out;  // a complete 500, not a chunked stream
+  EXPECT_EQ(out.find("X-Injected"), std::string::npos) << out;
+  EXPECT_EQ(out.find("piece"), std::string::npos) << out;
+  EXPECT_TRUE(stream->finished);
+  EXPECT_NE(log.find("handler \"streamer\" set an invalid response header on GET /streamed-crlf"), std::string::npos)
+      << log;
 }
 
 }  // namespace
