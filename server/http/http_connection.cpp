@@ -173,6 +173,7 @@ Task<bool> HttpConnection::answer() {
 Task<bool> HttpConnection::respond(Request& request) {
   const Router::Result routed = site_.router.route(request);
   if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
+  if (routed.outcome != Router::Outcome::found) kRoute.reset();  // the previous request's route is not this one's
   if (routed.outcome == Router::Outcome::not_found) {
     append_error(404);
     co_return keep_alive_;

@@ -14,7 +14,9 @@
 
 #include "coro/scheduler.hpp"
 #include "coro/sleep.hpp"
+#include "coro/syscalls.hpp"
 #include "handlers/handler.hpp"
+#include "server/http/request_context.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -112,8 +114,26 @@ class Echo final : public Handler {
   }
 };
 
+// Answers with what the request's task context holds, as seen by a task the
+// handler spawns: "<request id> <route pattern>".
+class ReportsContext final : public Handler {
+ public:
+  Task<void> handle(Request&, Response& response) override {
+    auto child = co_await Spawn{describe_context()};
+    response.body = co_await Join{std::move(child)};
+  }
+
+ private:
+  static Task<std::string> describe_context() {
+    const std::string* id = kRequestId.get();
+    const RouteInfo* route = kRoute.get();
+    co_return (id != nullptr ? *id : "-") + " " + (route != nullptr ? std::string(route->pattern) : "-");
+  }
+};
+
 HttpSite make_site() {
   HttpSite site;
+  site.router.add({"GET"}, "/context/:name", std::make_shared<ReportsContext>());
   site.router.add({"GET"}, "/hello", std::make_shared<Text>("hi"));
   site.router.add({"GET"}, "/boom", std::make_shared<Throws>());
   site.router.add({"GET"}, "/chunked", std::make_shared<Streams>(false));
@@ -154,6 +174,36 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 const std::string kGetHello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
+
+TEST(HttpConnection, AHandlersChildrenSeeTheRequestIdAndRouteWhichTheResponseEchoes) {
+  const auto stream = serve({"GET /context/a HTTP/1.1\r\nX-Request-Id: given-1\r\n\r\n"
+                             "GET /context/b HTTP/1.1\r\nX-Request-Id: bad id\r\n\r\n"});
+  std::string out;
+  for (const std::string& write : stream->writes) out += write;
+  EXPECT_NE(out.find("X-Request-Id: given-1\r\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\r\n\r\ngiven-1 /context/:name"), std::string::npos) << out;
+  // An invalid id is replaced by a generated one, the same in header and context.
+  const std::size_t second = out.find("X-Request-Id: ", out.find("given-1 /context/:name"));
+  ASSERT_NE(second, std::string::npos) << out;
+  const std::string generated = out.substr(second + 14, 32);
+  EXPECT_EQ(generated.find_first_not_of("0123456789abcdef"), std::string::npos) << out;
+  EXPECT_NE(out.find(generated + " /context/:name"), std::string::npos) << out;
+  EXPECT_EQ(out.find("bad id"), std::string::npos) << out;
+}
+
+TEST(HttpConnection, ARequestThatMatchesNoRouteDoesNotKeepThePreviousRoute) {
+  static const HttpSite site = make_site();
+  ScriptedStream stream({kGetHello + "GET /nope HTTP/1.1\r\n\r\n"});
+  Scheduler scheduler;
+  auto body = [](ScriptedStream& s) -> Task<bool> {
+    HttpProtocol protocol(site);
+    co_await serve_stream(protocol, s, "127.0.0.1:1", nullptr);
+    co_return kRoute.get() == nullptr && kRequestId.get() != nullptr;  // the 404's id, no route
+  };
+  auto handle = scheduler.spawn(body(stream));
+  scheduler.run();
+  EXPECT_TRUE(handle.take_result());
+}
 
 TEST(HttpConnection, AnswersPipelinedRequestsFromOneReadInOneWrite) {
   const auto stream = serve({kGetHello + kGetHello + "GET /nope HTTP/1.1\r\n\r\n" + kGetHello});
