@@ -1,6 +1,10 @@
 // The small built-in handlers: text, echo, json, health, status; and params.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "handler_harness.hpp"
 #include "handlers/builtin/echo_handler.hpp"
 #include "handlers/builtin/health_handler.hpp"
@@ -81,6 +85,21 @@ TEST(JsonHandler, DescribesTheRequestWithoutADocument) {
   auto& headers = document["headers"].get<picojson::object>();
   EXPECT_EQ(headers["X-One"].get<std::string>(), "1");
   EXPECT_EQ(headers["X-Two"].serialize(), R"(["a","b"])");
+}
+
+TEST(JsonHandler, GroupsRepeatedHeadersIgnoringCaseUnderTheSpellingSeenFirst) {
+  const auto params = params_from("{}");
+  JsonHandler handler{HandlerParams(params)};
+  auto request = make_request("GET", "/json");
+  // Ignoring case "a" < "Host" < "x-b"; with case "A" < "Host" < "x-b" too, but "x-b" > "X-B".
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"x-b", "1"}, {"A", "2"}, {"X-B", "3"}, {"a", "4"}, {"Host", "5"}, {"x-B", "6"}}) {
+    request.headers.add(name, value);
+  }
+  const auto outcome = run_handler(handler, request);
+  picojson::value parsed;
+  ASSERT_EQ(picojson::parse(parsed, outcome->response.body), "");
+  EXPECT_EQ(parsed.get<picojson::object>()["headers"].serialize(), R"({"A":["2","4"],"Host":"5","x-b":["1","3","6"]})");
 }
 
 TEST(HealthHandler, SaysOk) {
