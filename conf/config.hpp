@@ -29,6 +29,7 @@ struct RouteConfig {
 /// Request size limits of an HTTP listener (`limits`).
 struct HttpLimitsConfig {
   std::size_t max_header_bytes = 16 * 1024;
+  std::size_t max_header_count = 100;
   std::size_t max_uri_bytes = 8 * 1024;
   std::size_t max_body_bytes = 1024 * 1024;
 };

@@ -65,10 +65,15 @@ RouteConfig read_route(const JsonNode& node) {
 }
 
 HttpLimitsConfig read_limits(const JsonNode& node) {
-  ObjectReader reader(node, {"max_header_bytes", "max_uri_bytes", "max_body_bytes"});
+  ObjectReader reader(node, {"max_header_bytes", "max_header_count", "max_uri_bytes", "max_body_bytes"});
   HttpLimitsConfig limits;
   if (auto value = reader.optional("max_header_bytes")) {
     limits.max_header_bytes = static_cast<std::size_t>(value->as_integer(1024, 1024 * 1024));
+  }
+  if (auto value = reader.optional("max_header_count")) {
+    // Why 100,000: a field takes at least 5 bytes ("a:" and CRLF, counted with
+    // ": "), so the largest header section (1 MiB) holds fewer than 210,000.
+    limits.max_header_count = static_cast<std::size_t>(value->as_integer(1, 100'000));
   }
   if (auto value = reader.optional("max_uri_bytes")) {
     limits.max_uri_bytes = static_cast<std::size_t>(value->as_integer(64, 1024 * 1024));

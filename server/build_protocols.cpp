@@ -56,6 +56,7 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
   site.tracker = tracker;
   site.unmatched = &Metrics::instance().add_route(listener.name, "-");
   site.limits.max_header_bytes = listener.limits.max_header_bytes;
+  site.limits.max_header_count = listener.limits.max_header_count;
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
   site.limits.max_body_bytes = listener.limits.max_body_bytes;
   const TimeoutsConfig& t = listener.timeouts;

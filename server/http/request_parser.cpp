@@ -100,7 +100,12 @@ int RequestParser::on_header_field(llhttp_t* parser, const char* at, std::size_t
   const bool new_field = p.request_.headers.empty() || p.last_was_value_;
   // Why: a name may arrive in pieces; ": " and CRLF are counted once per field, not per piece.
   if (!p.count_header_bytes(length + (new_field ? 4 : 0))) return p.fail(431, "header section too large");
-  if (new_field) p.request_.headers.start_field();
+  if (new_field) {
+    // Why here and not once the section is complete: refused as the field
+    // past the limit starts, a request never holds more than the limit.
+    if (p.request_.headers.size() >= p.limits_.max_header_count) return p.fail(431, "too many header fields");
+    p.request_.headers.start_field();
+  }
   p.request_.headers.last().name.append(at, length);
   p.last_was_value_ = false;
   return 0;

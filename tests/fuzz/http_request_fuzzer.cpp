@@ -246,6 +246,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   HttpLimits small_limits;
   small_limits.max_header_bytes = 256;
+  small_limits.max_header_count = 8;
   small_limits.max_uri_bytes = 64;
   small_limits.max_body_bytes = 128;
 

@@ -46,6 +46,21 @@ TEST(ConfigLoader, ReadsSchedulerAndOffloadSettings) {
   EXPECT_EQ(config.scheduler.trace_events, 128u);
 }
 
+TEST(ConfigLoader, ReadsHttpLimitsWithAHundredHeaderFieldsByDefault) {
+  const Config config = parse_config(R"({"listeners": [
+      {"name": "a", "address": "127.0.0.1:0", "protocol": "http", "routes": []},
+      {"name": "b", "address": "127.0.0.1:0", "protocol": "http", "routes": [],
+       "limits": {"max_header_bytes": 1048576, "max_header_count": 50000, "max_uri_bytes": 64,
+                  "max_body_bytes": 0}}]})",
+                                     "test.json");
+  EXPECT_EQ(config.listeners[0].limits.max_header_count, 100u);
+  EXPECT_EQ(config.listeners[0].limits.max_header_bytes, 16u * 1024);
+  EXPECT_EQ(config.listeners[1].limits.max_header_count, 50'000u);
+  EXPECT_EQ(config.listeners[1].limits.max_header_bytes, 1024u * 1024);
+  EXPECT_EQ(config.listeners[1].limits.max_uri_bytes, 64u);
+  EXPECT_EQ(config.listeners[1].limits.max_body_bytes, 0u);
+}
+
 TEST(ConfigLoader, ErrorLogDefaultsToStandardErrorAtInfo) {
   const Config config = parse_config(R"({"listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
                                      "conf/test.json");
@@ -149,6 +164,23 @@ INSTANTIATE_TEST_SUITE_P(
              "test.json: $.error_log.path: expected a non-empty string, got \"\""},
         Case{"ErrorLogPathNotAString", R"({"error_log": {"path": 2}, "listeners": []})",
              "test.json: $.error_log.path: expected a non-empty string, got 2"},
+        Case{"UnknownLimitsKey",
+             R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
+                                "limits": {"max_headers": 10}}]})",
+             "test.json: $.listeners[0].limits.max_headers: unknown key; expected one of \"max_header_bytes\", "
+             "\"max_header_count\", \"max_uri_bytes\", \"max_body_bytes\""},
+        Case{"NoHeaderFieldsAllowed",
+             R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
+                                "limits": {"max_header_count": 0}}]})",
+             "test.json: $.listeners[0].limits.max_header_count: expected an integer from 1 to 100000, got 0"},
+        Case{"MoreHeaderFieldsThanFitInTheLargestHeaderSection",
+             R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
+                                "limits": {"max_header_count": 100001}}]})",
+             "test.json: $.listeners[0].limits.max_header_count: expected an integer from 1 to 100000, got 100001"},
+        Case{"HeaderCountNotAnInteger",
+             R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
+                                "limits": {"max_header_count": "100"}}]})",
+             "test.json: $.listeners[0].limits.max_header_count: expected an integer from 1 to 100000, got \"100\""},
         Case{"DuplicateName", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"},
                                {"name": "e", "address": "127.0.0.1:2", "protocol": "echo"}]})",
              "test.json: $.listeners[1].name: duplicate listener name \"e\""}),

@@ -186,14 +186,56 @@ TEST(RequestParser, EnforcesTheConfiguredLimits) {
   limits.max_body_bytes = 10;
   EXPECT_EQ(status_for("GET /" + std::string(200, 'u') + " HTTP/1.1\r\n\r\n", limits), 414);
   EXPECT_EQ(status_for("GET / HTTP/1.1\r\nX-Big: " + std::string(2000, 'h') + "\r\n\r\n", limits), 431);
-  std::string many = "GET / HTTP/1.1\r\n";
-  for (int i = 0; i < 200; ++i) many += "X-" + std::to_string(i) + ": v\r\n";
+  std::string many = "GET / HTTP/1.1\r\n";  // fewer fields than the count limit, more bytes than allowed
+  for (int i = 0; i < 60; ++i) many += "X-" + std::to_string(i) + ": " + std::string(20, 'v') + "\r\n";
   EXPECT_EQ(status_for(many + "\r\n", limits), 431);
   EXPECT_EQ(status_for("POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello world", limits), 413);
   EXPECT_EQ(status_for("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n",
                        limits),
             413);
   EXPECT_EQ(status_for("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789", limits), 0);  // exactly the limit
+}
+
+// The request line and `count` fields, without the blank line that ends them.
+std::string header_section_with_fields(int count) {
+  std::string section = "GET / HTTP/1.1\r\n";
+  for (int i = 0; i < count; ++i) section += "X-" + std::to_string(i) + ": v\r\n";
+  return section;
+}
+
+TEST(RequestParser, AnswersMoreHeaderFieldsThanTheCountLimitWith431) {
+  EXPECT_EQ(HttpLimits{}.max_header_count, 100u);
+  EXPECT_EQ(status_for(header_section_with_fields(100) + "\r\n"), 0);
+  EXPECT_EQ(status_for(header_section_with_fields(101) + "\r\n"), 431);
+  HttpLimits limits;
+  limits.max_header_count = 3;
+  EXPECT_EQ(status_for(header_section_with_fields(3) + "\r\n", limits), 0);
+  EXPECT_EQ(status_for(header_section_with_fields(4) + "\r\n", limits), 431);
+  // A repeated name is another field.
+  EXPECT_EQ(status_for("GET / HTTP/1.1\r\nX-A: 1\r\nX-A: 2\r\nx-a: 3\r\nX-A: 4\r\n\r\n", limits), 431);
+}
+
+TEST(RequestParser, RefusesTheFieldPastTheCountLimitAsItArrives) {
+  HttpLimits limits;
+  limits.max_header_count = 10;
+  RequestParser parser(limits);
+  // Why no blank line: the limit must bite while fields arrive, so a client
+  // cannot make the server store a huge header section before it is refused.
+  const std::string section = header_section_with_fields(11) + "X-Never: stored\r\n";
+  const auto result = parser.feed(section);
+  EXPECT_EQ(result.event, Event::error);
+  EXPECT_EQ(parser.error_status(), 431);
+  EXPECT_EQ(parser.error_detail(), "too many header fields");
+  EXPECT_EQ(parser.request().headers.size(), 10u);
+}
+
+TEST(RequestParser, CountsFieldsPerRequestOnAKeepAliveConnection) {
+  HttpLimits limits;
+  limits.max_header_count = 3;
+  const std::string request = header_section_with_fields(3) + "\r\n";
+  const Parsed parsed = parse(request + request + request, limits);
+  EXPECT_EQ(parsed.error_status, 0);
+  EXPECT_EQ(parsed.requests.size(), 3u);
 }
 
 TEST(RequestParser, ReportsARequestCutOffByEof) {
