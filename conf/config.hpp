@@ -82,6 +82,7 @@ struct ListenerConfig {
   HttpLimitsConfig limits;          // http only
   TimeoutsConfig timeouts;
   std::optional<TlsConfig> tls;     // absent: plain TCP
+  bool share_port = false;          // false: refuse to start where another socket already listens
   std::string json_path;            // where it came from, for errors found later (e.g. bind)
 };
 

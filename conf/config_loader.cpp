@@ -117,7 +117,7 @@ TimeoutsConfig read_timeouts(const JsonNode& node, bool http) {
 }
 
 ListenerConfig read_listener(const JsonNode& node, const std::string& directory) {
-  ObjectReader reader(node, {"name", "address", "protocol", "routes", "limits", "timeouts", "tls"});
+  ObjectReader reader(node, {"name", "address", "protocol", "share_port", "routes", "limits", "timeouts", "tls"});
   ListenerConfig listener;
   listener.json_path = node.path();
   listener.name = reader.required("name").as_nonempty_string();
@@ -128,6 +128,7 @@ ListenerConfig read_listener(const JsonNode& node, const std::string& directory)
     address.fail("\"HOST:PORT\" with an IPv4 address, [IPv6] address or localhost and a port from 0 to 65535");
   }
   listener.address = *parsed;
+  if (auto share = reader.optional("share_port")) listener.share_port = share->as_bool();
 
   const std::string protocol = reader.required("protocol").as_choice({"echo", "http"});
   listener.protocol = protocol == "http" ? Protocol::http : Protocol::echo;

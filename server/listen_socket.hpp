@@ -19,4 +19,12 @@ struct ListenSocket {
 /// std::system_error naming the failing step, e.g. "bind: Address already in use".
 ListenSocket open_listen_socket(const ListenAddress& address);
 
+/// Checks that no socket listens on `address` by binding one without
+/// SO_REUSEPORT (and closing it again), so that open_listen_socket cannot
+/// silently join another process's SO_REUSEPORT group. Returns `address` with
+/// the port the kernel chose when it asked for port 0. Throws std::system_error
+/// like open_listen_socket; EADDRINUSE means the address is taken, and is
+/// thrown only after the address stayed taken for 200 ms (blocks meanwhile).
+ListenAddress probe_unshared_address(const ListenAddress& address);
+
 }  // namespace tiffany

@@ -61,14 +61,21 @@ Server::Server(Config config, const HandlerRegistry& registry)
   sockets_.resize(workers_);
   for (const ListenerConfig& listener : config_.listeners) {
     ListenAddress address = listener.address;
+    bool probing = !listener.share_port;
     try {
+      if (probing) address = probe_unshared_address(address);  // port 0: the port the kernel chose
+      probing = false;
       for (std::size_t w = 0; w < workers_; ++w) {
         sockets_[w].push_back(open_listen_socket(address));
         address.port = sockets_[w].back().bound.port;  // port 0: the others join the port the first got
       }
     } catch (const std::system_error& e) {
-      throw ConfigError(config_.file, listener.json_path + ".address",
-                        "cannot listen on " + listener.address.to_string() + ": " + e.what());
+      std::string message =
+          "listener \"" + listener.name + "\" cannot listen on " + listener.address.to_string() + ": " + e.what();
+      if (probing && e.code() == std::errc::address_in_use) {
+        message += " (another socket listens there; servers meant to share a port set \"share_port\": true)";
+      }
+      throw ConfigError(config_.file, listener.json_path + ".address", message);
     }
     bound_.push_back(address);
   }

@@ -20,8 +20,10 @@ class HandlerRegistry;
 class Server {
  public:
   /// Builds the protocols once (to validate routes and handler params), opens
-  /// the access log and binds every listener for every worker; throws
-  /// ConfigError naming the JSON path of the first problem.
+  /// the access log and binds every listener for every worker, after checking
+  /// that no other socket listens on its address unless it says share_port
+  /// (may block up to 200 ms per taken address); throws ConfigError naming the
+  /// JSON path of the first problem.
   Server(Config config, const HandlerRegistry& registry);
 
   /// Starts the workers, logs the I/O backend and one line per listener,

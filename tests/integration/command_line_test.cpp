@@ -66,8 +66,8 @@ TEST(CommandLine, RefusesInvalidJson) {
 
 TEST(CommandLine, RefusesAnUnknownKey) {
   EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "adress": "127.0.0.1:0", "protocol": "echo"}]})"),
-            "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\", \"routes\", "
-            "\"limits\", \"timeouts\", \"tls\"\n");
+            "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\", "
+            "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\"\n");
 }
 
 TEST(CommandLine, RefusesAWrongType) {
@@ -89,7 +89,9 @@ TEST(CommandLine, RefusesAPortInUseAndStartsNoOtherListener) {
       {"name": "free", "address": "127.0.0.1:0", "protocol": "echo"},
       {"name": "taken", "address": "127.0.0.1:)" +
                         port + R"(", "protocol": "echo"}]})"),
-            "$.listeners[1].address: cannot listen on 127.0.0.1:" + port + ": bind: Address already in use\n");
+            "$.listeners[1].address: listener \"taken\" cannot listen on 127.0.0.1:" + port +
+                ": bind: Address already in use (another socket listens there; servers meant to share a port set "
+                "\"share_port\": true)\n");
 }
 
 std::string http_listener_with(const std::string& route) {

@@ -194,8 +194,9 @@ TEST(ErrorLogFile, ARefusalAfterTheLogIsOpenIsAlsoWrittenToIt) {
                                                            R"(", "protocol": "echo"}]})");
   const RunResult run = run_tiffany({"--config", config});
   EXPECT_EQ(run.exit_code, 1);
-  const std::string expected = "config error: " + config + ": $.listeners[0].address: cannot listen on 127.0.0.1:" +
-                               std::to_string(taken.port());
+  const std::string expected =
+      "config error: " + config +
+      ": $.listeners[0].address: listener \"web\" cannot listen on 127.0.0.1:" + std::to_string(taken.port());
   EXPECT_EQ(run.err.rfind("tiffany: " + expected, 0), 0u) << run.err;
   const std::string log = read_file(dir.path() + "/error.log");
   EXPECT_NE(log.find("[crit] " + expected), std::string::npos) << log;

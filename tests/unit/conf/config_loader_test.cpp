@@ -61,6 +61,17 @@ TEST(ConfigLoader, ReadsHttpLimitsWithAHundredHeaderFieldsByDefault) {
   EXPECT_EQ(config.listeners[1].limits.max_body_bytes, 0u);
 }
 
+TEST(ConfigLoader, ListenersRefuseToSharePortsUnlessTheyAsk) {
+  const Config config = parse_config(R"({"listeners": [
+      {"name": "mine", "address": "127.0.0.1:7000", "protocol": "echo"},
+      {"name": "ours", "address": "127.0.0.1:7001", "protocol": "echo", "share_port": true},
+      {"name": "said", "address": "127.0.0.1:7002", "protocol": "http", "routes": [], "share_port": false}]})",
+                                     "test.json");
+  EXPECT_FALSE(config.listeners[0].share_port);
+  EXPECT_TRUE(config.listeners[1].share_port);
+  EXPECT_FALSE(config.listeners[2].share_port);
+}
+
 TEST(ConfigLoader, ErrorLogDefaultsToStandardErrorAtInfo) {
   const Config config = parse_config(R"({"listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
                                      "conf/test.json");
@@ -132,7 +143,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"UnknownListenerKey",
              R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "port": 1}]})",
              "test.json: $.listeners[0].port: unknown key; expected one of \"name\", \"address\", \"protocol\", "
-             "\"routes\", \"limits\", \"timeouts\", \"tls\""},
+             "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\""},
+        Case{"SharePortNotABoolean",
+             R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "share_port": "shared"}]})",
+             "test.json: $.listeners[0].share_port: expected true or false, got \"shared\""},
         Case{"NameNotAString", R"({"listeners": [{"name": 5, "address": "127.0.0.1:1", "protocol": "echo"}]})",
              "test.json: $.listeners[0].name: expected a non-empty string, got 5"},
         Case{"AddressWithoutPort", R"({"listeners": [{"name": "e", "address": "127.0.0.1", "protocol": "echo"}]})",
