@@ -147,12 +147,14 @@ TEST(Hardening, AJsonRouteDescribes40000DistinctHeadersInLinearTime) {
     EXPECT_NE(reply.find(R"("X-H39997":"v")"), std::string::npos);
     best = std::min(best, took);
   }
+  // Why these bounds: they tell linear work (about 11 ms on a quiet machine,
+  // the figure loadtest and the session notes track) from quadratic work
+  // (6 s plain, far more under sanitizers) with room for a CI machine whose
+  // two cores also run other tests; a tight time belongs in a benchmark.
 #ifndef TIFFANY_SANITIZED_BUILD
-  constexpr auto kBound = 50ms;  // the goal: checked by the plain build
+  constexpr auto kBound = 1000ms;
 #else
-  // Why: ASan/UBSan/TSan make the linear work several times slower; the
-  // plain build measures, a sanitized one only catches the quadratic seconds.
-  constexpr auto kBound = 500ms;
+  constexpr auto kBound = 3000ms;
 #endif
   EXPECT_LT(best, kBound) << "one request with 40,000 headers held its worker";
 }
