@@ -32,6 +32,11 @@ class ByteStream {
   }
   /// Writes all `size` bytes (looping over partial writes); ok() (value 0) or the error.
   virtual Task<IoResult> write(const char* data, std::size_t size) = 0;
+  /// Sends some of the `max` bytes of file `file_fd` at `offset` once the
+  /// peer can take them: how many went (0: the file ended) or the error.
+  /// This default reads into a spare buffer and writes it (what TLS must
+  /// do); a plain socket sends from the page cache with no copy.
+  virtual Task<IoResult> send_file_some(int file_fd, std::uint64_t offset, std::size_t max);
   /// Ends our direction after a last response and drops input that is
   /// already waiting, so the peer reads that response instead of a reset.
   virtual void finish() noexcept = 0;

@@ -20,7 +20,6 @@
 namespace tiffany {
 namespace {
 
-constexpr std::size_t kStreamPiece = 64 * 1024;
 
 // Opens `relative` beneath `root_fd`; the kernel refuses any path (via "..",
 // absolute or symlinked components) that would leave the root.
@@ -231,17 +230,9 @@ Task<void> StaticHandler::handle(http::Request& request, http::Response& respons
     response.body.assign(entry->content, static_cast<std::size_t>(range->first), static_cast<std::size_t>(length));
     co_return;
   }
-  // Why: a large file goes out piece by piece so memory stays bounded.
-  std::string piece(kStreamPiece, '\0');
-  std::uint64_t offset = range->first;
-  for (std::uint64_t left = length; left > 0;) {
-    const std::size_t now = left < kStreamPiece ? static_cast<std::size_t>(left) : kStreamPiece;
-    read_exactly(opened->fd.get(), piece.data(), now, offset);
-    const bool sent = co_await response.write(std::string_view(piece.data(), now));
-    if (!sent) co_return;
-    offset += now;
-    left -= now;
-  }
+  // Why send_file: a large file goes from the page cache to the socket, so
+  // neither a big file nor a slow reader makes us hold its bytes.
+  (void)co_await response.send_file(opened->fd.get(), range->first, length);
 }
 
 }  // namespace tiffany

@@ -352,6 +352,41 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
   co_return co_await flush();
 }
 
+Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
+  const bool head_out = co_await write_body(response, {});  // the head (and earlier pipelined answers)
+  if (!head_out) co_return false;
+  if (head_request_ || status_forbids_body(response.status) || length == 0) co_return true;
+  if (chunked_) co_return co_await BodySink::send_file(response, fd, offset, length);  // each piece a chunk
+  // Why straight to the stream: from the page cache to the socket, so a slow
+  // reader of a large file holds no buffer of ours.
+  const auto outer = deadline_->armed_until();
+  for (std::uint64_t left = length; left > 0;) {
+    // Like nginx's send_timeout: the limit is on a wait for progress, so a
+    // slow but steady reader is served, and a stalled one is dropped.
+    deadline_->rearm_after(site_.timeouts.write);
+    IoResult sent{0};
+    bool timed_out = false;
+    try {
+      sent = co_await stream_->send_file_some(fd, offset, static_cast<std::size_t>(left));
+    } catch (const TaskCanceled&) {
+      if (!deadline_->expired()) throw;
+      timed_out = true;
+    }
+    if (timed_out) server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+    if (timed_out || !sent || sent.bytes() == 0) {  // the peer failed, stalled, or the file shrank
+      broken_ = true;
+      keep_alive_ = false;
+      co_return false;
+    }
+    Metrics::instance().bytes_sent.fetch_add(sent.bytes(), std::memory_order_relaxed);
+    streamed_bytes_ += sent.bytes();
+    offset += sent.bytes();
+    left -= sent.bytes();
+  }
+  deadline_->restore(outer);
+  co_return true;
+}
+
 bool HttpConnection::finish_stream() {
   if (broken_) return false;  // a write failed mid-stream: the stream cannot be trusted
   if (chunked_) out_ += "0\r\n\r\n";

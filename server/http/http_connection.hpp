@@ -42,6 +42,8 @@ class HttpConnection final : public BodySink {
 
   /// BodySink: streams a piece of the current response.
   Task<bool> write_body(Response& response, std::string_view piece) override;
+  /// BodySink: streams a file, by sendfile on a plain socket (see ByteStream).
+  Task<bool> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) override;
 
  private:
   /// Answers parser_.request() (and logs it); false if the connection must close after it.

@@ -20,6 +20,11 @@ class BodySink {
   /// Sends the response head (first call only) and then `piece`. Returns
   /// false once the peer is gone; the handler should stop writing.
   virtual Task<bool> write_body(Response& response, std::string_view piece) = 0;
+  /// Sends the head (first call only) and then `length` bytes of the open
+  /// file `fd` from `offset`. This default reads the file piece by piece
+  /// into a buffer and writes each; the HTTP connection sends straight from
+  /// the page cache where its stream allows (sendfile on a plain socket).
+  virtual Task<bool> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length);
 };
 
 /// A response under construction. Two ways to produce a body:
@@ -47,6 +52,14 @@ class Response {
 
   /// Streams one piece of the body. False if the connection failed.
   Task<bool> write(std::string_view piece) { return sink_->write_body(*this, piece); }
+  /// Streams `length` bytes of the open file `fd` from `offset` (the caller
+  /// keeps it open until this returns), with no copy through user space
+  /// where the connection allows: a slow reader of a large file costs no
+  /// buffer. Declare the length first (set_content_length). False if the
+  /// connection failed or the file ended early.
+  Task<bool> send_file(int fd, std::uint64_t offset, std::uint64_t length) {
+    return sink_->send_file(*this, fd, offset, length);
+  }
   bool streaming() const noexcept { return head_sent_; }
 
   // ---- the connection's side ----
