@@ -24,6 +24,7 @@ namespace {
 
 constexpr std::size_t kMaxBufferedOutput = 256 * 1024;  // flush before parsing more pipelined requests
 constexpr std::size_t kKeptOutputCapacity = 64 * 1024;   // a spare state keeps at most this much output buffer
+constexpr std::size_t kKeptBodyCapacity = 64 * 1024;     // and at most this much request body buffer
 
 void append_number(std::string& out, std::uint64_t value, int base = 10) {
   char digits[24];
@@ -50,6 +51,10 @@ HttpConnection::HttpConnection(const HttpSite& site) : site_(site), parser_(site
 
 void HttpConnection::trim() noexcept {
   if (out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);
+  // Why: the answered request's body is not needed any more; a spare state
+  // must not keep a large upload's buffer while it waits for reuse.
+  std::string& body = parser_.request().body;
+  if (body.capacity() > kKeptBodyCapacity) std::string().swap(body);
 }
 
 void HttpConnection::arm_read_deadline(bool& header_clock_running) {

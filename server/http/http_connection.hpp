@@ -37,7 +37,7 @@ class HttpConnection final : public BodySink {
   /// is idle again with every request answered, false when it must close: the
   /// peer closed or failed, a request asked to close, bad input, a timeout.
   Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first);
-  /// Frees what a large burst grew (output buffer) before this state waits for reuse.
+  /// Frees what a large burst grew (output and request body buffers) before this state waits for reuse.
   void trim() noexcept;
 
   /// BodySink: streams a piece of the current response.

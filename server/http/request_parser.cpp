@@ -151,7 +151,9 @@ int RequestParser::check_headers() {
     if (!iequals(*expect, "100-continue")) return fail(417, "unsupported expectation");
     continue_pending_ = has_body && request.version_minor >= 1;
   }
-  if (has_body && (parser_.flags & F_CONTENT_LENGTH) != 0) request.body.reserve(parser_.content_length);
+  // Why no reserve for a declared Content-Length: the body grows with what
+  // arrives. A declaration costs the client nothing, and reserving it whole
+  // let 1,000 connections that declared 1 MB each and sent nothing take 1 GB.
   return 0;
 }
 

@@ -172,6 +172,48 @@ TEST(Hardening, MoreThanAHundredHeaderFieldsGet431ByDefault) {
   EXPECT_EQ(hundred_and_one.rfind("HTTP/1.1 431 ", 0), 0u) << hundred_and_one.substr(0, 200);
 }
 
+TEST(Hardening, ADeclaredBodyIsNotReservedBeforeItArrives) {
+#ifdef TIFFANY_SANITIZED_BUILD
+  // Why: sanitizers replace malloc, pad and quarantine every block, and map
+  // shadow memory; the process's size then says little about the server's.
+  GTEST_SKIP() << "sanitizers distort VmSize and VmRSS; the plain build measures";
+#endif
+  constexpr long kDeclared = 4L << 20;  // every connection declares max_body_bytes
+  ServerProcess server(R"({"workers": 1, "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+      "limits": {"max_body_bytes": 4194304},
+      "routes": [{"method": "POST", "path": "/echo", "handler": "echo"}]}]})");
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  const std::string head = "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: " + std::to_string(kDeclared) +
+                           "\r\n\r\nabc";
+  auto open_uploads = [&](std::vector<UniqueFd>& into, int count) {
+    for (int i = 0; i < count; ++i) {
+      into.push_back(connect_loopback(port));
+      ASSERT_TRUE(into.back()) << "connection " << i;
+      ASSERT_EQ(::send(into.back().get(), head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+    }
+  };
+  std::vector<UniqueFd> warm_up;  // one-off pools: parser states, buffer ring pages, frames
+  open_uploads(warm_up, 20);
+  std::this_thread::sleep_for(300ms);
+  const long size_before = proc_status_kib(server.pid(), "VmSize");
+  const long rss_before = proc_status_kib(server.pid(), "VmRSS");
+  constexpr int kUploads = 200;
+  std::vector<UniqueFd> uploads;
+  open_uploads(uploads, kUploads);
+  std::this_thread::sleep_for(500ms);  // every header section and its first body bytes are read
+  const long size_after = proc_status_kib(server.pid(), "VmSize");
+  const long rss_after = proc_status_kib(server.pid(), "VmRSS");
+  ASSERT_GT(size_before, 0);
+  // Reserving the declared bodies would take 200 x 4 MiB = 800 MiB of address space.
+  EXPECT_LT(size_after - size_before, 64 * 1024) << "VmSize grew from " << size_before << " to " << size_after
+                                                 << " kB for " << kUploads << " bodies declared but not sent";
+  EXPECT_LT(rss_after - rss_before, 32 * 1024) << "VmRSS grew from " << rss_before << " to " << rss_after << " kB";
+  // The uploads are still served when they arrive.
+  const std::string rest(kDeclared - 3, 'x');
+  EXPECT_EQ(echo_roundtrip(uploads.front().get(), rest).substr(0, 12), "HTTP/1.1 200");
+}
+
 TEST(Hardening, RunningOutOfDescriptorsNeitherSpinsNorKills) {
 #ifdef TIFFANY_SANITIZED_BUILD
   // Why: UBSan's vptr check reads memory through IsAccessibleMemoryRange,

@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,14 +77,7 @@ TEST(IdleConnections, WaitParkedWithoutATaskAndAreServedAgainWhenTheySpeak) {
 }
 
 // The server's resident memory, from /proc (kB).
-long resident_kib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
-}
+long resident_kib(pid_t pid) { return proc_status_kib(pid, "VmRSS"); }
 
 #ifdef TIFFANY_SANITIZED_BUILD
 constexpr bool kSanitized = true;

@@ -83,4 +83,7 @@ RunResult run_program_with_input(const std::string& program, const std::vector<s
 /// Reads a whole file; empty if missing.
 std::string read_file(const std::string& path);
 
+/// A "kB" field of /proc/<pid>/status such as "VmRSS" or "VmSize"; -1 if absent.
+long proc_status_kib(pid_t pid, const std::string& field);
+
 }  // namespace tiffany::testing
