@@ -41,6 +41,7 @@ struct TimeoutsConfig {
   std::int64_t keepalive_ms = 10'000;
   std::int64_t write_ms = 60'000;
   std::int64_t handler_ms = 0;  // 0: no limit
+  std::int64_t body_total_ms = 300'000;  // 0: no limit
   std::int64_t idle_ms = 300'000;
 };
 

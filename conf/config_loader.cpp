@@ -102,9 +102,10 @@ TimeoutsConfig read_timeouts(const JsonNode& node, bool http) {
   constexpr std::int64_t kHour = 3'600'000;
   TimeoutsConfig timeouts;
   if (http) {
-    ObjectReader reader(node, {"header_ms", "body_ms", "keepalive_ms", "write_ms", "handler_ms"});
+    ObjectReader reader(node, {"header_ms", "body_ms", "body_total_ms", "keepalive_ms", "write_ms", "handler_ms"});
     if (auto v = reader.optional("header_ms")) timeouts.header_ms = v->as_integer(1, kHour);
     if (auto v = reader.optional("body_ms")) timeouts.body_ms = v->as_integer(1, kHour);
+    if (auto v = reader.optional("body_total_ms")) timeouts.body_total_ms = v->as_integer(0, 24 * kHour);
     if (auto v = reader.optional("keepalive_ms")) timeouts.keepalive_ms = v->as_integer(1, kHour);
     if (auto v = reader.optional("write_ms")) timeouts.write_ms = v->as_integer(1, kHour);
     if (auto v = reader.optional("handler_ms")) timeouts.handler_ms = v->as_integer(0, kHour);

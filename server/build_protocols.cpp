@@ -60,9 +60,13 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
   site.limits.max_body_bytes = listener.limits.max_body_bytes;
   const TimeoutsConfig& t = listener.timeouts;
-  site.timeouts = http::HttpTimeouts{std::chrono::milliseconds(t.header_ms), std::chrono::milliseconds(t.body_ms),
-                                     std::chrono::milliseconds(t.keepalive_ms), std::chrono::milliseconds(t.write_ms),
-                                     std::chrono::milliseconds(t.handler_ms)};
+  using std::chrono::milliseconds;
+  site.timeouts = http::HttpTimeouts{.header = milliseconds(t.header_ms),
+                                     .body = milliseconds(t.body_ms),
+                                     .keepalive = milliseconds(t.keepalive_ms),
+                                     .write = milliseconds(t.write_ms),
+                                     .handler = milliseconds(t.handler_ms),
+                                     .body_total = milliseconds(t.body_total_ms)};
   for (const RouteConfig& route : listener.routes) {
     std::shared_ptr<Handler> handler = build_handler(config, route, registry);
     const std::string origin = registry.origin(route.handler);

@@ -57,17 +57,22 @@ void HttpConnection::trim() noexcept {
   if (body.capacity() > kKeptBodyCapacity) std::string().swap(body);
 }
 
-void HttpConnection::arm_read_deadline(bool& header_clock_running) {
+void HttpConnection::arm_read_deadline() {
   const HttpTimeouts& timeouts = site_.timeouts;
+  const auto now = Scheduler::current().now();
   if (parser_.in_headers()) {
     // Why: the header section has one budget from its first byte, however it
     // trickles in, which is what stops slowloris.
-    if (!header_clock_running) deadline_->rearm_after(timeouts.header);
-    header_clock_running = true;
+    if (!header_until_) header_until_ = now + timeouts.header;
+    deadline_->rearm(*header_until_);
     return;
   }
-  header_clock_running = false;
-  deadline_->rearm_after(timeouts.body);
+  // Why two clocks: body_ms alone is per read, so a body sent a byte at a
+  // time never ends; body_total_ms is one budget for the whole body, from
+  // the end of its header section, like header_ms for the headers.
+  if (!body_until_ && timeouts.body_total.count() > 0) body_until_ = now + timeouts.body_total;
+  const auto until = now + timeouts.body;
+  deadline_->rearm(body_until_ ? std::min(until, *body_until_) : until);
 }
 
 Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
@@ -75,7 +80,8 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
   peer_ = &context.peer;
   deadline_ = &context.deadline;
   ReadLease input = std::move(first);
-  bool header_clock_running = false;  // set by the first wait for more of a header section
+  header_until_.reset();
+  body_until_.reset();
   for (;;) {
     Metrics::instance().bytes_received.fetch_add(input.size(), std::memory_order_relaxed);
     std::string_view bytes = input.bytes();
@@ -92,6 +98,8 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       }
       const bool keep_open = co_await answer();
       parser_.next();
+      header_until_.reset();  // the next request's stages get budgets of their own
+      body_until_.reset();
       if (!keep_open) {
         const bool flushed = co_await flush();
         if (flushed) stream.finish();
@@ -112,7 +120,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
     if (!parser_.in_message()) co_return true;  // every request answered: idle
 
     // A request is incomplete: read the rest under its stage's timeout.
-    arm_read_deadline(header_clock_running);
+    arm_read_deadline();
     IoResult got{0};
     bool timed_out = false;
     try {

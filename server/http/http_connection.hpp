@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "coro/scheduler.hpp"
 #include "coro/task.hpp"
 #include "reactor/read_lease.hpp"
 #include "server/byte_stream.hpp"
@@ -50,7 +52,9 @@ class HttpConnection final : public BodySink {
   Task<bool> answer();
   Task<bool> respond(Request& request);
   Task<bool> flush();
-  void arm_read_deadline(bool& header_clock_running);
+  /// Arms the deadline for a wait for more of the current request: the
+  /// header budget, or the body's per-read and total budgets.
+  void arm_read_deadline();
   /// Appends the status line and header fields. A field the handler set that
   /// is not valid HTTP (a name that is not a token; a value holding CR, LF,
   /// NUL or another control byte) is returned, with nothing of the head
@@ -71,6 +75,8 @@ class HttpConnection final : public BodySink {
   Response response_;
   std::string out_;  // responses waiting for the next write
   // Per request:
+  std::optional<Scheduler::Clock::time_point> header_until_;  // the header section's budget, from its first wait
+  std::optional<Scheduler::Clock::time_point> body_until_;    // the whole body's budget, from its first wait
   bool keep_alive_ = true;
   bool head_request_ = false;
   bool http10_ = false;

@@ -20,6 +20,7 @@ struct HttpTimeouts {
   std::chrono::milliseconds keepalive{10'000};  // idle, waiting for the next request → quiet close
   std::chrono::milliseconds write{60'000};      // a response to a peer that does not read → close
   std::chrono::milliseconds handler{0};         // a handler's whole run → 503; zero: no limit
+  std::chrono::milliseconds body_total{300'000};  // a whole body, from the end of its headers → 408; zero: no limit
 };
 
 }  // namespace tiffany::http

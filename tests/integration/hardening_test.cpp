@@ -214,6 +214,46 @@ TEST(Hardening, ADeclaredBodyIsNotReservedBeforeItArrives) {
   EXPECT_EQ(echo_roundtrip(uploads.front().get(), rest).substr(0, 12), "HTTP/1.1 200");
 }
 
+TEST(Hardening, ABodySentAByteAtATimeGets408AtTheTotalBodyTimeout) {
+  ServerProcess server(R"({"listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+      "timeouts": {"body_ms": 1000, "body_total_ms": 1000},
+      "routes": [{"method": "POST", "path": "/echo", "handler": "echo"}]}]})");
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  // A normal upload passes.
+  const std::string body(256 * 1024, 'u');
+  std::chrono::milliseconds took{0};
+  const std::string uploaded = timed_exchange(
+      port, "POST /echo HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) +
+                "\r\n\r\n" + body,
+      took);
+  EXPECT_EQ(uploaded.rfind("HTTP/1.1 200 ", 0), 0u) << uploaded.substr(0, 200);
+  EXPECT_EQ(uploaded.size() - uploaded.find("\r\n\r\n") - 4, body.size());
+
+  // A byte every 100 ms: never a pause of body_ms, but the whole body is late.
+  UniqueFd fd = connect_loopback(port);
+  ASSERT_TRUE(fd);
+  const std::string head = "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n";
+  ASSERT_EQ(::send(fd.get(), head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  const auto start = std::chrono::steady_clock::now();
+  std::string reply;
+  while (std::chrono::steady_clock::now() - start < 5s && reply.find("\r\n\r\n") == std::string::npos) {
+    pollfd p{fd.get(), POLLIN, 0};
+    if (::poll(&p, 1, 100) == 1) {
+      char buffer[1024];
+      const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      reply.append(buffer, static_cast<std::size_t>(n));
+    } else {
+      ::send(fd.get(), "x", 1, MSG_NOSIGNAL);
+    }
+  }
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(reply.rfind("HTTP/1.1 408 ", 0), 0u) << reply;
+  EXPECT_GE(waited, 900ms);
+  EXPECT_LT(waited, 1500ms) << "the body's total budget is 1 s";
+}
+
 TEST(Hardening, RunningOutOfDescriptorsNeitherSpinsNorKills) {
 #ifdef TIFFANY_SANITIZED_BUILD
   // Why: UBSan's vptr check reads memory through IsAccessibleMemoryRange,

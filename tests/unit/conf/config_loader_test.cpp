@@ -61,6 +61,18 @@ TEST(ConfigLoader, ReadsHttpLimitsWithAHundredHeaderFieldsByDefault) {
   EXPECT_EQ(config.listeners[1].limits.max_body_bytes, 0u);
 }
 
+TEST(ConfigLoader, ReadsHttpTimeoutsWithAFiveMinuteBodyBudgetByDefault) {
+  const Config config = parse_config(R"({"listeners": [
+      {"name": "a", "address": "127.0.0.1:0", "protocol": "http", "routes": []},
+      {"name": "b", "address": "127.0.0.1:0", "protocol": "http", "routes": [],
+       "timeouts": {"body_ms": 5000, "body_total_ms": 0}}]})",
+                                     "test.json");
+  EXPECT_EQ(config.listeners[0].timeouts.body_ms, 60'000);
+  EXPECT_EQ(config.listeners[0].timeouts.body_total_ms, 300'000);
+  EXPECT_EQ(config.listeners[1].timeouts.body_ms, 5000);
+  EXPECT_EQ(config.listeners[1].timeouts.body_total_ms, 0);  // off: only the per-read body_ms
+}
+
 TEST(ConfigLoader, ListenersRefuseToSharePortsUnlessTheyAsk) {
   const Config config = parse_config(R"({"listeners": [
       {"name": "mine", "address": "127.0.0.1:7000", "protocol": "echo"},
@@ -195,6 +207,15 @@ INSTANTIATE_TEST_SUITE_P(
              R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
                                 "limits": {"max_header_count": "100"}}]})",
              "test.json: $.listeners[0].limits.max_header_count: expected an integer from 1 to 100000, got \"100\""},
+        Case{"NegativeTotalBodyTimeout",
+             R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
+                                "timeouts": {"body_total_ms": -1}}]})",
+             "test.json: $.listeners[0].timeouts.body_total_ms: expected an integer from 0 to 86400000, got -1"},
+        Case{"UnknownHttpTimeoutsKey",
+             R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
+                                "timeouts": {"body_total": 1}}]})",
+             "test.json: $.listeners[0].timeouts.body_total: unknown key; expected one of \"header_ms\", "
+             "\"body_ms\", \"body_total_ms\", \"keepalive_ms\", \"write_ms\", \"handler_ms\""},
         Case{"DuplicateName", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"},
                                {"name": "e", "address": "127.0.0.1:2", "protocol": "echo"}]})",
              "test.json: $.listeners[1].name: duplicate listener name \"e\""}),

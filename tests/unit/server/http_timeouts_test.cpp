@@ -124,6 +124,36 @@ TEST_F(HttpTimeoutsTest, AStalledBodyGets408AtTheBodyTimeout) {
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408", 0), 0u) << stream.written;
 }
 
+TEST_F(HttpTimeoutsTest, ABodySentAByteAtATimeGets408AtTheTotalBodyTimeout) {
+  site_.timeouts.body_total = 3000ms;
+  std::vector<TimedStream::Arrival> trickle;
+  trickle.push_back({0ms, "POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\n"});
+  for (int i = 0; i < 100; ++i) trickle.push_back({110ms, "x"});  // each well within the per-read body_ms
+  TimedStream stream(std::move(trickle), false);
+  EXPECT_EQ(serve(stream), 3000ms);  // one budget from the end of the header section, however the body trickles
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << stream.written;
+}
+
+TEST_F(HttpTimeoutsTest, EachRequestOfAConnectionGetsABodyBudgetOfItsOwn) {
+  site_.timeouts.body_total = 3000ms;
+  // Two bodies of 2 s each, the second request arriving with the end of the
+  // first: 4 s in all, but each within its own 3 s.
+  const std::string head = "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n";
+  TimedStream stream({{0ms, head}, {1000ms, "a"}, {1000ms, "b" + head}, {1000ms, "a"}, {1000ms, "b"}}, false);
+  EXPECT_EQ(serve(stream), 2000ms + 2000ms + 5000ms);  // then the keep-alive timeout
+  EXPECT_EQ(stream.written.find("408"), std::string::npos) << stream.written;
+}
+
+TEST_F(HttpTimeoutsTest, AZeroTotalBodyTimeoutLeavesOnlyThePerReadOne) {
+  site_.timeouts.body_total = 0ms;
+  std::vector<TimedStream::Arrival> trickle;
+  trickle.push_back({0ms, "POST / HTTP/1.1\r\nContent-Length: 30\r\nConnection: close\r\n\r\n"});
+  for (int i = 0; i < 30; ++i) trickle.push_back({10000ms, "x"});  // 300 s, each read within body_ms
+  TimedStream stream(std::move(trickle), false);
+  EXPECT_EQ(serve(stream), 300'000ms);
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << stream.written;
+}
+
 TEST_F(HttpTimeoutsTest, AHandlerOverItsDeadlineGets503) {
   site_.timeouts.handler = 1000ms;
   TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\n\r\n"}}, false);
