@@ -32,6 +32,7 @@ struct HttpLimitsConfig {
   std::size_t max_header_count = 100;
   std::size_t max_uri_bytes = 8 * 1024;
   std::size_t max_body_bytes = 1024 * 1024;
+  std::uint64_t max_linger_bytes = 64 * 1024 * 1024;
 };
 
 /// `timeouts` of a listener, in milliseconds (see HttpTimeouts; idle_ms is echo's).
@@ -42,6 +43,8 @@ struct TimeoutsConfig {
   std::int64_t write_ms = 60'000;
   std::int64_t handler_ms = 0;  // 0: no limit
   std::int64_t body_total_ms = 300'000;  // 0: no limit
+  std::int64_t linger_ms = 5'000;        // 0: close at once after an error
+  std::int64_t linger_read_ms = 2'000;
   std::int64_t idle_ms = 300'000;
 };
 

@@ -65,7 +65,8 @@ RouteConfig read_route(const JsonNode& node) {
 }
 
 HttpLimitsConfig read_limits(const JsonNode& node) {
-  ObjectReader reader(node, {"max_header_bytes", "max_header_count", "max_uri_bytes", "max_body_bytes"});
+  ObjectReader reader(node,
+                      {"max_header_bytes", "max_header_count", "max_uri_bytes", "max_body_bytes", "max_linger_bytes"});
   HttpLimitsConfig limits;
   if (auto value = reader.optional("max_header_bytes")) {
     limits.max_header_bytes = static_cast<std::size_t>(value->as_integer(1024, 1024 * 1024));
@@ -80,6 +81,9 @@ HttpLimitsConfig read_limits(const JsonNode& node) {
   }
   if (auto value = reader.optional("max_body_bytes")) {
     limits.max_body_bytes = static_cast<std::size_t>(value->as_integer(0, std::int64_t{1} << 30));
+  }
+  if (auto value = reader.optional("max_linger_bytes")) {
+    limits.max_linger_bytes = static_cast<std::uint64_t>(value->as_integer(0, std::int64_t{1} << 40));
   }
   return limits;
 }
@@ -102,13 +106,16 @@ TimeoutsConfig read_timeouts(const JsonNode& node, bool http) {
   constexpr std::int64_t kHour = 3'600'000;
   TimeoutsConfig timeouts;
   if (http) {
-    ObjectReader reader(node, {"header_ms", "body_ms", "body_total_ms", "keepalive_ms", "write_ms", "handler_ms"});
+    ObjectReader reader(node, {"header_ms", "body_ms", "body_total_ms", "keepalive_ms", "write_ms", "handler_ms",
+                               "linger_ms", "linger_read_ms"});
     if (auto v = reader.optional("header_ms")) timeouts.header_ms = v->as_integer(1, kHour);
     if (auto v = reader.optional("body_ms")) timeouts.body_ms = v->as_integer(1, kHour);
     if (auto v = reader.optional("body_total_ms")) timeouts.body_total_ms = v->as_integer(0, 24 * kHour);
     if (auto v = reader.optional("keepalive_ms")) timeouts.keepalive_ms = v->as_integer(1, kHour);
     if (auto v = reader.optional("write_ms")) timeouts.write_ms = v->as_integer(1, kHour);
     if (auto v = reader.optional("handler_ms")) timeouts.handler_ms = v->as_integer(0, kHour);
+    if (auto v = reader.optional("linger_ms")) timeouts.linger_ms = v->as_integer(0, kHour);
+    if (auto v = reader.optional("linger_read_ms")) timeouts.linger_read_ms = v->as_integer(1, kHour);
   } else {
     ObjectReader reader(node, {"idle_ms", "write_ms"});
     if (auto v = reader.optional("idle_ms")) timeouts.idle_ms = v->as_integer(1, 24 * kHour);

@@ -59,6 +59,7 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
   site.limits.max_header_count = listener.limits.max_header_count;
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
   site.limits.max_body_bytes = listener.limits.max_body_bytes;
+  site.limits.max_linger_bytes = listener.limits.max_linger_bytes;
   const TimeoutsConfig& t = listener.timeouts;
   using std::chrono::milliseconds;
   site.timeouts = http::HttpTimeouts{.header = milliseconds(t.header_ms),
@@ -66,7 +67,9 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
                                      .keepalive = milliseconds(t.keepalive_ms),
                                      .write = milliseconds(t.write_ms),
                                      .handler = milliseconds(t.handler_ms),
-                                     .body_total = milliseconds(t.body_total_ms)};
+                                     .body_total = milliseconds(t.body_total_ms),
+                                     .linger = milliseconds(t.linger_ms),
+                                     .linger_read = milliseconds(t.linger_read_ms)};
   for (const RouteConfig& route : listener.routes) {
     std::shared_ptr<Handler> handler = build_handler(config, route, registry);
     const std::string origin = registry.origin(route.handler);

@@ -40,6 +40,13 @@ class ByteStream {
   /// Ends our direction after a last response and drops input that is
   /// already waiting, so the peer reads that response instead of a reset.
   virtual void finish() noexcept = 0;
+  /// After finish(): waits for the peer's next bytes and drops them, holding
+  /// a buffer only while they are in hand. Returns how many arrived (0: the
+  /// peer finished sending) or the error. For lingering_close.
+  virtual Task<IoResult> discard_some() {
+    ReadLease dropped;
+    co_return co_await read_pooled(dropped);
+  }
 };
 
 }  // namespace tiffany

@@ -18,6 +18,7 @@
 #include "server/http/http_status.hpp"
 #include "server/http/request_context.hpp"
 #include "server/http/request_id.hpp"
+#include "server/lingering_close.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -90,10 +91,14 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       bytes.remove_prefix(parsed.consumed);
       if (parsed.event == RequestParser::Event::need_more) break;
       if (parsed.event == RequestParser::Event::error) {
+        input.reset();  // nothing more of it is parsed
         append_error(parser_.error_status());
         if (site_.unmatched != nullptr) site_.unmatched->count(parser_.error_status());
-        co_await flush();
+        const bool flushed = co_await flush();
         stream.finish();
+        // Why: bad input is answered before the request ends (a body over
+        // the limit, say), so the peer is likely still sending.
+        if (flushed) co_await linger();
         co_return false;
       }
       const bool keep_open = co_await answer();
@@ -101,8 +106,11 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       header_until_.reset();  // the next request's stages get budgets of their own
       body_until_.reset();
       if (!keep_open) {
+        const bool more_input = !bytes.empty();  // sent after a last request: more may be on its way
+        input.reset();
         const bool flushed = co_await flush();
         if (flushed) stream.finish();
+        if (flushed && more_input) co_await linger();
         co_return false;
       }
       if (out_.size() >= kMaxBufferedOutput) {
@@ -146,6 +154,11 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       co_return false;
     }
   }
+}
+
+Task<void> HttpConnection::linger() {
+  const LingerLimits limits{site_.timeouts.linger, site_.timeouts.linger_read, site_.limits.max_linger_bytes};
+  co_await lingering_close(*stream_, *deadline_, limits, site_.tracker);
 }
 
 Task<bool> HttpConnection::answer() {

@@ -52,6 +52,9 @@ class HttpConnection final : public BodySink {
   Task<bool> answer();
   Task<bool> respond(Request& request);
   Task<bool> flush();
+  /// After the last response and finish(): drops what the peer still sends,
+  /// within the listener's linger limits, so it reads that response.
+  Task<void> linger();
   /// Arms the deadline for a wait for more of the current request: the
   /// header budget, or the body's per-read and total budgets.
   void arm_read_deadline();

@@ -11,6 +11,7 @@
 #include <new>
 
 #include "reactor/recv.hpp"
+#include "reactor/recv_pooled.hpp"
 #include "reactor/send.hpp"
 #include "server/socket_stream.hpp"
 
@@ -169,6 +170,11 @@ void TlsStream::finish() noexcept {
   // socket buffer takes it whole. If not, the peer sees a TCP close instead.
   (void)send_without_waiting();
   finish_socket(socket_.get());
+}
+
+Task<IoResult> TlsStream::discard_some() {
+  ReadLease dropped;
+  co_return co_await RecvPooled{socket_.get(), dropped};
 }
 
 }  // namespace tiffany::tls

@@ -46,6 +46,9 @@ class TlsStream final : public ByteStream {
   Task<IoResult> write(const char* data, std::size_t size) override;
   /// Sends close_notify (best effort, without waiting) and half-closes.
   void finish() noexcept override;
+  /// Drops raw records from the socket, undecrypted: finish() has already
+  /// dropped raw bytes too, so the record stream can no longer be read.
+  Task<IoResult> discard_some() override;
 
   int fd() const noexcept { return socket_.get(); }
   /// The ALPN protocol agreed on ("http/1.1"), or empty.

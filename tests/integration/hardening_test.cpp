@@ -3,12 +3,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -252,6 +255,66 @@ TEST(Hardening, ABodySentAByteAtATimeGets408AtTheTotalBodyTimeout) {
   EXPECT_EQ(reply.rfind("HTTP/1.1 408 ", 0), 0u) << reply;
   EXPECT_GE(waited, 900ms);
   EXPECT_LT(waited, 1500ms) << "the body's total budget is 1 s";
+}
+
+// Sends a chunked POST of `body_bytes` with blocking sends, and only then
+// reads the response, as a client does that reads once its request is out.
+// Returns the response, or what went wrong before it was read whole.
+std::string upload_then_read(int port, std::size_t body_bytes) {
+  UniqueFd fd = connect_loopback(port);
+  if (!fd) return "connect failed";
+  const timeval patience{10, 0};
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &patience, sizeof patience);
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  auto send_all = [&](const std::string& data) {
+    for (std::size_t sent = 0; sent < data.size();) {
+      const ssize_t n = ::send(fd.get(), data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<std::size_t>(n);
+    }
+    return true;
+  };
+  constexpr std::size_t kChunk = 256 * 1024;
+  const std::string chunk = "40000\r\n" + std::string(kChunk, 'u') + "\r\n";
+  if (!send_all("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")) return "send failed";
+  for (std::size_t sent = 0; sent < body_bytes; sent += kChunk) {
+    if (!send_all(chunk)) return std::string("send failed mid-body: ") + std::strerror(errno);
+  }
+  if (!send_all("0\r\n\r\n")) return std::string("send failed at the end: ") + std::strerror(errno);
+  std::string reply;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, 0);
+    if (n < 0) return std::string("recv failed: ") + std::strerror(errno) + " after " + reply;
+    if (n == 0) return reply;
+    reply.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+TEST(Hardening, AClientStillUploadingReadsItsWhole413InsteadOfAReset) {
+  ServerProcess server(R"({"listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+      "limits": {"max_body_bytes": 1024},
+      "routes": [{"method": "POST", "path": "/echo", "handler": "echo"}]}]})");
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  // Why 50 MB: the body is refused after 1 KiB, and the rest is still being
+  // sent when the 413 goes out; closing then, with its bytes unread, resets.
+  constexpr std::size_t kBody = 50 * 1024 * 1024;
+  constexpr int kTries = 40;
+  const std::string expected_end = "\r\n\r\n413 Content Too Large\n";
+  int whole = 0;
+  std::string first_failure;
+  for (int i = 0; i < kTries; ++i) {
+    const std::string reply = upload_then_read(port, kBody);
+    const bool ok = reply.rfind("HTTP/1.1 413 ", 0) == 0 && reply.size() >= expected_end.size() &&
+                    reply.compare(reply.size() - expected_end.size(), expected_end.size(), expected_end) == 0;
+    if (ok) {
+      ++whole;
+    } else if (first_failure.empty()) {
+      first_failure = "try " + std::to_string(i) + ": " + reply.substr(0, 200);
+    }
+  }
+  EXPECT_EQ(whole, kTries) << first_failure;
 }
 
 TEST(Hardening, RunningOutOfDescriptorsNeitherSpinsNorKills) {

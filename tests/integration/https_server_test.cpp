@@ -178,6 +178,19 @@ TEST_F(HttpsServerTest, ChunkedUploadsAreEchoed) {
   EXPECT_TRUE(read_file(dir.path() + "/echoed") == upload);
 }
 
+TEST_F(HttpsServerTest, AClientStillUploadingReadsIts413InsteadOfAReset) {
+  // "modern" takes bodies up to 1 MiB; the client sends 16 MiB before it reads.
+  TlsTestClient client(modern_port_, main_.cert);
+  ASSERT_TRUE(client.ok()) << client.error();
+  ASSERT_TRUE(client.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"));
+  const std::string chunk = "40000\r\n" + std::string(256 * 1024, 'u') + "\r\n";
+  bool sent = true;
+  for (int i = 0; i < 64 && sent; ++i) sent = client.send(chunk);
+  EXPECT_TRUE(sent) << "the upload was cut off before its answer was read";
+  const std::string reply = client.receive(1 << 20, std::chrono::seconds(5));
+  EXPECT_EQ(reply.rfind("HTTP/1.1 413 ", 0), 0u) << reply.substr(0, 200);
+}
+
 TEST_F(HttpsServerTest, OpensslClientNegotiatesTls12) {
   const RunResult run = s_client(port_, {"-tls1_2"}, main_.cert);
   EXPECT_EQ(run.exit_code, 0) << run.err;

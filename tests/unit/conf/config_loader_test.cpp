@@ -61,16 +61,23 @@ TEST(ConfigLoader, ReadsHttpLimitsWithAHundredHeaderFieldsByDefault) {
   EXPECT_EQ(config.listeners[1].limits.max_body_bytes, 0u);
 }
 
-TEST(ConfigLoader, ReadsHttpTimeoutsWithAFiveMinuteBodyBudgetByDefault) {
+TEST(ConfigLoader, ReadsHttpTimeoutsWithABodyBudgetAndLingeringByDefault) {
   const Config config = parse_config(R"({"listeners": [
       {"name": "a", "address": "127.0.0.1:0", "protocol": "http", "routes": []},
       {"name": "b", "address": "127.0.0.1:0", "protocol": "http", "routes": [],
-       "timeouts": {"body_ms": 5000, "body_total_ms": 0}}]})",
+       "timeouts": {"body_ms": 5000, "body_total_ms": 0, "linger_ms": 0, "linger_read_ms": 300},
+       "limits": {"max_linger_bytes": 0}}]})",
                                      "test.json");
   EXPECT_EQ(config.listeners[0].timeouts.body_ms, 60'000);
   EXPECT_EQ(config.listeners[0].timeouts.body_total_ms, 300'000);
   EXPECT_EQ(config.listeners[1].timeouts.body_ms, 5000);
   EXPECT_EQ(config.listeners[1].timeouts.body_total_ms, 0);  // off: only the per-read body_ms
+  EXPECT_EQ(config.listeners[0].timeouts.linger_ms, 5000);
+  EXPECT_EQ(config.listeners[0].timeouts.linger_read_ms, 2000);
+  EXPECT_EQ(config.listeners[0].limits.max_linger_bytes, 64u * 1024 * 1024);
+  EXPECT_EQ(config.listeners[1].timeouts.linger_ms, 0);  // close at once after an error
+  EXPECT_EQ(config.listeners[1].timeouts.linger_read_ms, 300);
+  EXPECT_EQ(config.listeners[1].limits.max_linger_bytes, 0u);
 }
 
 TEST(ConfigLoader, ListenersRefuseToSharePortsUnlessTheyAsk) {
@@ -194,7 +201,7 @@ INSTANTIATE_TEST_SUITE_P(
              R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
                                 "limits": {"max_headers": 10}}]})",
              "test.json: $.listeners[0].limits.max_headers: unknown key; expected one of \"max_header_bytes\", "
-             "\"max_header_count\", \"max_uri_bytes\", \"max_body_bytes\""},
+             "\"max_header_count\", \"max_uri_bytes\", \"max_body_bytes\", \"max_linger_bytes\""},
         Case{"NoHeaderFieldsAllowed",
              R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
                                 "limits": {"max_header_count": 0}}]})",
@@ -211,11 +218,16 @@ INSTANTIATE_TEST_SUITE_P(
              R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
                                 "timeouts": {"body_total_ms": -1}}]})",
              "test.json: $.listeners[0].timeouts.body_total_ms: expected an integer from 0 to 86400000, got -1"},
+        Case{"ZeroLingerReadTimeout",
+             R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
+                                "timeouts": {"linger_read_ms": 0}}]})",
+             "test.json: $.listeners[0].timeouts.linger_read_ms: expected an integer from 1 to 3600000, got 0"},
         Case{"UnknownHttpTimeoutsKey",
              R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
                                 "timeouts": {"body_total": 1}}]})",
              "test.json: $.listeners[0].timeouts.body_total: unknown key; expected one of \"header_ms\", "
-             "\"body_ms\", \"body_total_ms\", \"keepalive_ms\", \"write_ms\", \"handler_ms\""},
+             "\"body_ms\", \"body_total_ms\", \"keepalive_ms\", \"write_ms\", \"handler_ms\", \"linger_ms\", "
+             "\"linger_read_ms\""},
         Case{"DuplicateName", R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"},
                                {"name": "e", "address": "127.0.0.1:2", "protocol": "echo"}]})",
              "test.json: $.listeners[1].name: duplicate listener name \"e\""}),

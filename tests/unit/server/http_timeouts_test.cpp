@@ -154,6 +154,22 @@ TEST_F(HttpTimeoutsTest, AZeroTotalBodyTimeoutLeavesOnlyThePerReadOne) {
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << stream.written;
 }
 
+TEST_F(HttpTimeoutsTest, AfterA413TheConnectionLingersUntilThePeerFallsSilent) {
+  site_.limits.max_body_bytes = 16;
+  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
+  EXPECT_EQ(serve(stream), 500ms + 2000ms);  // read and dropped until linger_read of silence
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 413 ", 0), 0u) << stream.written;
+  EXPECT_TRUE(stream.finished);
+}
+
+TEST_F(HttpTimeoutsTest, WithoutLingeringA413ClosesAtOnce) {
+  site_.limits.max_body_bytes = 16;
+  site_.timeouts.linger = 0ms;
+  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
+  EXPECT_EQ(serve(stream), 0ms);
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 413 ", 0), 0u) << stream.written;
+}
+
 TEST_F(HttpTimeoutsTest, AHandlerOverItsDeadlineGets503) {
   site_.timeouts.handler = 1000ms;
   TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\n\r\n"}}, false);
