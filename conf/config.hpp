@@ -35,6 +35,12 @@ struct HttpLimitsConfig {
   std::uint64_t max_linger_bytes = 64 * 1024 * 1024;
 };
 
+/// A listener's own connection limits (`limits`, any protocol); 0: none.
+struct ConnectionLimitsConfig {
+  std::size_t max_connections = 0;         // this listener's open connections, spread over the workers
+  std::size_t max_connections_per_ip = 0;  // open connections from one client address, across the workers
+};
+
 /// `timeouts` of a listener, in milliseconds (see HttpTimeouts; idle_ms is echo's).
 struct TimeoutsConfig {
   std::int64_t header_ms = 10'000;
@@ -84,6 +90,7 @@ struct ListenerConfig {
   Protocol protocol = Protocol::echo;
   std::vector<RouteConfig> routes;  // http only
   HttpLimitsConfig limits;          // http only
+  ConnectionLimitsConfig connection_limits;  // also under `limits`, any protocol
   TimeoutsConfig timeouts;
   std::optional<TlsConfig> tls;     // absent: plain TCP
   bool share_port = false;          // false: refuse to start where another socket already listens

@@ -64,10 +64,32 @@ RouteConfig read_route(const JsonNode& node) {
   return route;
 }
 
-HttpLimitsConfig read_limits(const JsonNode& node) {
-  ObjectReader reader(node,
-                      {"max_header_bytes", "max_header_count", "max_uri_bytes", "max_body_bytes", "max_linger_bytes"});
-  HttpLimitsConfig limits;
+// `limits`: the connection limits any listener takes, and http's request sizes.
+void read_limits(const JsonNode& node, ListenerConfig& listener) {
+  const bool http = listener.protocol == Protocol::http;
+  if (!http && node.raw().is<picojson::object>()) {
+    for (const auto& [key, value] : node.raw().get<picojson::object>()) {
+      for (const char* http_only : {"max_header_bytes", "max_header_count", "max_uri_bytes", "max_body_bytes",
+                                    "max_linger_bytes"}) {
+        if (key == http_only) {
+          throw ConfigError(node.file(), node.child(key, value).path(), "only \"http\" listeners take this key");
+        }
+      }
+    }
+  }
+  const ObjectReader reader =
+      http ? ObjectReader(node, {"max_connections", "max_connections_per_ip", "max_header_bytes", "max_header_count",
+                                 "max_uri_bytes", "max_body_bytes", "max_linger_bytes"})
+           : ObjectReader(node, {"max_connections", "max_connections_per_ip"});
+  ConnectionLimitsConfig& connections = listener.connection_limits;
+  if (auto value = reader.optional("max_connections")) {
+    connections.max_connections = static_cast<std::size_t>(value->as_integer(1, 10'000'000));
+  }
+  if (auto value = reader.optional("max_connections_per_ip")) {
+    connections.max_connections_per_ip = static_cast<std::size_t>(value->as_integer(1, 10'000'000));
+  }
+  if (!http) return;
+  HttpLimitsConfig& limits = listener.limits;
   if (auto value = reader.optional("max_header_bytes")) {
     limits.max_header_bytes = static_cast<std::size_t>(value->as_integer(1024, 1024 * 1024));
   }
@@ -85,7 +107,6 @@ HttpLimitsConfig read_limits(const JsonNode& node) {
   if (auto value = reader.optional("max_linger_bytes")) {
     limits.max_linger_bytes = static_cast<std::uint64_t>(value->as_integer(0, std::int64_t{1} << 40));
   }
-  return limits;
 }
 
 SchedulerConfig read_scheduler(const JsonNode& node) {
@@ -145,14 +166,10 @@ ListenerConfig read_listener(const JsonNode& node, const std::string& directory)
   }
   if (listener.protocol == Protocol::http) {
     for (const JsonNode& route : reader.required("routes").as_array()) listener.routes.push_back(read_route(route));
-    if (auto limits = reader.optional("limits")) listener.limits = read_limits(*limits);
-  } else {
-    for (const char* http_only : {"routes", "limits"}) {
-      if (auto extra = reader.optional(http_only)) {
-        throw ConfigError(extra->file(), extra->path(), "only \"http\" listeners take this key");
-      }
-    }
+  } else if (auto extra = reader.optional("routes")) {
+    throw ConfigError(extra->file(), extra->path(), "only \"http\" listeners take this key");
   }
+  if (auto limits = reader.optional("limits")) read_limits(*limits, listener);
   if (auto tls = reader.optional("tls")) listener.tls = read_tls(*tls, directory);
   return listener;
 }

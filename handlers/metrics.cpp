@@ -147,6 +147,9 @@ std::string Metrics::render_prometheus() const {
          static_cast<double>(stats.timeouts_total.load()));
   metric(out, "tiffany_accept_backoffs_total", "counter",
          "Times accepting paused for lack of file descriptors or memory.", static_cast<double>(accept_backoffs.load()));
+  metric(out, "tiffany_connections_refused_total", "counter",
+         "Connections closed at once because their client address had a listener's max_connections_per_ip open.",
+         static_cast<double>(connections_refused.load()));
   std::uint64_t spawned = 0, completed = 0, failed = 0, canceled = 0, switches = 0;
   std::int64_t longest_ns = 0;
   {

@@ -64,6 +64,7 @@ class Metrics {
   std::atomic<std::uint64_t> bytes_received{0};
   std::atomic<std::uint64_t> bytes_sent{0};
   std::atomic<std::uint64_t> accept_backoffs{0};  // accept failed for lack of fds or memory
+  std::atomic<std::uint64_t> connections_refused{0};  // closed at once: the client address had its limit open
 
   /// Everything in Prometheus text exposition format (task counters summed
   /// over the workers, as last published).

@@ -17,12 +17,13 @@
 #include "reactor/accept.hpp"
 #include "server/connection_tracker.hpp"
 #include "server/error_log.hpp"
+#include "server/listener_limits.hpp"
 
 namespace tiffany {
 namespace {
 
 constexpr std::chrono::milliseconds kResourceBackoff{50};
-constexpr std::chrono::seconds kBackoffLogInterval{10};  // at most one back-off line per loop this often
+constexpr std::chrono::seconds kBackoffLogInterval{10};  // at most one back-off (or refusal) line per loop this often
 
 bool is_resource_shortage(int error) {
   return error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM;
@@ -32,10 +33,18 @@ bool is_fatal(int error) { return error == EBADF || error == EINVAL || error == 
 
 }  // namespace
 
-Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker) {
+Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker,
+                       ListenerLimits& limits) {
   std::optional<std::chrono::steady_clock::time_point> last_backoff_line;
+  std::optional<std::chrono::steady_clock::time_point> last_refusal_line;
   for (;;) {
-    co_await tracker.wait_for_room();
+    // Why both: the worker's total is shared by its listeners; a listener's
+    // own limit keeps one listener from taking all of it.
+    for (;;) {
+      co_await tracker.wait_for_room();
+      if (!limits.full()) break;
+      co_await limits.wait_for_room();
+    }
     sockaddr_storage peer{};
     socklen_t peer_length = sizeof peer;
     const IoResult accepted = co_await Accept{listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length};
@@ -59,9 +68,29 @@ Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTr
       continue;  // ECONNABORTED and friends concern one client only
     }
     UniqueFd socket(accepted.value());
+    PeerConnectionLimit::Entry* counted = nullptr;
+    if (PeerConnectionLimit* per_address = limits.per_address()) {
+      counted = per_address->admit(peer);
+      if (counted == nullptr) {
+        // Why close at once, with no 503: refusing must cost this client's
+        // flood nothing (no task, no buffer, no reading its request), and
+        // the same answer then fits echo listeners, which have no 503.
+        Metrics::instance().connections_refused.fetch_add(1, std::memory_order_relaxed);
+        const auto now = std::chrono::steady_clock::now();
+        if (!last_refusal_line || now - *last_refusal_line >= kBackoffLogInterval) {
+          last_refusal_line = now;
+          error_log().log(LogLevel::warn,
+                          "listener \"%s\" refused a connection from %s: that address has %zu open "
+                          "(limits.max_connections_per_ip; repeats within %lld s are only counted in the metrics)",
+                          limits.listener().c_str(), format_peer(peer).c_str(), per_address->limit(),
+                          static_cast<long long>(kBackoffLogInterval.count()));
+        }
+        continue;  // `socket` closes here
+      }
+    }
     const int one = 1;
     ::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    co_await Spawn{protocol.serve(std::move(socket), peer, ConnectionTracker::Slot(tracker))};
+    co_await Spawn{protocol.serve(std::move(socket), peer, ConnectionTracker::Slot(tracker, &limits, counted))};
   }
 }
 

@@ -7,13 +7,17 @@
 namespace tiffany {
 
 class ConnectionTracker;
+class ListenerLimits;
 
 /// Accepts connections on `listen_fd` until canceled, spawning
-/// `protocol.serve` for each (detached). At the worker's connection limit it
-/// pauses until one closes; running out of descriptors or memory backs off
+/// `protocol.serve` for each (detached). At the worker's connection limit,
+/// or at the listener's share of its own, it pauses until one closes; a
+/// connection from an address that has the listener's per-address limit
+/// open is closed at once; running out of descriptors or memory backs off
 /// instead of spinning; an error that means the socket itself is broken ends
-/// the loop with an exception. `protocol` and `tracker` must outlive the loop
-/// and its connections.
-Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker);
+/// the loop with an exception. `protocol`, `tracker` and `limits` must
+/// outlive the loop and its connections.
+Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker,
+                       ListenerLimits& limits);
 
 }  // namespace tiffany

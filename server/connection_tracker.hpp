@@ -12,6 +12,7 @@
 #include "coro/promise.hpp"
 #include "coro/task.hpp"
 #include "handlers/server_stats.hpp"
+#include "server/listener_limits.hpp"
 
 namespace tiffany {
 
@@ -39,17 +40,28 @@ class ConnectionTracker {
   /// Travels with the connection (task or IdlePark) until it closes.
   class Slot {
    public:
-    explicit Slot(ConnectionTracker& tracker) noexcept : tracker_(&tracker) {
+    /// Counts the connection in the worker's total and, if given, in its
+    /// listener's limits (and `peer`, its client address's count, which
+    /// PeerConnectionLimit::admit took).
+    explicit Slot(ConnectionTracker& tracker, ListenerLimits* listener = nullptr,
+                  PeerConnectionLimit::Entry* peer = nullptr) noexcept
+        : tracker_(&tracker), listener_(listener), peer_(peer) {
       ++tracker.size_;
+      if (listener_ != nullptr) listener_->add();
       server_stats().connections_open.fetch_add(1, std::memory_order_relaxed);
       server_stats().connections_total.fetch_add(1, std::memory_order_relaxed);
     }
-    Slot(Slot&& other) noexcept : tracker_(std::exchange(other.tracker_, nullptr)) {}
+    Slot(Slot&& other) noexcept
+        : tracker_(std::exchange(other.tracker_, nullptr)),
+          listener_(std::exchange(other.listener_, nullptr)),
+          peer_(std::exchange(other.peer_, nullptr)) {}
     Slot& operator=(Slot&&) = delete;
     ~Slot();
 
    private:
     ConnectionTracker* tracker_;
+    ListenerLimits* listener_;
+    PeerConnectionLimit::Entry* peer_;
   };
 
   /// RAII registration of a connection's task for draining: whether it is

@@ -25,7 +25,7 @@ struct PlainConnection {
 /// The idle plain connections of one listener on one worker. An idle
 /// connection is not a task: it is one small entry whose pooled receive is
 /// detached (IoOperation::start_detached), so it holds no coroutine frame and
-/// no read buffer, only the entry (a 240-byte allocation). When bytes arrive the
+/// no read buffer, only the entry (a 256-byte allocation). When bytes arrive the
 /// park spawns a task running `serve` with them, which parks the connection
 /// again if it stays open. A connection idle for `idle_timeout`, or still
 /// idle at the end of a drain's grace, is closed; bytes that win the race

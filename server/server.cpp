@@ -56,6 +56,7 @@ Server::Server(Config config, const HandlerRegistry& registry)
       workers_(config_.workers != 0 ? config_.workers : std::max(1u, std::thread::hardware_concurrency())) {
   config_.workers = workers_;
   tls_contexts_ = build_tls_contexts(config_);                // certificates and keys are read here
+  peer_limits_ = build_peer_connection_limits(config_);       // per-address counts, shared by the workers
   (void)build_protocols(config_, registry_, tls_contexts_);  // every route and handler param is checked before binding
   if (config_.access_log.enabled) access_log_file_ = open_access_log(config_);
   sockets_.resize(workers_);
@@ -86,7 +87,7 @@ int Server::run(int signal_fd) {
   std::vector<std::unique_ptr<Worker>> workers;
   WorkerBackend backend;
   for (std::size_t w = 0; w < workers_; ++w) {
-    workers.push_back(std::make_unique<Worker>(w, config_, registry_, tls_contexts_, std::move(sockets_[w]),
+    workers.push_back(std::make_unique<Worker>(w, config_, registry_, tls_contexts_, peer_limits_, std::move(sockets_[w]),
                                                access_log_file_ ? access_log_file_.get() : -1));
     backend = workers.back()->start();
   }

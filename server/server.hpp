@@ -9,6 +9,7 @@
 #include "reactor/unique_fd.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/listen_socket.hpp"
+#include "server/listener_limits.hpp"
 #include "server/worker.hpp"
 
 namespace tiffany {
@@ -38,6 +39,7 @@ class Server {
   const HandlerRegistry& registry_;
   std::size_t workers_;
   TlsContexts tls_contexts_;                       // [listener], shared by the workers
+  PeerConnectionLimits peer_limits_;               // [listener], shared by the workers
   UniqueFd access_log_file_;                       // when the log goes to a file
   std::vector<std::vector<ListenSocket>> sockets_;  // [worker][listener]
   std::vector<ListenAddress> bound_;                // [listener]: the address really bound

@@ -68,11 +68,13 @@ struct CloseIdleOnExit {
 }  // namespace
 
 Worker::Worker(std::size_t index, const Config& config, const HandlerRegistry& registry,
-               const TlsContexts& tls_contexts, std::vector<ListenSocket> sockets, int access_log_fd)
+               const TlsContexts& tls_contexts, const PeerConnectionLimits& peer_limits,
+               std::vector<ListenSocket> sockets, int access_log_fd)
     : index_(index),
       config_(config),
       registry_(registry),
       tls_contexts_(tls_contexts),
+      peer_limits_(peer_limits),
       sockets_(std::move(sockets)),
       access_log_fd_(access_log_fd) {}
 
@@ -101,6 +103,14 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     }
     const std::size_t workers = std::max<std::size_t>(config_.workers, 1);
     ConnectionTracker tracker((config_.max_connections + workers - 1) / workers);
+    // Declared before the protocols: idle connections they park hold slots counted here.
+    std::vector<std::unique_ptr<ListenerLimits>> listener_limits;
+    for (std::size_t i = 0; i < config_.listeners.size(); ++i) {
+      const ListenerConfig& listener = config_.listeners[i];
+      const std::size_t total = listener.connection_limits.max_connections;
+      listener_limits.push_back(std::make_unique<ListenerLimits>(listener.name, (total + workers - 1) / workers,
+                                                                 peer_limits_.at(i).get()));
+    }
     const auto protocols = build_protocols(config_, registry_, tls_contexts_, access_log.get(), &tracker);
     // Why: declared after everything the tasks use, so its destructor (which
     // destroys unfinished connection tasks) runs while those still exist.
@@ -117,7 +127,8 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
 
     std::vector<JoinHandle<void>> accept_loops;
     for (std::size_t i = 0; i < sockets_.size(); ++i) {
-      accept_loops.push_back(scheduler.spawn(accept_loop(sockets_[i].fd.get(), *protocols[i], tracker)));
+      accept_loops.push_back(
+          scheduler.spawn(accept_loop(sockets_[i].fd.get(), *protocols[i], tracker, *listener_limits[i])));
     }
     (void)scheduler.spawn(publish_counters(tracker, open_, Metrics::instance().add_worker()));
     if (access_log) (void)scheduler.spawn(access_log->flush_every(std::chrono::seconds(1)));

@@ -16,6 +16,7 @@
 #include "coro/remote_queue.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/listen_socket.hpp"
+#include "server/listener_limits.hpp"
 
 namespace tiffany {
 
@@ -32,9 +33,10 @@ struct WorkerBackend {
 /// main thread only through its RemoteQueue (drain, stop).
 class Worker {
  public:
-  /// `access_log_fd` < 0: no access log.
+  /// `access_log_fd` < 0: no access log. `peer_limits` (one per listener,
+  /// shared by the workers) must outlive the worker.
   Worker(std::size_t index, const Config& config, const HandlerRegistry& registry, const TlsContexts& tls_contexts,
-         std::vector<ListenSocket> sockets, int access_log_fd);
+         const PeerConnectionLimits& peer_limits, std::vector<ListenSocket> sockets, int access_log_fd);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
   ~Worker();
@@ -59,6 +61,7 @@ class Worker {
   const Config& config_;
   const HandlerRegistry& registry_;
   const TlsContexts& tls_contexts_;
+  const PeerConnectionLimits& peer_limits_;
   std::vector<ListenSocket> sockets_;
   int access_log_fd_;
   std::thread thread_;

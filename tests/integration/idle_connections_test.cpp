@@ -88,7 +88,7 @@ constexpr bool kSanitized = false;
 TEST(IdleConnections, CostHundredsOfBytesEachNotKilobytes) {
   if (kSanitized) GTEST_SKIP() << "sanitizers pad every allocation; loadtest/idle_memory_bench.sh measures the real figure";
   // Why so loose a bound: this guards the design (no buffer, task or frame per
-  // idle connection: about 240 B), not the figure. Holding a 16 KiB read
+  // idle connection: about 256 B), not the figure. Holding a 16 KiB read
   // buffer or a task's frames per connection would blow far past it.
   ServerProcess server(R"({"workers": 1, "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
       "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]})");

@@ -80,6 +80,21 @@ TEST(ConfigLoader, ReadsHttpTimeoutsWithABodyBudgetAndLingeringByDefault) {
   EXPECT_EQ(config.listeners[1].limits.max_linger_bytes, 0u);
 }
 
+TEST(ConfigLoader, ReadsConnectionLimitsOnAnyListenerWithNoneByDefault) {
+  const Config config = parse_config(R"({"listeners": [
+      {"name": "a", "address": "127.0.0.1:0", "protocol": "http", "routes": []},
+      {"name": "b", "address": "127.0.0.1:0", "protocol": "http", "routes": [],
+       "limits": {"max_connections": 1000, "max_connections_per_ip": 10, "max_body_bytes": 5}},
+      {"name": "c", "address": "127.0.0.1:0", "protocol": "echo", "limits": {"max_connections": 20}}]})",
+                                     "test.json");
+  EXPECT_EQ(config.listeners[0].connection_limits.max_connections, 0u);
+  EXPECT_EQ(config.listeners[0].connection_limits.max_connections_per_ip, 0u);
+  EXPECT_EQ(config.listeners[1].connection_limits.max_connections, 1000u);
+  EXPECT_EQ(config.listeners[1].connection_limits.max_connections_per_ip, 10u);
+  EXPECT_EQ(config.listeners[1].limits.max_body_bytes, 5u);
+  EXPECT_EQ(config.listeners[2].connection_limits.max_connections, 20u);
+}
+
 TEST(ConfigLoader, ListenersRefuseToSharePortsUnlessTheyAsk) {
   const Config config = parse_config(R"({"listeners": [
       {"name": "mine", "address": "127.0.0.1:7000", "protocol": "echo"},
@@ -200,8 +215,25 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"UnknownLimitsKey",
              R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
                                 "limits": {"max_headers": 10}}]})",
-             "test.json: $.listeners[0].limits.max_headers: unknown key; expected one of \"max_header_bytes\", "
-             "\"max_header_count\", \"max_uri_bytes\", \"max_body_bytes\", \"max_linger_bytes\""},
+             "test.json: $.listeners[0].limits.max_headers: unknown key; expected one of \"max_connections\", "
+             "\"max_connections_per_ip\", \"max_header_bytes\", \"max_header_count\", \"max_uri_bytes\", "
+             "\"max_body_bytes\", \"max_linger_bytes\""},
+        Case{"UnknownEchoLimitsKey",
+             R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo",
+                                "limits": {"max_conections": 10}}]})",
+             "test.json: $.listeners[0].limits.max_conections: unknown key; expected one of \"max_connections\", "
+             "\"max_connections_per_ip\""},
+        Case{"HttpLimitOnAnEchoListener",
+             R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo",
+                                "limits": {"max_connections": 10, "max_body_bytes": 10}}]})",
+             "test.json: $.listeners[0].limits.max_body_bytes: only \"http\" listeners take this key"},
+        Case{"RoutesOnAnEchoListener",
+             R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "routes": []}]})",
+             "test.json: $.listeners[0].routes: only \"http\" listeners take this key"},
+        Case{"NoConnectionsPerIp",
+             R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo",
+                                "limits": {"max_connections_per_ip": 0}}]})",
+             "test.json: $.listeners[0].limits.max_connections_per_ip: expected an integer from 1 to 10000000, got 0"},
         Case{"NoHeaderFieldsAllowed",
              R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http", "routes": [],
                                 "limits": {"max_header_count": 0}}]})",
