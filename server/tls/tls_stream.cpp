@@ -1,4 +1,4 @@
-// TlsStream: handshake, read, write and close over a BIO pair and io_uring.
+// TlsStream: handshake, read, write and close over CiphertextBuffers and io_uring.
 #include "server/tls/tls_stream.hpp"
 
 #include <sys/socket.h>
@@ -10,40 +10,41 @@
 #include <climits>
 #include <new>
 
-#include "reactor/recv.hpp"
 #include "reactor/recv_pooled.hpp"
 #include "reactor/send.hpp"
+#include "reactor/spare_read_buffers.hpp"
 #include "server/socket_stream.hpp"
 
 namespace tiffany::tls {
 namespace {
 
-// Ciphertext from the peer: one full record (16 KiB + overhead) fits in one Recv.
-constexpr std::size_t kInboundBytes = 17 * 1024;
-// Ciphertext to the peer: a couple of full records go out in one Send.
-constexpr std::size_t kOutboundBytes = 34 * 1024;
-
 int clamp_to_int(std::size_t size) { return static_cast<int>(std::min<std::size_t>(size, INT_MAX)); }
 
 }  // namespace
+
+TlsStream::TlsStream(int fd, const TlsContext& context, ReadLease hello) : fd_(fd) {
+  attach(context.new_connection());
+  SSL_set_accept_state(ssl_.get());
+  ciphertext_.add_input(std::move(hello));
+}
 
 TlsStream::TlsStream(UniqueFd socket, const TlsContext& context)
     : TlsStream(std::move(socket), context.new_connection()) {
   SSL_set_accept_state(ssl_.get());
 }
 
-TlsStream::TlsStream(UniqueFd socket, SslPtr ssl) : socket_(std::move(socket)), ssl_(std::move(ssl)) {
-  BIO* inside = nullptr;
-  if (BIO_new_bio_pair(&inside, kOutboundBytes, &network_, kInboundBytes) != 1) {
-    ERR_clear_error();
-    throw std::bad_alloc();
-  }
-  SSL_set_bio(ssl_.get(), inside, inside);  // the SSL owns `inside` now
+TlsStream::TlsStream(UniqueFd socket, SslPtr ssl) : owned_(std::move(socket)), fd_(owned_.get()) {
+  attach(std::move(ssl));
 }
 
 TlsStream::~TlsStream() {
-  ssl_.reset();  // frees `inside`, which leaves `network_` unpaired
-  BIO_free(network_);
+  ssl_.reset();  // frees the BIO before the buffers it points at
+}
+
+void TlsStream::attach(SslPtr ssl) {
+  ssl_ = std::move(ssl);
+  BIO* bio = ciphertext_.new_bio();
+  SSL_set_bio(ssl_.get(), bio, bio);  // the SSL owns it now (one reference for both directions)
 }
 
 std::string_view TlsStream::alpn() const noexcept {
@@ -53,27 +54,24 @@ std::string_view TlsStream::alpn() const noexcept {
   return {reinterpret_cast<const char*>(name), length};
 }
 
-bool TlsStream::has_output() const noexcept { return BIO_ctrl_pending(network_) > 0; }
+bool TlsStream::has_buffered_input() const noexcept { return ciphertext_.has_input() || SSL_pending(ssl_.get()) > 0; }
 
 Task<IoResult> TlsStream::fill() {
-  char* space = nullptr;
-  const int room = BIO_nwrite0(network_, &space);
-  // Why it cannot be full: OpenSSL asks for more input only after taking all
-  // of the pair's buffered bytes into its own record buffer.
-  if (room <= 0) co_return IoResult{-ENOBUFS};
-  const IoResult got = co_await Recv{socket_.get(), space, static_cast<std::size_t>(room)};
-  if (got && got.bytes() > 0) BIO_nwrite(network_, &space, got.value());
+  // Why it is empty: OpenSSL asks for more input only after reading all it had.
+  if (ciphertext_.has_input()) co_return IoResult{clamp_to_int(ciphertext_.input_size())};
+  ReadLease received;
+  const IoResult got = co_await RecvPooled{fd_, received};
+  if (got && got.bytes() > 0) ciphertext_.add_input(std::move(received));
   co_return got;
 }
 
 Task<IoResult> TlsStream::flush() {
   for (;;) {
-    char* pending = nullptr;
-    const int available = BIO_nread0(network_, &pending);
-    if (available <= 0) co_return IoResult{0};
-    const IoResult sent = co_await Send{socket_.get(), pending, static_cast<std::size_t>(available)};
+    const std::string_view pending = ciphertext_.next_output();
+    if (pending.empty()) co_return IoResult{0};
+    const IoResult sent = co_await Send{fd_, pending.data(), pending.size()};
     if (!sent) co_return sent;
-    BIO_nread(network_, &pending, sent.value());
+    ciphertext_.consume_output(sent.bytes());
   }
 }
 
@@ -84,13 +82,11 @@ Task<IoResult> TlsStream::flush_at_once() {
 
 bool TlsStream::send_without_waiting() noexcept {
   for (;;) {
-    char* pending = nullptr;
-    const int available = BIO_nread0(network_, &pending);
-    if (available <= 0) return true;
-    const ssize_t sent =
-        ::send(socket_.get(), pending, static_cast<std::size_t>(available), MSG_DONTWAIT | MSG_NOSIGNAL);
+    const std::string_view pending = ciphertext_.next_output();
+    if (pending.empty()) return true;
+    const ssize_t sent = ::send(fd_, pending.data(), pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-    BIO_nread(network_, &pending, static_cast<int>(sent));
+    ciphertext_.consume_output(static_cast<std::size_t>(sent));
   }
 }
 
@@ -102,7 +98,7 @@ Task<bool> TlsStream::handshake() {
     const int outcome = SSL_do_handshake(ssl_.get());
     const int error = outcome == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl_.get(), outcome);
     ERR_clear_error();
-    if (has_output()) {  // our flight, session tickets, or an alert saying why we gave up
+    if (ciphertext_.has_output()) {  // our flight, session tickets, or an alert saying why we gave up
       // Why not just the ring: a Send queued now reaches the kernel only when
       // this loop turn ends, after every other handshake of the turn has done
       // its signing (most of a millisecond with RSA 2048), and the client waits
@@ -114,6 +110,7 @@ Task<bool> TlsStream::handshake() {
       established_ = true;
       co_return true;
     }
+    if (error == SSL_ERROR_WANT_WRITE) continue;  // flushed above: room again
     if (error != SSL_ERROR_WANT_READ) co_return false;
     const IoResult got = co_await fill();
     if (!got || got.bytes() == 0) co_return false;
@@ -127,7 +124,7 @@ Task<IoResult> TlsStream::read(char* data, std::size_t size) {
     if (n > 0) co_return IoResult{n};
     const int error = SSL_get_error(ssl_.get(), n);
     ERR_clear_error();
-    if (has_output()) {  // a ticket, a key update answer, or an alert
+    if (ciphertext_.has_output()) {  // a ticket, a key update answer, or an alert
       const IoResult sent = co_await flush();
       if (!sent) co_return sent;
     }
@@ -136,6 +133,34 @@ Task<IoResult> TlsStream::read(char* data, std::size_t size) {
     if (error == SSL_ERROR_WANT_WRITE) continue;  // flushed above: room again
     const IoResult got = co_await fill();
     if (!got || got.bytes() == 0) co_return got;  // reset, or the peer left without close_notify
+  }
+}
+
+Task<IoResult> TlsStream::read_pooled(ReadLease& lease) {
+  bool retry = false;  // OpenSSL asked to retry after a flush: no need to wait for the socket
+  for (;;) {
+    if (!retry && !has_buffered_input()) {
+      const IoResult got = co_await fill();  // holding no buffer of ours
+      if (!got || got.bytes() == 0) co_return got;
+    }
+    ReadLease plaintext = SpareReadBuffers::for_this_thread().take();
+    ERR_clear_error();
+    const int n = SSL_read(ssl_.get(), plaintext.data(), clamp_to_int(kReadBufferSize));
+    if (n > 0) {
+      plaintext.set_size(static_cast<std::size_t>(n));
+      lease = std::move(plaintext);
+      co_return IoResult{n};
+    }
+    plaintext.reset();  // back before any wait: a record cut short must not pin it
+    const int error = SSL_get_error(ssl_.get(), n);
+    ERR_clear_error();
+    if (ciphertext_.has_output()) {  // a ticket, a key update answer, or an alert
+      const IoResult sent = co_await flush();
+      if (!sent) co_return sent;
+    }
+    if (error == SSL_ERROR_ZERO_RETURN) co_return IoResult{0};  // close_notify
+    if (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE) co_return IoResult{-EPROTO};
+    retry = error == SSL_ERROR_WANT_WRITE;
   }
 }
 
@@ -151,7 +176,7 @@ Task<IoResult> TlsStream::write(const char* data, std::size_t size) {
     const int error = SSL_get_error(ssl_.get(), n);
     ERR_clear_error();
     if (error != SSL_ERROR_WANT_WRITE) co_return IoResult{-EPROTO};
-    const IoResult sent = co_await flush();  // the pair is full: make room
+    const IoResult sent = co_await flush();  // the outbound buffers are full: make room
     if (!sent) co_return sent;
   }
   const IoResult sent = co_await flush();
@@ -166,15 +191,15 @@ void TlsStream::finish() noexcept {
     ERR_clear_error();
   }
   // Why a plain non-blocking send: finish() cannot wait, and close_notify is a
-  // few dozen bytes going out just after a flush emptied the pair, so the
+  // few dozen bytes going out just after a flush emptied the buffers, so the
   // socket buffer takes it whole. If not, the peer sees a TCP close instead.
   (void)send_without_waiting();
-  finish_socket(socket_.get());
+  finish_socket(fd_);
 }
 
 Task<IoResult> TlsStream::discard_some() {
   ReadLease dropped;
-  co_return co_await RecvPooled{socket_.get(), dropped};
+  co_return co_await RecvPooled{fd_, dropped};
 }
 
 }  // namespace tiffany::tls

@@ -1,35 +1,42 @@
-// TlsStream: ByteStream over TLS. OpenSSL only transforms bytes in memory (a BIO
-// pair); the reactor does all socket I/O with Recv and Send.
+// TlsStream: ByteStream over TLS. OpenSSL only transforms bytes in memory
+// (CiphertextBuffers); the reactor does all socket I/O with RecvPooled and Send.
 #pragma once
 
 #include <string_view>
 
 #include "reactor/unique_fd.hpp"
 #include "server/byte_stream.hpp"
+#include "server/tls/ciphertext_buffers.hpp"
 #include "server/tls/openssl_handles.hpp"
 #include "server/tls/tls_context.hpp"
 
 namespace tiffany::tls {
 
-/// One TLS connection, usually the server side. Owns the socket (closed on
-/// destruction) and the OpenSSL connection. OpenSSL never touches the socket:
-/// ciphertext moves between the socket and a BIO pair through io_uring Recv
-/// and Send, straight into and out of the pair's buffers, so a slow or stalled
-/// peer parks only this task and never blocks the worker. (Handshake flights
-/// and the last close_notify first try one non-blocking send; see handshake().)
+/// One TLS connection, usually the server side. OpenSSL never touches the
+/// socket: ciphertext moves between the socket and CiphertextBuffers through
+/// io_uring RecvPooled and Send, so a slow or stalled peer parks only this
+/// task and never blocks the worker. (Handshake flights and the last
+/// close_notify first try one non-blocking send; see handshake().)
 ///
-/// Memory: the pair holds 17 KiB inbound and 34 KiB outbound for the life of
-/// the connection; OpenSSL's own record buffers are released when idle.
+/// Memory: the SSL and this object. Ciphertext sits in pooled buffers only
+/// while it is in flight, a read waits for the socket with no buffer
+/// (read_pooled), and OpenSSL's own record buffers are released when idle
+/// (SSL_MODE_RELEASE_BUFFERS), so an idle connection holds no buffer at all.
 ///
 /// Call handshake() first; read() and write() then carry application data.
-/// Used by one task at a time, on the thread of its scheduler; `context`
+/// Used by one task at a time, on the thread of its scheduler; the context
 /// must outlive the stream.
 class TlsStream final : public ByteStream {
  public:
-  /// The server side of an accepted connection, with the listener's context.
+  /// The server side of an accepted connection on `fd`, which it does not
+  /// own, made when the connection's first bytes (`hello`, ciphertext from a
+  /// pooled receive) arrived: the SSL is created only now. Throws std::bad_alloc.
+  TlsStream(int fd, const TlsContext& context, ReadLease hello);
+  /// The server side of an accepted connection, with the listener's context;
+  /// owns the socket (closed on destruction).
   TlsStream(UniqueFd socket, const TlsContext& context);
   /// Either side over an SSL the caller has set up (SSL_set_connect_state for
-  /// a client, as the load client does). Throws std::bad_alloc.
+  /// a client, as the load client does); owns the socket. Throws std::bad_alloc.
   TlsStream(UniqueFd socket, SslPtr ssl);
   TlsStream(const TlsStream&) = delete;
   TlsStream& operator=(const TlsStream&) = delete;
@@ -42,6 +49,9 @@ class TlsStream final : public ByteStream {
   /// Decrypted bytes; bytes() == 0 when the peer closed (close_notify or TCP
   /// EOF). A TLS-level failure is EPROTO.
   Task<IoResult> read(char* data, std::size_t size) override;
+  /// Like read(), into a spare buffer taken only to decrypt: while it waits
+  /// for the socket (a pooled receive) it holds no buffer.
+  Task<IoResult> read_pooled(ReadLease& lease) override;
   /// Encrypts and sends all `size` bytes or fails.
   Task<IoResult> write(const char* data, std::size_t size) override;
   /// Sends close_notify (best effort, without waiting) and half-closes.
@@ -50,12 +60,21 @@ class TlsStream final : public ByteStream {
   /// dropped raw bytes too, so the record stream can no longer be read.
   Task<IoResult> discard_some() override;
 
-  int fd() const noexcept { return socket_.get(); }
+  /// Ciphertext a pooled receive brought while nobody read this stream (the
+  /// connection waited in an IdlePark): the next read decrypts it. Only
+  /// when has_buffered_input() is false.
+  void add_input(ReadLease ciphertext) noexcept { ciphertext_.add_input(std::move(ciphertext)); }
+  /// True if a read can make progress without the socket: ciphertext
+  /// received and not yet decrypted, or plaintext decrypted and not yet read.
+  bool has_buffered_input() const noexcept;
+
+  int fd() const noexcept { return fd_; }
   /// The ALPN protocol agreed on ("http/1.1"), or empty.
   std::string_view alpn() const noexcept;
 
  private:
-  /// Receives ciphertext straight into the pair; bytes() == 0 at TCP EOF.
+  void attach(SslPtr ssl);
+  /// Receives ciphertext into a pooled buffer; bytes() == 0 at TCP EOF.
   Task<IoResult> fill();
   /// Sends every byte OpenSSL has produced so far.
   Task<IoResult> flush();
@@ -64,11 +83,11 @@ class TlsStream final : public ByteStream {
   /// Moves what it can of OpenSSL's output to the socket without waiting;
   /// false if the socket failed. finish() and flush_at_once() use it.
   bool send_without_waiting() noexcept;
-  bool has_output() const noexcept;
 
-  UniqueFd socket_;
+  UniqueFd owned_;  // empty when the socket belongs to someone else
+  int fd_;
+  CiphertextBuffers ciphertext_;  // before ssl_: the SSL's BIO points at it
   SslPtr ssl_;
-  BIO* network_ = nullptr;  // our end of the pair; OpenSSL owns the other (and frees both with ssl_)
   bool established_ = false;
 };
 
