@@ -135,7 +135,7 @@ std::string Metrics::render_prometheus() const {
   metric(out, "tiffany_connections_open", "gauge", "Connections open now.",
          static_cast<double>(stats.connections_open.load()));
   metric(out, "tiffany_connections_idle", "gauge",
-         "Plain connections idle between requests (parked: no task, no read buffer).",
+         "Connections idle before their first bytes or between requests (parked: no task, no read buffer).",
          static_cast<double>(stats.connections_idle.load()));
   metric(out, "tiffany_connections_total", "counter", "Connections accepted.",
          static_cast<double>(stats.connections_total.load()));

@@ -18,7 +18,9 @@ struct ServerStats {
   std::atomic<std::uint64_t> tls_handshakes_total{0};    // completed TLS handshakes
   std::atomic<std::uint64_t> tls_handshake_failures{0};  // failed or timed out: the connection was closed
   std::atomic<std::uint64_t> tls_handshake_timeouts{0};  // the failures that ran out of time
-  std::atomic<std::uint64_t> connections_idle{0};  // plain connections waiting in an IdlePark: no task, no buffer
+  // Connections waiting in an IdlePark (plain, or TLS before its ClientHello
+  // or between requests): no task, no buffer.
+  std::atomic<std::uint64_t> connections_idle{0};
 };
 
 /// The process's counters.

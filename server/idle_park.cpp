@@ -9,7 +9,7 @@ namespace tiffany {
 
 /// One parked connection: its detached receive and its place in a list.
 struct IdlePark::Entry final : IoOperation {
-  Entry(IdlePark& owner, PlainConnection parked, Scheduler::Clock::time_point idle_since)
+  Entry(IdlePark& owner, ParkedConnection parked, Scheduler::Clock::time_point idle_since)
       : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .fd = parked.socket.get()}),
         park(owner),
         connection(std::move(parked)),
@@ -21,7 +21,7 @@ struct IdlePark::Entry final : IoOperation {
   Entry& operator=(const Entry&) = delete;
 
   IdlePark& park;
-  PlainConnection connection;
+  ParkedConnection connection;
   Scheduler::Clock::time_point since;
   Entry* prev = nullptr;
   Entry* next = nullptr;
@@ -43,9 +43,14 @@ void IdlePark::List::remove(Entry& entry) noexcept {
   --size;
 }
 
-IdlePark::IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve)
-    : idle_timeout_(idle_timeout), tracker_(tracker), serve_(std::move(serve)) {
+IdlePark::IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve,
+                   OnTimeout on_timeout)
+    : idle_timeout_(idle_timeout), tracker_(tracker), serve_(std::move(serve)), on_timeout_(on_timeout) {
   if (tracker_ != nullptr) tracker_->add_drain_listener(*this);
+}
+
+void IdlePark::count_timeout(const ParkedConnection&) noexcept {
+  server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
 }
 
 IdlePark::~IdlePark() {
@@ -53,7 +58,7 @@ IdlePark::~IdlePark() {
   if (tracker_ != nullptr) tracker_->remove_drain_listener(*this);
 }
 
-void IdlePark::park(PlainConnection connection) {
+void IdlePark::park(ParkedConnection connection) {
   if (grace_over_) return;  // shutting down: the connection closes here
   auto* entry = new Entry(*this, std::move(connection), Scheduler::current().now());
   waiting_.push_back(*entry);
@@ -73,17 +78,18 @@ void IdlePark::on_input(IoOperation& op, void* context) noexcept {
   (entry->closing ? park.closing_ : park.waiting_).remove(*entry);
   const IoResult result = op.result();
   ReadLease input = op.take_buffer();
-  PlainConnection connection = std::move(entry->connection);
+  ParkedConnection connection = std::move(entry->connection);
   const bool timed_out = entry->timed_out;
+  const Scheduler::Clock::time_point parked_since = entry->since;
   delete entry;
   if (result && result.bytes() > 0) {  // served even if a close was under way: the bytes won the race
     try {
-      (void)Scheduler::current().spawn(park.serve_(std::move(connection), std::move(input)));
+      (void)Scheduler::current().spawn(park.serve_(std::move(connection), std::move(input), parked_since));
     } catch (...) {  // no memory for the task: the connection closes
     }
     return;
   }
-  if (timed_out) server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+  if (timed_out) park.on_timeout_(connection);
   // The peer closed or failed, or the connection idled too long: `connection` closes it.
 }
 

@@ -1,9 +1,10 @@
-// IdlePark: where plain connections wait between requests, with no task and no buffer.
+// IdlePark: where connections wait for input, with no task and no buffer.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "coro/scheduler.hpp"
@@ -11,40 +12,55 @@
 #include "reactor/io_operation.hpp"
 #include "reactor/read_lease.hpp"
 #include "reactor/unique_fd.hpp"
+#include "server/byte_stream.hpp"
 #include "server/connection_tracker.hpp"
 
 namespace tiffany {
 
-/// A plain connection, whichever holds it: the park or the task serving it.
-struct PlainConnection {
+/// A connection, whichever holds it: the park or the task serving it.
+struct ParkedConnection {
   UniqueFd socket;
   std::string peer;
   ConnectionTracker::Slot slot;
+  /// The stream whose state outlives a burst (TLS: the session, which does
+  /// not own the socket); null for a plain connection, whose stream is the
+  /// socket. Destroyed before the socket closes.
+  std::unique_ptr<ByteStream> session;
 };
 
-/// The idle plain connections of one listener on one worker. An idle
-/// connection is not a task: it is one small entry whose pooled receive is
-/// detached (IoOperation::start_detached), so it holds no coroutine frame and
-/// no read buffer, only the entry (a 256-byte allocation). When bytes arrive the
-/// park spawns a task running `serve` with them, which parks the connection
-/// again if it stays open. A connection idle for `idle_timeout`, or still
-/// idle at the end of a drain's grace, is closed; bytes that win the race
-/// against that close are still served.
+/// The idle connections of one listener on one worker, all with the same
+/// timeout (plain connections between requests; TLS connections before their
+/// ClientHello, and between requests). An idle connection is not a task: it
+/// is one small entry whose pooled receive is detached
+/// (IoOperation::start_detached), so it holds no coroutine frame and no read
+/// buffer, only the entry (a 256-byte allocation) and the connection's
+/// session if it has one. When bytes arrive the park spawns a task running
+/// `serve` with them, which parks the connection again if it stays open. A
+/// connection idle for `idle_timeout`, or still idle at the end of a drain's
+/// grace, is closed (`on_timeout` tells of the former); bytes that win the
+/// race against that close are still served.
 ///
 /// Single-threaded: the worker's own. Must outlive the tasks it spawns, and
 /// be closed (close_all) while the scheduler still exists.
 class IdlePark final : private DrainListener {
  public:
-  using Serve = std::function<Task<void>(PlainConnection connection, ReadLease first)>;
+  /// Serves `first`, the bytes that arrived on `connection`, parked since `parked_since`.
+  using Serve = std::function<Task<void>(ParkedConnection connection, ReadLease first,
+                                         Scheduler::Clock::time_point parked_since)>;
+  /// Counts (or logs) a connection about to close for idling too long.
+  using OnTimeout = void (*)(const ParkedConnection& connection) noexcept;
+  /// The default OnTimeout: counts it in ServerStats::timeouts_total.
+  static void count_timeout(const ParkedConnection& connection) noexcept;
 
-  IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve);
+  IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve,
+           OnTimeout on_timeout = &IdlePark::count_timeout);
   IdlePark(const IdlePark&) = delete;
   IdlePark& operator=(const IdlePark&) = delete;
   ~IdlePark();
 
   /// Waits for the connection's next bytes. During a drain whose grace is
   /// over, closes it instead.
-  void park(PlainConnection connection);
+  void park(ParkedConnection connection);
   /// Closes every parked connection now (shutdown).
   void close_all() noexcept;
   /// Connections waiting here (closing ones included).
@@ -71,6 +87,7 @@ class IdlePark final : private DrainListener {
   std::chrono::milliseconds idle_timeout_;
   ConnectionTracker* tracker_;
   Serve serve_;
+  OnTimeout on_timeout_;
   List waiting_;  // oldest first: deadlines fall in the same order
   List closing_;  // receives canceled, completions due
   bool reaper_running_ = false;

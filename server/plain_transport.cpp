@@ -9,16 +9,16 @@ namespace tiffany {
 PlainTransport::PlainTransport(std::unique_ptr<StreamProtocol> protocol, ConnectionTracker* tracker)
     : protocol_(std::move(protocol)),
       park_(protocol_->idle_timeout(), tracker,
-            [this](PlainConnection connection, ReadLease first) {
+            [this](ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point) {
               return serve_input(std::move(connection), std::move(first));
             }) {}
 
 Task<void> PlainTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
-  park_.park(PlainConnection{std::move(socket), format_peer(peer), std::move(slot)});
+  park_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr});
   co_return;
 }
 
-Task<void> PlainTransport::serve_input(PlainConnection connection, ReadLease first) {
+Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease first) {
   SocketStream stream(connection.socket.get());
   Deadline deadline = Deadline::unarmed();  // the protocol arms it for each stage that waits
   ConnectionContext context{deadline, connection.peer};

@@ -23,7 +23,7 @@ class PlainTransport final : public ConnectionProtocol {
   std::size_t idle_connections() const noexcept { return park_.size(); }
 
  private:
-  Task<void> serve_input(PlainConnection connection, ReadLease first);
+  Task<void> serve_input(ParkedConnection connection, ReadLease first);
 
   std::unique_ptr<StreamProtocol> protocol_;
   IdlePark park_;

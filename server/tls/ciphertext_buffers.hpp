@@ -63,7 +63,7 @@ class CiphertextBuffers {
   std::size_t read(char* data, std::size_t size) noexcept;
 
   ReadLease input_;
-  std::uint32_t input_at_ = 0;  // bytes of input_ OpenSSL has read
+  std::uint32_t input_at_ = 0;   // bytes of input_ OpenSSL has read
   std::uint32_t output_at_ = 0;  // bytes of output_[0] the socket has taken
   std::uint32_t output_count_ = 0;
   std::array<ReadLease, kMaxOutput> output_;  // oldest first; each filled up to its size()

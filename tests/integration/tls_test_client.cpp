@@ -82,6 +82,19 @@ std::string TlsTestClient::receive(std::size_t size, std::chrono::milliseconds t
   return got;
 }
 
+std::string TlsTestClient::receive_until(std::string_view marker, std::chrono::milliseconds timeout) {
+  using std::chrono::steady_clock;
+  const auto deadline = steady_clock::now() + timeout;
+  std::string got;
+  while (!got.ends_with(marker) && steady_clock::now() < deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady_clock::now());
+    const std::string more = receive(1, left);  // whatever one record brings
+    if (more.empty()) break;
+    got += more;
+  }
+  return got;
+}
+
 void TlsTestClient::reset() {
   const linger abort{1, 0};
   ::setsockopt(fd_.get(), SOL_SOCKET, SO_LINGER, &abort, sizeof abort);

@@ -30,6 +30,10 @@ class TlsTestClient {
   bool send(std::string_view data);
   /// Reads until `size` bytes arrived, the server closed, or `timeout` passed.
   std::string receive(std::size_t size, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  /// Reads until what arrived ends with `marker` (e.g. a response's body), the
+  /// server closed, or `timeout` passed; returns all of it.
+  std::string receive_until(std::string_view marker, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  int fd() const { return fd_.get(); }
   /// Drops the connection with a TCP reset (SO_LINGER 0), without close_notify.
   void reset();
 
