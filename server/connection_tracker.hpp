@@ -46,7 +46,7 @@ class ConnectionTracker {
     explicit Slot(ConnectionTracker& tracker, ListenerLimits* listener = nullptr,
                   PeerConnectionLimit::Entry* peer = nullptr) noexcept
         : tracker_(&tracker), listener_(listener), peer_(peer) {
-      ++tracker.size_;
+      if (++tracker.size_ > tracker.peak_) tracker.peak_ = tracker.size_;
       if (listener_ != nullptr) listener_->add();
       server_stats().connections_open.fetch_add(1, std::memory_order_relaxed);
       server_stats().connections_total.fetch_add(1, std::memory_order_relaxed);
@@ -89,6 +89,10 @@ class ConnectionTracker {
 
   /// Open connections (accepted and not yet closed).
   std::size_t size() const noexcept { return size_; }
+  /// The most connections open at once since the last take_peak() (or start).
+  std::size_t peak() const noexcept { return peak_; }
+  /// Returns peak() and starts the next period at size().
+  std::size_t take_peak() noexcept { return std::exchange(peak_, size_); }
   bool draining() const noexcept { return draining_; }
   /// Waits until there is room for one more connection.
   Task<void> wait_for_room();
@@ -104,6 +108,7 @@ class ConnectionTracker {
 
   std::size_t limit_;
   std::size_t size_ = 0;
+  std::size_t peak_ = 0;
   Membership* head_ = nullptr;
   bool draining_ = false;
   std::chrono::milliseconds idle_grace_{0};

@@ -12,6 +12,7 @@
 #include "server/connection_tracker.hpp"
 #include "server/error_log.hpp"
 #include "server/http/request_context.hpp"
+#include "server/memory_trim.hpp"
 
 namespace tiffany {
 namespace {
@@ -131,6 +132,7 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
           scheduler.spawn(accept_loop(sockets_[i].fd.get(), *protocols[i], tracker, *listener_limits[i])));
     }
     (void)scheduler.spawn(publish_counters(tracker, open_, Metrics::instance().add_worker()));
+    (void)scheduler.spawn(trim_memory_after_bursts(tracker));
     if (access_log) (void)scheduler.spawn(access_log->flush_every(std::chrono::seconds(1)));
     {
       std::lock_guard lock(queue_mutex_);

@@ -295,5 +295,32 @@ TEST_F(TlsIdleConnections, AnIdleKeepAliveConnectionHoldsItsTlsSessionAndNoBuffe
   RecordProperty("bytes_per_idle_tls_connection", static_cast<int>(bytes_each));
 }
 
+TEST_F(TlsIdleConnections, MemoryGoesBackToTheSystemAfterABurst) {
+  if (kSanitized) GTEST_SKIP() << kSanitizedReason;
+  // Why: glibc returns freed heap only from the top of an arena, so what a
+  // burst of connections freed used to stay resident once they had closed.
+  start(120000, 120000);
+  open_idle(20);
+  wait_for_open_connections(20);
+  const long base = resident_kib(server_->pid());
+  open_silent(3000);
+  open_idle(500);
+  wait_for_open_connections(3520);
+  const long peak = resident_kib(server_->pid());
+  ASSERT_GT(peak - base, 4000) << "the burst should have cost megabytes";
+  silent_.clear();
+  idle_.clear();
+  const long goal = base + (peak - base) / 4;
+  const auto deadline = Clock::now() + 10s;
+  long now = peak;
+  while (Clock::now() < deadline) {
+    now = resident_kib(server_->pid());
+    if (now < goal) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_LT(now, goal) << "RSS was " << base << " kB before a burst of 3,500 connections, " << peak
+                       << " kB with them open, and still " << now << " kB 10 s after they closed";
+}
+
 }  // namespace
 }  // namespace tiffany::testing
