@@ -28,11 +28,6 @@ TlsStream::TlsStream(int fd, const TlsContext& context, ReadLease hello) : fd_(f
   ciphertext_.add_input(std::move(hello));
 }
 
-TlsStream::TlsStream(UniqueFd socket, const TlsContext& context)
-    : TlsStream(std::move(socket), context.new_connection()) {
-  SSL_set_accept_state(ssl_.get());
-}
-
 TlsStream::TlsStream(UniqueFd socket, SslPtr ssl) : owned_(std::move(socket)), fd_(owned_.get()) {
   attach(std::move(ssl));
 }

@@ -32,11 +32,9 @@ class TlsStream final : public ByteStream {
   /// own, made when the connection's first bytes (`hello`, ciphertext from a
   /// pooled receive) arrived: the SSL is created only now. Throws std::bad_alloc.
   TlsStream(int fd, const TlsContext& context, ReadLease hello);
-  /// The server side of an accepted connection, with the listener's context;
-  /// owns the socket (closed on destruction).
-  TlsStream(UniqueFd socket, const TlsContext& context);
   /// Either side over an SSL the caller has set up (SSL_set_connect_state for
-  /// a client, as the load client does); owns the socket. Throws std::bad_alloc.
+  /// a client, as the load client does); owns the socket (closed on
+  /// destruction). Throws std::bad_alloc.
   TlsStream(UniqueFd socket, SslPtr ssl);
   TlsStream(const TlsStream&) = delete;
   TlsStream& operator=(const TlsStream&) = delete;
