@@ -1,9 +1,13 @@
 // idle_clients: opens keep-alive connections, one request each, and holds them.
 //
-//   idle_clients --port P --counts 3000,9000 [--path /plaintext]
+//   idle_clients --port P --counts 3000,9000 [--path /plaintext] [--mode http|https|silent]
 //
 // Opens connections one after another; on each it sends one GET and reads
-// the whole response (Content-Length), then keeps it open and idle. Each time
+// the whole response (Content-Length), then keeps it open and idle. With
+// --mode https it first completes a TLS handshake (no certificate check, no
+// session resumption: each is a full handshake); with --mode silent it only
+// connects and sends nothing, as a client that never starts its TLS
+// handshake (or its request) would. Each time
 // the number open reaches the next count it prints "open N" and waits for a
 // line on standard input before going on; after the last count it holds
 // everything until standard input ends. Any failure prints "error: ..." and
@@ -13,6 +17,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -44,16 +51,50 @@ int connect_to(int port) {
   return fd;
 }
 
+std::string openssl_error() {
+  char text[256] = "unknown";
+  ERR_error_string_n(ERR_get_error(), text, sizeof text);
+  return text;
+}
+
+// One connection's byte pipe: the socket, or TLS over it.
+struct Pipe {
+  int fd = -1;
+  SSL* ssl = nullptr;
+
+  void send_all(const std::string& data) const {
+    if (ssl != nullptr) {
+      if (SSL_write(ssl, data.data(), static_cast<int>(data.size())) != static_cast<int>(data.size())) {
+        fail("SSL_write: " + openssl_error());
+      }
+      return;
+    }
+    if (::send(fd, data.data(), data.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(data.size())) {
+      fail(std::string("send: ") + std::strerror(errno));
+    }
+  }
+  // Some bytes; fails at EOF or on an error.
+  std::size_t receive(char* buffer, std::size_t size) const {
+    if (ssl != nullptr) {
+      const int n = SSL_read(ssl, buffer, static_cast<int>(size));
+      if (n <= 0) fail("SSL_read: the server closed the connection or failed: " + openssl_error());
+      return static_cast<std::size_t>(n);
+    }
+    const ssize_t n = ::recv(fd, buffer, size, 0);
+    if (n <= 0) fail(n == 0 ? "the server closed a connection" : std::string("recv: ") + std::strerror(errno));
+    return static_cast<std::size_t>(n);
+  }
+};
+
 // Reads one response: the head, then Content-Length bytes of body.
-void read_response(int fd) {
+void read_response(const Pipe& pipe) {
   std::string data;
   char buffer[4096];
   std::size_t head_end = std::string::npos;
   std::size_t length = 0;
   for (;;) {
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) fail(n == 0 ? "the server closed a connection" : std::string("recv: ") + std::strerror(errno));
-    data.append(buffer, static_cast<std::size_t>(n));
+    const std::size_t n = pipe.receive(buffer, sizeof buffer);
+    data.append(buffer, n);
     if (head_end == std::string::npos) {
       head_end = data.find("\r\n\r\n");
       if (head_end == std::string::npos) continue;
@@ -87,6 +128,7 @@ int main(int argc, char** argv) {
   int port = 0;
   std::string counts_text;
   std::string path = "/plaintext";
+  std::string mode = "http";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--port") {
@@ -95,23 +137,39 @@ int main(int argc, char** argv) {
       counts_text = argv[i + 1];
     } else if (flag == "--path") {
       path = argv[i + 1];
+    } else if (flag == "--mode") {
+      mode = argv[i + 1];
     } else {
       fail("unknown option " + flag);
     }
   }
-  if (port <= 0 || counts_text.empty()) fail("usage: idle_clients --port P --counts N[,N...] [--path /plaintext]");
+  if (port <= 0 || counts_text.empty() || (mode != "http" && mode != "https" && mode != "silent")) {
+    fail("usage: idle_clients --port P --counts N[,N...] [--path /plaintext] [--mode http|https|silent]");
+  }
   const std::vector<long> counts = parse_counts(counts_text);
-  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  std::vector<int> open;
+  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  SSL_CTX* tls = nullptr;
+  if (mode == "https") {
+    tls = SSL_CTX_new(TLS_client_method());
+    if (tls == nullptr) fail("SSL_CTX_new: " + openssl_error());
+    SSL_CTX_set_session_cache_mode(tls, SSL_SESS_CACHE_OFF);
+  }
+  std::vector<Pipe> open;
   std::string line;
   for (const long count : counts) {
     while (static_cast<long>(open.size()) < count) {
-      const int fd = connect_to(port);
-      if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
-        fail(std::string("send: ") + std::strerror(errno));
+      Pipe pipe{connect_to(port), nullptr};
+      if (tls != nullptr) {
+        pipe.ssl = SSL_new(tls);
+        if (pipe.ssl == nullptr || SSL_set_fd(pipe.ssl, pipe.fd) != 1) fail("SSL_new: " + openssl_error());
+        SSL_set_tlsext_host_name(pipe.ssl, "localhost");
+        if (SSL_connect(pipe.ssl) != 1) fail("TLS handshake: " + openssl_error());
       }
-      read_response(fd);
-      open.push_back(fd);
+      if (mode != "silent") {
+        pipe.send_all(request);
+        read_response(pipe);
+      }
+      open.push_back(pipe);
     }
     std::printf("open %ld\n", count);
     std::fflush(stdout);
@@ -119,6 +177,10 @@ int main(int argc, char** argv) {
   }
   while (std::getline(std::cin, line)) {
   }
-  for (const int fd : open) ::close(fd);
+  for (const Pipe& pipe : open) {
+    SSL_free(pipe.ssl);  // no close_notify: the server sees the connection end as it would with plain TCP
+    ::close(pipe.fd);
+  }
+  SSL_CTX_free(tls);
   return 0;
 }

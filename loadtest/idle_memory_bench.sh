@@ -5,8 +5,10 @@
 # request each, and holds them idle. Prints each server's RSS growth per idle
 # connection: in total (RSS with N open minus RSS after the warm-up, over N),
 # and at the margin (between N/3 and N open, which leaves out one-off costs
-# such as pools that the first connections fill).
-# usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT]
+# such as pools that the first connections fill). Modes: http (Tiffany,
+# nginx, h2o), https (a full TLS handshake and one request each) and silent
+# (TCP connections to the TLS port that never send a byte), both beside nginx.
+# usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT] [-m MODES]
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -15,9 +17,10 @@ servers=(tiffany nginx h2o)
 
 usage() {
   cat <<USAGE
-usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT]
+usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT] [-m MODES]
   -n CONNECTIONS  idle connections to open, 300..15000 (default 9000; the fd limit here is 20000)
-  -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+3, 1024..65000 (default 18280)
+  -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+3 (HTTP) and +11..+12 (HTTPS), 1024..65000 (default 18280)
+  -m MODES        comma-separated: http, https, silent (default http,https,silent)
 USAGE
 }
 
@@ -26,17 +29,22 @@ die() {
   exit 1
 }
 
-count=9000 base_port=18280
-while getopts 'n:p:h' option; do
+count=9000 base_port=18280 modes=http,https,silent
+while getopts 'n:p:m:h' option; do
   case $option in
     n) count=$OPTARG ;;
     p) base_port=$OPTARG ;;
+    m) modes=$OPTARG ;;
     h) usage && exit 0 ;;
     *) usage >&2 && exit 2 ;;
   esac
 done
 [[ $count =~ ^[0-9]+$ ]] && ((count >= 300 && count <= 15000)) || die "CONNECTIONS must be 300..15000, got '$count'"
 [[ $base_port =~ ^[0-9]+$ ]] && ((base_port >= 1024 && base_port <= 65000)) || die "BASE_PORT must be 1024..65000"
+IFS=, read -r -a mode_list <<<"$modes"
+for mode in "${mode_list[@]}"; do
+  [[ $mode =~ ^(http|https|silent)$ ]] || die "unknown mode '$mode'; expected http, https or silent"
+done
 third=$((count / 3))
 
 scripts/setup.sh
@@ -48,16 +56,23 @@ work=$(mktemp -d -t tiffany-idle-bench.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -p "$work/nginx-tmp"
 printf 'Hello, World!' >"$work/plaintext.txt"
+# Why P-256: a full handshake per connection, and the client's core must keep up.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
+  -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 
+# port_of SERVER MODE
 port_of() {
+  local offset=0
+  [ "${2:-http}" = http ] || offset=10
   case $1 in
-    tiffany) echo $((base_port + 1)) ;;
-    nginx) echo $((base_port + 2)) ;;
-    h2o) echo $((base_port + 3)) ;;
+    tiffany) echo $((base_port + offset + 1)) ;;
+    nginx) echo $((base_port + offset + 2)) ;;
+    h2o) echo $((base_port + offset + 3)) ;;
   esac
 }
 
-# Every server: one worker, keep-alive for 120 s, room for 20,000 connections.
+# Every server: one worker, keep-alive for 120 s, room for 20,000 connections;
+# a TLS handshake may take 120 s too, so silent connections stay open.
 cat >"$work/tiffany.json" <<JSON
 {
   "workers": 1,
@@ -68,6 +83,14 @@ cat >"$work/tiffany.json" <<JSON
       "address": "127.0.0.1:$(port_of tiffany)",
       "protocol": "http",
       "timeouts": { "keepalive_ms": 120000 },
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ]
+    },
+    {
+      "name": "bench-tls",
+      "address": "127.0.0.1:$(port_of tiffany https)",
+      "protocol": "http",
+      "timeouts": { "keepalive_ms": 120000 },
+      "tls": { "cert": "$work/cert.pem", "key": "$work/key.pem", "handshake_timeout_ms": 120000 },
       "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ]
     }
   ]
@@ -85,6 +108,7 @@ http {
   access_log off;
   keepalive_timeout 120s;
   keepalive_requests 1000000;
+  client_header_timeout 120s;  # also the TLS handshake's
   client_body_temp_path $work/nginx-tmp/body;
   proxy_temp_path $work/nginx-tmp/proxy;
   fastcgi_temp_path $work/nginx-tmp/fastcgi;
@@ -92,6 +116,12 @@ http {
   scgi_temp_path $work/nginx-tmp/scgi;
   server {
     listen 127.0.0.1:$(port_of nginx) backlog=4096;
+    location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
+  }
+  server {
+    listen 127.0.0.1:$(port_of nginx https) ssl backlog=4096;
+    ssl_certificate $work/cert.pem;
+    ssl_certificate_key $work/key.pem;
     location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
   }
 }
@@ -117,25 +147,27 @@ CONF
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 
-# measure NAME COMMAND...: starts the server on core 0, measures, stops it.
+# measure MODE NAME COMMAND...: starts the server on core 0, measures, stops it.
 measure() {
-  local name=$1 port pid tries rss_warm rss_third rss_all line
-  shift
-  port=$(port_of "$name")
+  local mode=$1 name=$2 port pid tries rss_warm rss_third rss_all line
+  shift 2
+  port=$(port_of "$name" "$mode")
   [ -z "$(ss -Hltn "sport = :$port")" ] || die "port $port is in use; pick others with -p"
   taskset -c 0 "$@" >"$work/$name.log" 2>&1 &
   pid=$!
   for ((tries = 0; tries < 100; tries++)); do
-    curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/plaintext" && break
+    curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$(port_of "$name")/plaintext" && break
     kill -0 "$pid" 2>/dev/null || die "$name exited during start-up: $(tail -n 5 "$work/$name.log")"
     sleep 0.1
   done
-  # Warm-up: 100 connections with one request each, then closed.
-  taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts 100 </dev/null >"$work/warmup.out" ||
-    die "$name: warm-up failed: $(cat "$work/warmup.out")"
+  # Warm-up: 100 connections with one request each (silent: none), then closed.
+  taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts 100 --mode "$mode" </dev/null \
+    >"$work/warmup.out" || die "$name: warm-up failed: $(cat "$work/warmup.out")"
   sleep 0.5
   rss_warm=$(rss_kib "$pid")
-  coproc CLIENT { taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts "$third,$count"; }
+  coproc CLIENT {
+    taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts "$third,$count" --mode "$mode"
+  }
   read -r line <&"${CLIENT[0]}" || die "$name: the client ended early"
   [ "$line" = "open $third" ] || die "$name: client said: $line"
   sleep 1
@@ -149,15 +181,17 @@ measure() {
   exec {CLIENT[1]}>&-
   wait "$CLIENT_PID" 2>/dev/null || true
   kill "$pid" && wait "$pid" 2>/dev/null || true
-  printf '%-8s %10d %10d %10d %14.0f %14.0f\n' "$name" "$rss_warm" "$rss_third" "$rss_all" \
+  printf '%-7s %-8s %10d %10d %10d %14.0f %14.0f\n' "$mode" "$name" "$rss_warm" "$rss_third" "$rss_all" \
     "$(echo "($rss_all - $rss_warm) * 1024 / $count" | bc -l)" \
     "$(echo "($rss_all - $rss_third) * 1024 / ($count - $third)" | bc -l)" >>"$work/results"
 }
 
-echo "idle_memory_bench: $count idle keep-alive connections per server, one worker each"
-measure tiffany "$build_dir/server/tiffany" --config "$work/tiffany.json"
-measure nginx nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log"
-measure h2o h2o --mode worker --conf "$work/h2o.conf"
-printf '%-8s %10s %10s %10s %14s %14s\n' server "RSS warm" "RSS N/3" "RSS N" "B/conn total" "B/conn margin"
-printf '%-8s %10s %10s %10s %14s %14s\n' "" KiB KiB KiB "" ""
+echo "idle_memory_bench: $count idle connections per server and mode ($modes), one worker each"
+for mode in "${mode_list[@]}"; do
+  measure "$mode" tiffany "$build_dir/server/tiffany" --config "$work/tiffany.json"
+  measure "$mode" nginx nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log"
+  [ "$mode" != http ] || measure "$mode" h2o h2o --mode worker --conf "$work/h2o.conf"
+done
+printf '%-7s %-8s %10s %10s %10s %14s %14s\n' mode server "RSS warm" "RSS N/3" "RSS N" "B/conn total" "B/conn margin"
+printf '%-7s %-8s %10s %10s %10s %14s %14s\n' "" "" KiB KiB KiB "" ""
 cat "$work/results"
