@@ -95,7 +95,9 @@ Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
   // Why only while input is buffered: otherwise the next bytes may be a long
   // way off, and the connection waits for them in the park, not in a task.
   while (stream.has_buffered_input()) {
-    // The rest of a record cut short, under the idle timeout as if parked.
+    // The rest of a record cut short is awaited here, under the idle timeout.
+    // Why not in the park: there each byte would restart the clock, and a
+    // peer trickling a record byte by byte could hold the connection forever.
     deadline.rearm_after(protocol_->idle_timeout());
     ReadLease input;
     IoResult got{0};

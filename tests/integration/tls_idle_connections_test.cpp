@@ -253,6 +253,31 @@ TEST_F(TlsIdleConnections, AnIdleConnectionIsClosedAtTheKeepAliveTimeoutAndCount
   EXPECT_EQ(metric("tiffany_timeouts_total") - timeouts_before, 1);
 }
 
+TEST_F(TlsIdleConnections, ARecordTrickledByteByByteMustArriveWithinTheIdleTimeout) {
+  start(60000, 300);
+  open_idle(1);
+  TlsTestClient& client = *idle_.front();
+  // An application-data record header announcing 64 bytes, then its body one
+  // byte every 50 ms: each byte is news, but the record is never done in time.
+  const std::string record = std::string("\x17\x03\x03\x00\x40", 5) + std::string(64, 'x');
+  const auto first_byte = Clock::now();
+  bool closed = false;
+  for (char byte : record) {
+    if (::send(client.fd(), &byte, 1, MSG_NOSIGNAL) != 1) {
+      closed = true;
+      break;
+    }
+    pollfd ready{client.fd(), POLLIN, 0};
+    if (::poll(&ready, 1, 50) == 1) {
+      closed = true;
+      break;
+    }
+  }
+  const auto lasted = Clock::now() - first_byte;
+  EXPECT_TRUE(closed) << "a trickled record kept the connection for " << record.size() * 50 << " ms";
+  EXPECT_LT(lasted, 2s);
+}
+
 TEST_F(TlsIdleConnections, ASilentConnectionCostsUnderAKibBeforeItsClientHello) {
   if (kSanitized) GTEST_SKIP() << kSanitizedReason;
   // Why so: a client that connects and says nothing must cost no TLS state
