@@ -2,7 +2,7 @@
 # HTTP benchmark: Tiffany beside nginx, h2o and ../shared/bench/limit_server.c
 # (the floor), in one run, on loopback. Each server gets core 0 and wrk core 1
 # (wrk -t1); for each scenario (plaintext keep-alive, plaintext pipelined x16,
-# a 4 KiB static file) the servers take turns, round after round. Prints req/s,
+# a 4 KiB static file, a 100 MiB download) the servers take turns, round after round. Prints req/s,
 # mean and p99 latency, server CPU microseconds per request (utime+stime from
 # /proc, as ../shared/bench/cpu_per_req.sh does) and errors, averaged over the
 # rounds, with ratios of Tiffany to its peers; writes a PNG bar chart of req/s
@@ -19,15 +19,16 @@ root_dir=$PWD
 shared=${TIFFANY_SHARED:-$(cd .. && pwd)/shared}
 
 servers=(tiffany nginx h2o limit_server)
-scenarios=(plaintext pipelined static)
+scenarios=(plaintext pipelined static download)
 pipeline_depth=16
 static_name=4k.txt
+download_name=100m.bin  # served from the page cache: nginx with sendfile, Tiffany with sendfile, h2o its own way
 
 usage() {
   cat <<EOF
 usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-w WORKERS] [-p BASE_PORT] [-o PNG]
   -d SECONDS      length of one wrk run, 1..30 (default 5)
-  -r ROUNDS       rounds over all servers and scenarios, 1..5 (default 2); a round is 11 runs
+  -r ROUNDS       rounds over all servers and scenarios, 1..5 (default 2); a round is 14 runs
   -c CONNECTIONS  wrk connections, 1..1024 (default 64)
   -w WORKERS      workers per server, 1 or 2 (default 1: server on core 0, wrk -t1 on core 1;
                   2: servers and wrk -t2 share both cores, and limit_server is left out)
@@ -100,6 +101,8 @@ make_site() {
   printf 'Hello, World!' >"$work/plaintext.txt"
   head -c 3072 /dev/urandom | base64 -w 0 | head -c 4096 >"$work/static/$static_name"
   [ "$(stat -c %s "$work/static/$static_name")" -eq 4096 ] || die "could not make the 4 KiB static file"
+  head -c $((100 * 1024 * 1024)) /dev/urandom >"$work/static/$download_name"
+  [ "$(stat -c %s "$work/static/$download_name")" -eq $((100 * 1024 * 1024)) ] || die "could not make the 100 MiB file"
 }
 
 port_of() {
@@ -323,6 +326,7 @@ set_wrk_args() {
     plaintext) wrk_args=("$base/plaintext") ;;
     pipelined) wrk_args=(-s "$shared/bench/pipeline.lua" "$base/plaintext" -- "$pipeline_depth") ;;
     static) wrk_args=("$base/static/$static_name") ;;
+    download) wrk_args=("$base/static/$download_name") ;;
   esac
 }
 
@@ -367,7 +371,7 @@ measure() {
   printf '  %-13s %-10s %12.0f req/s  %8s us/req cpu  %d errors\n' "$name" "$scenario" "$rps" "$cpu" "$errors"
 }
 
-serves() { [ "$1" != limit_server ] || [ "$2" != static ]; }
+serves() { [ "$1" != limit_server ] || { [ "$2" != static ] && [ "$2" != download ]; }; }
 
 run_rounds() {
   local round scenario name
@@ -397,7 +401,7 @@ versions() {
 # summarize: the averaged table and the ratio lines, on stdout.
 summarize() {
   echo "HTTP benchmark: wrk -t$workers -c$connections, $rounds rounds of ${seconds}s per server and scenario" \
-    "(pipelined: ${pipeline_depth} requests per write; static: a 4 KiB file); $workers worker(s) per server on" \
+    "(pipelined: ${pipeline_depth} requests per write; static: a 4 KiB file; download: a 100 MiB file); $workers worker(s) per server on" \
     "core(s) $server_cpus, wrk on core(s) $wrk_cpus"
   versions | sed 's/^/  /'
   echo "  CPU used by other processes just before the run: ${background_load}%"
@@ -427,6 +431,7 @@ summarize() {
       ratio("tiffany cpu/req / limit_server cpu/req (plaintext):", avg(cpu, "tiffany plaintext"), avg(cpu, "limit_server plaintext"))
       ratio("tiffany req/s / h2o req/s (pipelined x16):", avg(rps, "tiffany pipelined"), avg(rps, "h2o pipelined"))
       ratio("tiffany req/s / h2o req/s (static 4 KiB):", avg(rps, "tiffany static"), avg(rps, "h2o static"))
+      ratio("tiffany cpu/req / nginx cpu/req (download 100 MiB, CPU per byte):", avg(cpu, "tiffany download"), avg(cpu, "nginx download"))
     }' "$work/results"
 }
 
@@ -436,7 +441,7 @@ chart_data() {
     {key = $1 " " $2; rps[key] += $3; n[key]++}
     END {
       ns = split(servers, server, " "); nc = split(scenarios, scenario, " ")
-      label["plaintext"] = "plaintext"; label["pipelined"] = "pipelined_x16"; label["static"] = "static_4KiB"
+      label["plaintext"] = "plaintext"; label["pipelined"] = "pipelined_x16"; label["static"] = "static_4KiB"; label["download"] = "download_100MiB"
       printf "scenario"; for (s = 1; s <= ns; s++) printf " %s", server[s]; print ""
       for (c = 1; c <= nc; c++) {
         printf "%s", label[scenario[c]]
