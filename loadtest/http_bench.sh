@@ -352,9 +352,13 @@ parse_wrk() {
 # measure SERVER SCENARIO: one wrk run; appends "server scenario rps mean_us p99_us cpu_us errors".
 measure() {
   local name=$1 scenario=$2 pid=${pids[$1]} before after out requests rps mean p99 errors cpu
+  local wrk_connections=$connections
+  # Why two per worker for downloads: 64 clients sharing loopback's bandwidth would not
+  # finish one 100 MiB file each within a short run.
+  [ "$scenario" != download ] || wrk_connections=$((workers * 2))
   set_wrk_args "$name" "$scenario"
   before=$(cpu_ticks "$pid")
-  out=$(timeout $((seconds + 30)) taskset -c "$wrk_cpus" wrk -t"$workers" -c"$connections" -d"${seconds}s" --latency "${wrk_args[@]}") ||
+  out=$(timeout $((seconds + 30)) taskset -c "$wrk_cpus" wrk -t"$workers" -c"$wrk_connections" -d"${seconds}s" --latency "${wrk_args[@]}") ||
     die_with_log "$name" "wrk failed on $scenario: $out"
   after=$(cpu_ticks "$pid")
   alive "$name" || die_with_log "$name" "died during the $scenario run"
