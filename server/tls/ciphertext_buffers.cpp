@@ -7,7 +7,7 @@
 #include <cstring>
 #include <new>
 
-#include "reactor/spare_read_buffers.hpp"
+#include "server/tls/spare_output_buffers.hpp"
 
 namespace tiffany::tls {
 namespace {
@@ -45,46 +45,26 @@ void CiphertextBuffers::add_input(ReadLease received) noexcept {
   if (input_.size() == 0) input_.reset();
 }
 
-std::size_t CiphertextBuffers::output_size() const noexcept {
-  std::size_t size = 0;
-  for (std::size_t i = 0; i < output_count_; ++i) size += output_[i].size();
-  return size - output_at_;
-}
-
-std::string_view CiphertextBuffers::next_output() const noexcept {
-  if (output_count_ == 0) return {};
-  return output_[0].bytes().substr(output_at_);
-}
-
 void CiphertextBuffers::consume_output(std::size_t sent) noexcept {
   output_at_ += static_cast<std::uint32_t>(sent);
-  if (output_count_ == 0 || output_at_ < output_[0].size()) return;
-  // The oldest buffer is empty: give it back and move the others up.
+  if (output_at_ < output_.size()) return;
+  output_.reset();  // all sent: the buffer goes back to its pool at once
   output_at_ = 0;
-  output_[0].reset();
-  for (std::size_t i = 1; i < output_count_; ++i) output_[i - 1] = std::move(output_[i]);
-  --output_count_;
 }
 
 std::size_t CiphertextBuffers::write(const char* data, std::size_t size) noexcept {
-  std::size_t written = 0;
-  while (written < size) {
-    if (output_count_ == 0 || output_[output_count_ - 1].size() == kReadBufferSize) {
-      if (output_count_ == kMaxOutput) break;  // full: OpenSSL retries after a flush
-      try {
-        output_[output_count_] = SpareReadBuffers::for_this_thread().take();
-      } catch (const std::bad_alloc&) {
-        break;  // no memory: as if full, or a failure if nothing is waiting to go
-      }
-      ++output_count_;
+  if (size == 0) return 0;  // takes no buffer: one held empty would never be sent back
+  if (!output_.holds_buffer()) {
+    try {
+      output_ = SpareOutputBuffers::for_this_thread().take();
+    } catch (const std::bad_alloc&) {
+      return 0;  // no memory: a failure, as nothing waits to go
     }
-    ReadLease& tail = output_[output_count_ - 1];
-    const std::size_t n = std::min(size - written, kReadBufferSize - tail.size());
-    std::memcpy(tail.data() + tail.size(), data + written, n);
-    tail.set_size(tail.size() + n);
-    written += n;
   }
-  return written;
+  const std::size_t n = std::min(size, SpareOutputBuffers::kBytes - output_.size());
+  std::memcpy(output_.data() + output_.size(), data, n);
+  output_.set_size(output_.size() + n);
+  return n;
 }
 
 std::size_t CiphertextBuffers::read(char* data, std::size_t size) noexcept {

@@ -4,7 +4,6 @@
 
 #include <openssl/bio.h>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -14,22 +13,20 @@
 namespace tiffany::tls {
 
 /// Ciphertext between a socket and an SSL, as a BIO that OpenSSL reads from
-/// and writes to. Both directions live in pooled 16 KiB buffers that are held
-/// only while they carry bytes, so a connection with nothing in flight holds
-/// none (the BIO pair this replaces kept 51 KiB per connection for its life):
-///  - inbound, the lease of one pooled receive (RecvPooled): OpenSSL reads
-///    from it and it goes back to its pool when emptied;
-///  - outbound, up to kMaxOutput spare read buffers taken as OpenSSL writes
-///    records and given back as the socket takes them. When they are full,
-///    a write asks OpenSSL to retry (SSL_ERROR_WANT_WRITE) after a flush.
+/// and writes to. Both directions live in pooled buffers that are held only
+/// while they carry bytes, so a connection with nothing in flight holds none
+/// (the BIO pair this replaces kept 51 KiB per connection for its life):
+///  - inbound, the lease of one pooled receive (RecvPooled, 16 KiB): OpenSSL
+///    reads from it and it goes back to its pool when emptied;
+///  - outbound, one SpareOutputBuffers buffer (64 KiB, about four full
+///    records) taken when OpenSSL writes and given back once the socket has
+///    taken it all. When it is full, a write asks OpenSSL to retry
+///    (SSL_ERROR_WANT_WRITE) after a flush.
 ///
 /// Not movable: the BIO points at it. Single-threaded (the spares are the
 /// thread's own).
 class CiphertextBuffers {
  public:
-  /// At most this many outbound buffers (64 KiB): about four full records.
-  static constexpr std::size_t kMaxOutput = 4;
-
   CiphertextBuffers() = default;
   CiphertextBuffers(const CiphertextBuffers&) = delete;
   CiphertextBuffers& operator=(const CiphertextBuffers&) = delete;
@@ -47,11 +44,11 @@ class CiphertextBuffers {
   void add_input(ReadLease received) noexcept;
 
   /// Ciphertext OpenSSL wrote and the socket has not taken yet.
-  bool has_output() const noexcept { return output_count_ > 0; }
-  std::size_t output_size() const noexcept;
-  /// The oldest unsent bytes (of one buffer); empty when none.
-  std::string_view next_output() const noexcept;
-  /// Drops the first `sent` bytes of next_output(), giving emptied buffers back.
+  bool has_output() const noexcept { return output_.holds_buffer(); }
+  std::size_t output_size() const noexcept { return output_.size() - output_at_; }
+  /// The unsent bytes, oldest first; empty when none.
+  std::string_view output() const noexcept { return output_.bytes().substr(output_at_); }
+  /// Drops the first `sent` bytes of output(); once all are sent, the buffer goes back.
   void consume_output(std::size_t sent) noexcept;
 
  private:
@@ -63,10 +60,9 @@ class CiphertextBuffers {
   std::size_t read(char* data, std::size_t size) noexcept;
 
   ReadLease input_;
+  ReadLease output_;             // filled up to its size()
   std::uint32_t input_at_ = 0;   // bytes of input_ OpenSSL has read
-  std::uint32_t output_at_ = 0;  // bytes of output_[0] the socket has taken
-  std::uint32_t output_count_ = 0;
-  std::array<ReadLease, kMaxOutput> output_;  // oldest first; each filled up to its size()
+  std::uint32_t output_at_ = 0;  // bytes of output_ the socket has taken
 };
 
 }  // namespace tiffany::tls

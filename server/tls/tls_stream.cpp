@@ -62,7 +62,7 @@ Task<IoResult> TlsStream::fill() {
 
 Task<IoResult> TlsStream::flush() {
   for (;;) {
-    const std::string_view pending = ciphertext_.next_output();
+    const std::string_view pending = ciphertext_.output();
     if (pending.empty()) co_return IoResult{0};
     const IoResult sent = co_await Send{fd_, pending.data(), pending.size()};
     if (!sent) co_return sent;
@@ -77,7 +77,7 @@ Task<IoResult> TlsStream::flush_at_once() {
 
 bool TlsStream::send_without_waiting() noexcept {
   for (;;) {
-    const std::string_view pending = ciphertext_.next_output();
+    const std::string_view pending = ciphertext_.output();
     if (pending.empty()) return true;
     const ssize_t sent = ::send(fd_, pending.data(), pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;

@@ -1,6 +1,6 @@
 // CiphertextBuffers through its BIO, as OpenSSL drives it: input read in
-// pieces and its buffer handed back once read, output gathered in spare
-// buffers up to a limit, then "retry", and every buffer handed back once sent.
+// pieces and its buffer handed back once read, output gathered in one spare
+// buffer up to its size, then "retry", and the buffer handed back once sent.
 #include "server/tls/ciphertext_buffers.hpp"
 
 #include <openssl/bio.h>
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "reactor/spare_read_buffers.hpp"
+#include "server/tls/spare_output_buffers.hpp"
 
 namespace tiffany::tls {
 namespace {
@@ -57,12 +58,14 @@ TEST_F(CiphertextBuffersTest, InputIsReadInPiecesAndItsBufferGoesBackWhenEmpty) 
   EXPECT_TRUE(BIO_should_retry(bio_));
 }
 
-TEST_F(CiphertextBuffersTest, OutputFillsSpareBuffersUpToTheLimitThenAsksToRetry) {
-  const std::size_t limit = CiphertextBuffers::kMaxOutput * kReadBufferSize;
+TEST_F(CiphertextBuffersTest, OutputFillsOneBufferThenAsksToRetry) {
+  const std::size_t limit = SpareOutputBuffers::kBytes;
   std::string records(limit + 1000, '\0');
   for (std::size_t i = 0; i < records.size(); ++i) records[i] = static_cast<char>(i * 7);
-  // A write past the limit is taken in part, as a socket would take it.
-  ASSERT_EQ(BIO_write(bio_, records.data(), static_cast<int>(records.size())), static_cast<int>(limit));
+  // Records in pieces, the last taken in part, as a socket would take it.
+  ASSERT_EQ(BIO_write(bio_, records.data(), 20000), 20000);
+  ASSERT_EQ(BIO_write(bio_, records.data() + 20000, static_cast<int>(records.size() - 20000)),
+            static_cast<int>(limit - 20000));
   EXPECT_EQ(buffers_.output_size(), limit);
   EXPECT_EQ(BIO_ctrl_wpending(bio_), limit);
   EXPECT_LE(BIO_write(bio_, records.data() + limit, 1000), 0);
@@ -70,31 +73,25 @@ TEST_F(CiphertextBuffersTest, OutputFillsSpareBuffersUpToTheLimitThenAsksToRetry
   EXPECT_TRUE(BIO_should_write(bio_));
   EXPECT_EQ(BIO_flush(bio_), 1);
 
-  // Sent in pieces (a short send, then whole buffers), oldest first.
-  SpareReadBuffers& spares = SpareReadBuffers::for_this_thread();
+  // Sent in pieces, oldest first; the buffer goes back once all is sent.
+  SpareOutputBuffers& spares = SpareOutputBuffers::for_this_thread();
   const std::size_t kept = spares.kept();
-  std::string sent;
-  std::string_view next = buffers_.next_output();
-  ASSERT_EQ(next.size(), kReadBufferSize);
-  sent.append(next.substr(0, 100));
+  EXPECT_TRUE(buffers_.output() == std::string_view(records).substr(0, limit)) << "all of it, in one piece";
   buffers_.consume_output(100);
-  EXPECT_EQ(buffers_.next_output().size(), kReadBufferSize - 100);
-  while (!(next = buffers_.next_output()).empty()) {
-    sent.append(next);
-    buffers_.consume_output(next.size());
-  }
-  EXPECT_TRUE(sent == records.substr(0, limit));
+  EXPECT_EQ(buffers_.output().size(), limit - 100);
+  EXPECT_EQ(spares.kept(), kept);
+  buffers_.consume_output(limit - 100);
   EXPECT_FALSE(buffers_.has_output());
-  EXPECT_EQ(spares.kept(), kept + CiphertextBuffers::kMaxOutput) << "every sent buffer must go back";
+  EXPECT_EQ(spares.kept(), kept + 1) << "the sent buffer must go back at once";
 
   // Room again: the rest goes in.
   ASSERT_EQ(BIO_write(bio_, records.data() + limit, 1000), 1000);
-  EXPECT_EQ(buffers_.next_output(), std::string_view(records).substr(limit));
+  EXPECT_EQ(buffers_.output(), std::string_view(records).substr(limit));
 }
 
 TEST_F(CiphertextBuffersTest, SmallRecordsShareABuffer) {
   for (int i = 0; i < 10; ++i) ASSERT_EQ(BIO_write(bio_, "0123456789", 10), 10);
-  EXPECT_EQ(buffers_.next_output().size(), 100u) << "one buffer, one send";
+  EXPECT_EQ(buffers_.output().size(), 100u) << "one buffer, one send";
   buffers_.consume_output(100);
   EXPECT_FALSE(buffers_.has_output());
 }
