@@ -11,7 +11,7 @@ namespace tiffany {
 /// that crosses the plugin boundary (Handler, Request, Response, Task, the
 /// scheduler and reactor awaitables, HandlerParams) changes layout or meaning;
 /// a plugin built for another version is refused at start-up.
-inline constexpr unsigned kPluginAbiVersion = 1;
+inline constexpr unsigned kPluginAbiVersion = 2;  // 2: Task frames, TaskRecord, move-only futures, BodySink::send_file
 
 /// Handed to a plugin's entry point to register its handlers.
 /// Valid only during the call to tiffany_plugin_init.
