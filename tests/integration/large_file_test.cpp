@@ -40,14 +40,7 @@ std::string make_file(const TempDir& root) {
   return root.write("big.bin", content);
 }
 
-long resident_kib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
-}
+long resident_kib(pid_t pid) { return proc_status_kib(pid, "VmRSS"); }
 
 // A client whose receive buffer is tiny: it asks for the file and then reads
 // nothing, so the server's writes block at once.

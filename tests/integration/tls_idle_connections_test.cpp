@@ -39,14 +39,7 @@ constexpr const char* kSanitizedReason =
 const std::string kGet = "GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
 // The server's resident memory, from /proc (kB).
-long resident_kib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
-}
+long resident_kib(pid_t pid) { return proc_status_kib(pid, "VmRSS"); }
 
 double live_tasks(const std::map<std::string, double>& metrics) {
   return metrics.at(R"(tiffany_tasks_total{state="spawned"})") -
