@@ -6,4 +6,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 build_dir=$(scripts/build.sh | tail -n 1)
 cd "$build_dir"
-ctest --output-on-failure -j "$(nproc)"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+ctest --output-on-failure -j "$(nproc)" | tee "$log" || status=$?
+"$OLDPWD/scripts/check_skips.sh" "${TIFFANY_SANITIZE:-}" <"$log" || status=$?
+exit "$status"

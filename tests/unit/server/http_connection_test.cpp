@@ -211,7 +211,7 @@ TEST(HttpConnection, AnswersPipelinedRequestsFromOneReadInOneWrite) {
   const std::string& out = stream->writes[0];
   EXPECT_EQ(count(out, "HTTP/1.1 200 OK\r\n"), 3u);
   EXPECT_EQ(count(out, "HTTP/1.1 404 Not Found\r\n"), 1u);
-  EXPECT_LT(out.find("404"), out.rfind("200 OK"));  // in request order
+  EXPECT_LT(out.find("HTTP/1.1 404"), out.rfind("200 OK"));  // in request order
 }
 
 TEST(HttpConnection, WritesTheStandardHeaders) {
