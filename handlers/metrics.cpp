@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
+#include <vector>
+
+#include <picojson.h>
 
 #include "coro/scheduler_stats.hpp"
 #include "handlers/server_stats.hpp"
@@ -52,32 +56,11 @@ void metric(std::string& out, const char* name, const char* type, const char* he
   sample(out, name, value);
 }
 
+double uptime_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - process_started()).count();
+}
+
 }  // namespace
-
-void DurationHistogram::observe(std::chrono::nanoseconds took) noexcept {
-  const double seconds = std::chrono::duration<double>(took).count();
-  std::size_t bucket = 0;
-  while (bucket < kBounds.size() && seconds > kBounds[bucket]) ++bucket;
-  counts_[bucket].fetch_add(1, std::memory_order_relaxed);
-  sum_ns_.fetch_add(static_cast<std::uint64_t>(took.count()), std::memory_order_relaxed);
-}
-
-void DurationHistogram::render(std::string& out) const {
-  family(out, "tiffany_request_duration_seconds", "histogram",
-         "Time from a complete request to its response being ready.");
-  std::uint64_t cumulative = 0;
-  for (std::size_t i = 0; i < kBounds.size(); ++i) {
-    cumulative += counts_[i].load(std::memory_order_relaxed);
-    char bound[32];
-    std::snprintf(bound, sizeof bound, "%g", kBounds[i]);
-    sample(out, std::string("tiffany_request_duration_seconds_bucket{le=\"") + bound + "\"}",
-           static_cast<double>(cumulative));
-  }
-  cumulative += counts_.back().load(std::memory_order_relaxed);
-  sample(out, "tiffany_request_duration_seconds_bucket{le=\"+Inf\"}", static_cast<double>(cumulative));
-  sample(out, "tiffany_request_duration_seconds_sum", static_cast<double>(sum_ns_.load()) / 1e9);
-  sample(out, "tiffany_request_duration_seconds_count", static_cast<double>(cumulative));
-}
 
 Metrics& Metrics::instance() noexcept {
   static Metrics metrics;
@@ -90,6 +73,8 @@ void WorkerCounters::publish(const SchedulerStats& stats) noexcept {
   failed.store(stats.failed, std::memory_order_relaxed);
   canceled.store(stats.canceled, std::memory_order_relaxed);
   context_switches.store(stats.context_switches, std::memory_order_relaxed);
+  polls.store(stats.polls, std::memory_order_relaxed);
+  slow_runs.store(stats.slow_runs, std::memory_order_relaxed);
   longest_run_ns.store(stats.longest_run.count(), std::memory_order_relaxed);
 }
 
@@ -100,9 +85,6 @@ WorkerCounters& Metrics::add_worker() {
 
 RouteMetrics& Metrics::add_route(std::string listener, std::string route) {
   std::lock_guard lock(mutex_);
-  for (RouteMetrics& known : routes_) {  // every worker builds the same routes: they share counters
-    if (known.listener == listener && known.route == route) return known;
-  }
   return routes_.emplace_back(std::move(listener), std::move(route));
 }
 
@@ -111,68 +93,106 @@ void Metrics::set_backend(std::string name) {
   backend_ = std::move(name);
 }
 
+Metrics::TaskTotals Metrics::task_totals() const {
+  TaskTotals totals;
+  std::lock_guard lock(mutex_);
+  for (const WorkerCounters& worker : workers_) {
+    totals.spawned += worker.spawned.load(std::memory_order_relaxed);
+    totals.completed += worker.completed.load(std::memory_order_relaxed);
+    totals.failed += worker.failed.load(std::memory_order_relaxed);
+    totals.canceled += worker.canceled.load(std::memory_order_relaxed);
+    totals.context_switches += worker.context_switches.load(std::memory_order_relaxed);
+    totals.polls += worker.polls.load(std::memory_order_relaxed);
+    totals.slow_runs += worker.slow_runs.load(std::memory_order_relaxed);
+    totals.longest_run_ns = std::max(totals.longest_run_ns, worker.longest_run_ns.load(std::memory_order_relaxed));
+  }
+  return totals;
+}
+
 std::string Metrics::render_prometheus() const {
   std::string out;
-  const ServerStats& stats = server_stats();
   {
     std::lock_guard lock(mutex_);
+    // Each worker counts a route apart: sum them, in the order routes were added.
+    std::vector<std::pair<const RouteMetrics*, std::array<std::uint64_t, 5>>> sums;
+    for (const RouteMetrics& route : routes_) {
+      auto same = std::find_if(sums.begin(), sums.end(), [&](const auto& sum) {
+        return sum.first->listener == route.listener && sum.first->route == route.route;
+      });
+      if (same == sums.end()) same = sums.insert(sums.end(), {&route, {}});
+      for (std::size_t i = 0; i < route.by_class.size(); ++i) {
+        same->second[i] += route.by_class[i].load(std::memory_order_relaxed);
+      }
+    }
     family(out, "tiffany_requests_total", "counter", "HTTP responses by listener, route and status class.");
     static constexpr const char* kClasses[] = {"1xx", "2xx", "3xx", "4xx", "5xx"};
-    for (const RouteMetrics& route : routes_) {
-      for (std::size_t i = 0; i < route.by_class.size(); ++i) {
+    for (const auto& [route, by_class] : sums) {
+      for (std::size_t i = 0; i < by_class.size(); ++i) {
         sample(out,
-               "tiffany_requests_total{listener=\"" + label(route.listener) + "\",route=\"" + label(route.route) +
+               "tiffany_requests_total{listener=\"" + label(route->listener) + "\",route=\"" + label(route->route) +
                    "\",code=\"" + kClasses[i] + "\"}",
-               static_cast<double>(route.by_class[i].load(std::memory_order_relaxed)));
+               static_cast<double>(by_class[i]));
       }
     }
     family(out, "tiffany_io_backend", "gauge", "The I/O backend in use (1 for the one named).");
     sample(out, "tiffany_io_backend{backend=\"" + label(backend_.empty() ? "unknown" : backend_) + "\"}", 1);
   }
-  durations_.render(out);
-  metric(out, "tiffany_uptime_seconds", "gauge", "Seconds since start-up.",
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - stats.started).count());
-  metric(out, "tiffany_connections_open", "gauge", "Connections open now.",
-         static_cast<double>(stats.connections_open.load()));
-  metric(out, "tiffany_connections_idle", "gauge",
-         "Connections idle before their first bytes or between requests (parked: no task, no read buffer).",
-         static_cast<double>(stats.connections_idle.load()));
-  metric(out, "tiffany_connections_total", "counter", "Connections accepted.",
-         static_cast<double>(stats.connections_total.load()));
-  metric(out, "tiffany_bytes_received_total", "counter", "Bytes read from HTTP peers.",
-         static_cast<double>(bytes_received.load()));
-  metric(out, "tiffany_bytes_sent_total", "counter", "Bytes written to HTTP peers.",
-         static_cast<double>(bytes_sent.load()));
-  metric(out, "tiffany_timeouts_total", "counter", "Connections closed by a timeout.",
-         static_cast<double>(stats.timeouts_total.load()));
-  metric(out, "tiffany_accept_backoffs_total", "counter",
-         "Times accepting paused for lack of file descriptors or memory.", static_cast<double>(accept_backoffs.load()));
-  metric(out, "tiffany_connections_refused_total", "counter",
-         "Connections closed at once because their client address had a listener's max_connections_per_ip open.",
-         static_cast<double>(connections_refused.load()));
-  std::uint64_t spawned = 0, completed = 0, failed = 0, canceled = 0, switches = 0;
-  std::int64_t longest_ns = 0;
-  {
-    std::lock_guard lock(mutex_);
-    for (const WorkerCounters& worker : workers_) {
-      spawned += worker.spawned.load(std::memory_order_relaxed);
-      completed += worker.completed.load(std::memory_order_relaxed);
-      failed += worker.failed.load(std::memory_order_relaxed);
-      canceled += worker.canceled.load(std::memory_order_relaxed);
-      switches += worker.context_switches.load(std::memory_order_relaxed);
-      longest_ns = std::max(longest_ns, worker.longest_run_ns.load(std::memory_order_relaxed));
-    }
+  const StatTotals stats = stat_totals();
+  family(out, "tiffany_request_duration_seconds", "histogram",
+         "Time from a complete request to its response being ready.");
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < kDurationBounds.size(); ++i) {
+    cumulative += stats.duration_buckets[i];
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%g", kDurationBounds[i]);
+    sample(out, std::string("tiffany_request_duration_seconds_bucket{le=\"") + bound + "\"}",
+           static_cast<double>(cumulative));
   }
+  sample(out, "tiffany_request_duration_seconds_bucket{le=\"+Inf\"}", static_cast<double>(stats.duration_count));
+  sample(out, "tiffany_request_duration_seconds_sum", stats.duration_sum_seconds);
+  sample(out, "tiffany_request_duration_seconds_count", static_cast<double>(stats.duration_count));
+  metric(out, "tiffany_uptime_seconds", "gauge", "Seconds since start-up.", uptime_seconds());
+  for (std::size_t i = 0; i < kStatCount; ++i) {
+    const StatDescription& stat = stat_descriptions()[i];
+    metric(out, std::string(stat.metric).c_str(), stat.gauge ? "gauge" : "counter", std::string(stat.help).c_str(),
+           static_cast<double>(stats.values[i]));
+  }
+  const TaskTotals tasks = task_totals();
   family(out, "tiffany_tasks_total", "counter", "Tasks of all workers' schedulers, by how they ended.");
-  sample(out, "tiffany_tasks_total{state=\"spawned\"}", static_cast<double>(spawned));
-  sample(out, "tiffany_tasks_total{state=\"completed\"}", static_cast<double>(completed));
-  sample(out, "tiffany_tasks_total{state=\"failed\"}", static_cast<double>(failed));
-  sample(out, "tiffany_tasks_total{state=\"canceled\"}", static_cast<double>(canceled));
+  sample(out, "tiffany_tasks_total{state=\"spawned\"}", static_cast<double>(tasks.spawned));
+  sample(out, "tiffany_tasks_total{state=\"completed\"}", static_cast<double>(tasks.completed));
+  sample(out, "tiffany_tasks_total{state=\"failed\"}", static_cast<double>(tasks.failed));
+  sample(out, "tiffany_tasks_total{state=\"canceled\"}", static_cast<double>(tasks.canceled));
   metric(out, "tiffany_context_switches_total", "counter", "Task resumes by all workers' schedulers.",
-         static_cast<double>(switches));
+         static_cast<double>(tasks.context_switches));
+  metric(out, "tiffany_scheduler_polls_total", "counter", "Times the workers' schedulers asked their reactors for I/O.",
+         static_cast<double>(tasks.polls));
+  metric(out, "tiffany_slow_task_runs_total", "counter",
+         "Task runs longer than the slow-task threshold (each is logged).", static_cast<double>(tasks.slow_runs));
   metric(out, "tiffany_task_longest_run_seconds", "gauge",
-         "Longest time one task ran without suspending (when timed).", static_cast<double>(longest_ns) / 1e9);
+         "Longest time one task ran without suspending (when timed).", static_cast<double>(tasks.longest_run_ns) / 1e9);
   return out;
+}
+
+std::string Metrics::render_status_json() const {
+  const StatTotals stats = stat_totals();
+  const TaskTotals tasks = task_totals();
+  picojson::object document;
+  document.emplace("uptime_seconds", picojson::value(uptime_seconds()));
+  for (std::size_t i = 0; i < kStatCount; ++i) {
+    document.emplace(std::string(stat_descriptions()[i].key), picojson::value(static_cast<double>(stats.values[i])));
+  }
+  picojson::object scheduler;  // all workers'
+  scheduler.emplace("spawned", picojson::value(static_cast<double>(tasks.spawned)));
+  scheduler.emplace("completed", picojson::value(static_cast<double>(tasks.completed)));
+  scheduler.emplace("failed", picojson::value(static_cast<double>(tasks.failed)));
+  scheduler.emplace("canceled", picojson::value(static_cast<double>(tasks.canceled)));
+  scheduler.emplace("context_switches", picojson::value(static_cast<double>(tasks.context_switches)));
+  scheduler.emplace("polls", picojson::value(static_cast<double>(tasks.polls)));
+  scheduler.emplace("slow_runs", picojson::value(static_cast<double>(tasks.slow_runs)));
+  scheduler.emplace("longest_run_us", picojson::value(static_cast<double>(tasks.longest_run_ns) / 1e3));
+  document.emplace("scheduler", picojson::value(std::move(scheduler)));
+  return picojson::value(std::move(document)).serialize();
 }
 
 }  // namespace tiffany

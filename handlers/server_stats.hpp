@@ -1,29 +1,66 @@
-// ServerStats: process-wide counters the server moves and handlers may read.
+// ServerStats: the server's counters, kept per thread and summed when read.
 #pragma once
 
-#include <atomic>
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace tiffany {
 
-/// Counters shared by every worker. Relaxed atomics: each is exact on its
-/// own, but a reader may see them at slightly different instants.
-struct ServerStats {
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  std::atomic<std::uint64_t> connections_open{0};
-  std::atomic<std::uint64_t> connections_total{0};
-  std::atomic<std::uint64_t> requests_total{0};
-  std::atomic<std::uint64_t> timeouts_total{0};  // connections closed by a timeout
-  std::atomic<std::uint64_t> tls_handshakes_total{0};    // completed TLS handshakes
-  std::atomic<std::uint64_t> tls_handshake_failures{0};  // failed or timed out: the connection was closed
-  std::atomic<std::uint64_t> tls_handshake_timeouts{0};  // the failures that ran out of time
-  // Connections waiting in an IdlePark (plain, or TLS before its ClientHello
-  // or between requests): no task, no buffer.
-  std::atomic<std::uint64_t> connections_idle{0};
+/// The server's counters and gauges. /status and /metrics both render every
+/// one of them (stat_descriptions() names each for both).
+enum class Stat : std::uint8_t {
+  connections_open,        ///< gauge: connections open now
+  connections_idle,        ///< gauge: connections parked (no task, no buffer)
+  connections_total,       ///< connections accepted
+  connections_refused,     ///< closed at once: the client address had its limit open
+  requests_total,          ///< requests parsed and passed to routing
+  timeouts_total,          ///< connections closed by a timeout
+  bytes_received,          ///< bytes read from HTTP peers
+  bytes_sent,              ///< bytes written to HTTP peers
+  accept_backoffs,         ///< times accepting paused for lack of descriptors or memory
+  tls_handshakes_total,    ///< completed TLS handshakes
+  tls_handshake_failures,  ///< failed or timed out: the connection was closed
+  tls_handshake_timeouts,  ///< the failures that ran out of time
 };
+inline constexpr std::size_t kStatCount = static_cast<std::size_t>(Stat::tls_handshake_timeouts) + 1;
 
-/// The process's counters.
-ServerStats& server_stats() noexcept;
+/// How /status (`key`) and /metrics (`metric`, with `help`) name a stat.
+struct StatDescription {
+  std::string_view key;
+  std::string_view metric;
+  bool gauge;
+  std::string_view help;
+};
+/// Every stat's description, in Stat order.
+const std::array<StatDescription, kStatCount>& stat_descriptions() noexcept;
+
+/// Request durations in Prometheus histogram buckets (seconds): the upper
+/// bounds; one more bucket counts what is above them all.
+inline constexpr std::array<double, 12> kDurationBounds{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                                        0.01,   0.025,   0.05,   0.1,   0.5,    1.0};
+
+/// Adds `delta` to `stat` (a negative one to a gauge going down).
+/// Why per thread: each thread writes only its own slots, so a request
+/// moves no cache line another worker writes; readers sum the slots.
+/// Any thread; lock-free and allocation-free after the thread's first call.
+void add_stat(Stat stat, std::int64_t delta = 1) noexcept;
+/// Counts one request that took `took` from its last byte to its response.
+void observe_request_duration(std::chrono::nanoseconds took) noexcept;
+
+/// Every thread's stats summed, at one moment each (not all at one moment).
+struct StatTotals {
+  std::array<std::int64_t, kStatCount> values{};
+  std::array<std::uint64_t, kDurationBounds.size() + 1> duration_buckets{};  ///< not cumulative
+  std::uint64_t duration_count = 0;
+  double duration_sum_seconds = 0;
+  std::int64_t operator[](Stat stat) const noexcept { return values[static_cast<std::size_t>(stat)]; }
+};
+StatTotals stat_totals();
+
+/// When the process started (its static initialisation).
+std::chrono::steady_clock::time_point process_started() noexcept;
 
 }  // namespace tiffany

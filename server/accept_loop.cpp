@@ -53,7 +53,7 @@ Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTr
       // Why: with no descriptors left, accepting again at once fails again at
       // once; wait for connections to close instead of burning the CPU.
       if (is_resource_shortage(accepted.error())) {
-        Metrics::instance().accept_backoffs.fetch_add(1, std::memory_order_relaxed);
+        add_stat(Stat::accept_backoffs);
         const auto now = std::chrono::steady_clock::now();
         if (!last_backoff_line || now - *last_backoff_line >= kBackoffLogInterval) {
           last_backoff_line = now;
@@ -75,7 +75,7 @@ Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTr
         // Why close at once, with no 503: refusing must cost this client's
         // flood nothing (no task, no buffer, no reading its request), and
         // the same answer then fits echo listeners, which have no 503.
-        Metrics::instance().connections_refused.fetch_add(1, std::memory_order_relaxed);
+        add_stat(Stat::connections_refused);
         const auto now = std::chrono::steady_clock::now();
         if (!last_refusal_line || now - *last_refusal_line >= kBackoffLogInterval) {
           last_refusal_line = now;

@@ -8,7 +8,7 @@ namespace tiffany {
 
 ConnectionTracker::Slot::~Slot() {
   if (tracker_ == nullptr) return;
-  server_stats().connections_open.fetch_sub(1, std::memory_order_relaxed);
+  add_stat(Stat::connections_open, -1);
   if (listener_ != nullptr) listener_->remove(peer_);
   --tracker_->size_;
   for (Promise<void>& waiting : std::exchange(tracker_->room_, {})) waiting.set_value();  // each re-checks

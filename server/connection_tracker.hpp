@@ -48,8 +48,8 @@ class ConnectionTracker {
         : tracker_(&tracker), listener_(listener), peer_(peer) {
       if (++tracker.size_ > tracker.peak_) tracker.peak_ = tracker.size_;
       if (listener_ != nullptr) listener_->add();
-      server_stats().connections_open.fetch_add(1, std::memory_order_relaxed);
-      server_stats().connections_total.fetch_add(1, std::memory_order_relaxed);
+      add_stat(Stat::connections_open);
+      add_stat(Stat::connections_total);
     }
     Slot(Slot&& other) noexcept
         : tracker_(std::exchange(other.tracker_, nullptr)),

@@ -14,7 +14,7 @@ Task<bool> EchoProtocol::serve(ByteStream& stream, ConnectionContext& context, R
     sent = static_cast<bool>(co_await stream.write(first.data(), first.size()));
   } catch (const TaskCanceled&) {
     if (!context.deadline.expired()) throw;  // canceled for another reason (shutdown)
-    server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);  // a peer that does not read
+    add_stat(Stat::timeouts_total);  // a peer that does not read
   }
   co_return sent;
 }

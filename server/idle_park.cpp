@@ -14,9 +14,9 @@ struct IdlePark::Entry final : IoOperation {
         park(owner),
         connection(std::move(parked)),
         since(idle_since) {
-    server_stats().connections_idle.fetch_add(1, std::memory_order_relaxed);
+    add_stat(Stat::connections_idle);
   }
-  ~Entry() { server_stats().connections_idle.fetch_sub(1, std::memory_order_relaxed); }
+  ~Entry() { add_stat(Stat::connections_idle, -1); }
   Entry(const Entry&) = delete;
   Entry& operator=(const Entry&) = delete;
 
@@ -50,7 +50,7 @@ IdlePark::IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tr
 }
 
 void IdlePark::count_timeout(const ParkedConnection&) noexcept {
-  server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+  add_stat(Stat::timeouts_total);
 }
 
 IdlePark::~IdlePark() {

@@ -37,7 +37,7 @@ Task<void> lingering_close(ByteStream& stream, Deadline& deadline, LingerLimits 
       timed_out = true;
     }
     if (timed_out || !got || got.bytes() == 0) co_return;  // silent too long, an error, or the peer is done
-    Metrics::instance().bytes_received.fetch_add(static_cast<std::uint64_t>(got.bytes()), std::memory_order_relaxed);
+    add_stat(Stat::bytes_received, got.bytes());
     dropped += static_cast<std::uint64_t>(got.bytes());
     if (dropped > limits.bytes) co_return;
   }

@@ -28,7 +28,7 @@ Task<void> serve_stream(StreamProtocol& protocol, ByteStream& stream, std::strin
       timed_out = true;
     }
     if (timed_out) {
-      server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+      add_stat(Stat::timeouts_total);
       co_return;
     }
     if (membership) membership->set_idle(false);

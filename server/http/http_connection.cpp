@@ -84,7 +84,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
   header_until_.reset();
   body_until_.reset();
   for (;;) {
-    Metrics::instance().bytes_received.fetch_add(input.size(), std::memory_order_relaxed);
+    add_stat(Stat::bytes_received, static_cast<std::int64_t>(input.size()));
     std::string_view bytes = input.bytes();
     while (!bytes.empty()) {
       const RequestParser::Result parsed = parser_.feed(bytes);
@@ -138,7 +138,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       timed_out = true;
     }
     if (timed_out) {
-      server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+      add_stat(Stat::timeouts_total);
       keep_alive_ = false;
       append_error(408);
       const bool flushed_error = co_await flush();
@@ -164,7 +164,7 @@ Task<void> HttpConnection::linger() {
 Task<bool> HttpConnection::answer() {
   Request& request = parser_.request();
   request.peer = *peer_;
-  server_stats().requests_total.fetch_add(1, std::memory_order_relaxed);
+  add_stat(Stat::requests_total);
   response_.clear();
   keep_alive_ = parser_.keep_alive();
   head_request_ = request.is_head();
@@ -184,7 +184,7 @@ Task<bool> HttpConnection::answer() {
   const auto started = std::chrono::steady_clock::now();
   const bool keep_open = co_await respond(request);
   const auto took = std::chrono::steady_clock::now() - started;
-  Metrics::instance().durations().observe(took);
+  observe_request_duration(took);
   if (route_metrics_ != nullptr) route_metrics_->count(sent_status_);
   if (site_.access_log != nullptr) {
     const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
@@ -227,7 +227,7 @@ Task<bool> HttpConnection::respond(Request& request) {
     failure = std::current_exception();
   }
   if (failure && deadline_->expired()) {
-    server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+    add_stat(Stat::timeouts_total);
     error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms", routed.label->c_str(),
                     request.method.c_str(), request.path.c_str(),
                     static_cast<long long>(site_.timeouts.handler.count()));
@@ -398,13 +398,13 @@ Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t o
       if (!deadline_->expired()) throw;
       timed_out = true;
     }
-    if (timed_out) server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+    if (timed_out) add_stat(Stat::timeouts_total);
     if (timed_out || !sent || sent.bytes() == 0) {  // the peer failed, stalled, or the file shrank
       broken_ = true;
       keep_alive_ = false;
       co_return false;
     }
-    Metrics::instance().bytes_sent.fetch_add(sent.bytes(), std::memory_order_relaxed);
+    add_stat(Stat::bytes_sent, static_cast<std::int64_t>(sent.bytes()));
     streamed_bytes_ += sent.bytes();
     offset += sent.bytes();
     left -= sent.bytes();
@@ -436,9 +436,9 @@ Task<bool> HttpConnection::flush() {
     written = static_cast<bool>(co_await stream_->write(out_.data(), out_.size()));
   } catch (const TaskCanceled&) {
     if (!deadline_->expired()) throw;
-    server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);  // a peer that does not read
+    add_stat(Stat::timeouts_total);  // a peer that does not read
   }
-  if (written) Metrics::instance().bytes_sent.fetch_add(out_.size(), std::memory_order_relaxed);
+  if (written) add_stat(Stat::bytes_sent, static_cast<std::int64_t>(out_.size()));
   out_.clear();
   if (written) {
     deadline_->restore(outer);

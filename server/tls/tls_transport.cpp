@@ -14,9 +14,8 @@ namespace tiffany::tls {
 namespace {
 
 void count_failed_handshake(const std::string& peer, bool timed_out) noexcept {
-  ServerStats& stats = server_stats();
-  stats.tls_handshake_failures.fetch_add(1, std::memory_order_relaxed);
-  if (timed_out) stats.tls_handshake_timeouts.fetch_add(1, std::memory_order_relaxed);
+  add_stat(Stat::tls_handshake_failures);
+  if (timed_out) add_stat(Stat::tls_handshake_timeouts);
   if (error_log().enabled(LogLevel::debug)) {
     error_log().log(LogLevel::debug, "TLS handshake with %s %s", peer.c_str(), timed_out ? "timed out" : "failed");
   }
@@ -79,7 +78,7 @@ Task<void> TlsTransport::handshake(ParkedConnection connection, ReadLease hello,
     count_failed_handshake(connection.peer, timed_out);
     co_return;
   }
-  server_stats().tls_handshakes_total.fetch_add(1, std::memory_order_relaxed);
+  add_stat(Stat::tls_handshakes_total);
   co_await serve_bursts(std::move(connection));
 }
 
@@ -109,7 +108,7 @@ Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
       timed_out = true;
     }
     if (timed_out) {
-      server_stats().timeouts_total.fetch_add(1, std::memory_order_relaxed);
+      add_stat(Stat::timeouts_total);
       co_return;
     }
     deadline.disarm();    // the protocol arms it for each stage that waits
