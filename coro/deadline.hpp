@@ -31,16 +31,28 @@ class Deadline {
   Deadline& operator=(const Deadline&) = delete;
   ~Deadline() { disarm(); }
 
-  /// Sets a new time (and re-arms a disarmed or expired deadline).
+  /// Sets a new time (and re-arms a disarmed or expired deadline). Moving
+  /// an expired deadline whose cancellation has not reached its task yet
+  /// (the operation it interrupted finished anyway) takes that cancellation
+  /// back when called from the task itself: the stage ended in time. From
+  /// another task it cannot, and expired() stays true until the task has
+  /// seen its TaskCanceled, so the task still tells it from a shutdown.
   void rearm(Scheduler::Clock::time_point when) {
-    expired_ = false;
+    if (expired_ && scheduler_.withdraw_deadline_cancel(*task_) != Scheduler::PendingExpiry::on_its_way) {
+      expired_ = false;
+    }
     when_ = when;
     scheduler_.arm_deadline(*task_, *this, when);
   }
   void rearm_after(std::chrono::nanoseconds delay) { rearm(scheduler_.now() + delay); }
+  /// Disarms it; an expiry whose cancellation has not reached the running
+  /// task is taken back too (as rearm does), so nothing more happens.
   void disarm() noexcept {
     scheduler_.disarm_deadline(*task_, *this);
     when_.reset();
+    if (expired_ && scheduler_.withdraw_deadline_cancel(*task_) == Scheduler::PendingExpiry::withdrawn) {
+      expired_ = false;
+    }
   }
   bool expired() const noexcept { return expired_; }
   /// When it will expire; nullopt if disarmed (or already expired).

@@ -366,6 +366,14 @@ void Scheduler::disarm_deadline(TaskRecord& task, const Deadline& deadline) noex
   if (task.deadline_ == &deadline) task.deadline_ = nullptr;
 }
 
+Scheduler::PendingExpiry Scheduler::withdraw_deadline_cancel(TaskRecord& task) noexcept {
+  if (!task.cancel_pending_ || !task.cancel_from_deadline_) return PendingExpiry::none;
+  if (&task != current_) return PendingExpiry::on_its_way;
+  task.cancel_pending_ = false;
+  task.cancel_from_deadline_ = false;
+  return PendingExpiry::withdrawn;
+}
+
 void Scheduler::fire_due_deadlines(Clock::time_point time) {
   while (!deadlines_.empty() && deadlines_.top_at() <= time) {
     TaskRecord& task = deadlines_.top();
@@ -378,7 +386,9 @@ void Scheduler::fire_due_deadlines(Clock::time_point time) {
     Deadline* deadline = std::exchange(task.deadline_, nullptr);
     if (deadline == nullptr || is_finished(task.state_)) continue;  // disarmed since
     deadline->expire();
+    const bool already_pending = task.cancel_pending_;
     cancel(task);
+    if (!already_pending && task.cancel_pending_) task.cancel_from_deadline_ = true;
   }
 }
 
@@ -414,6 +424,7 @@ void Scheduler::advance(std::chrono::nanoseconds by) {
 void Scheduler::throw_if_canceled() {
   if (current_ != nullptr && current_->cancel_pending_) {
     current_->cancel_pending_ = false;  // delivered once; a task may catch it and go on
+    current_->cancel_from_deadline_ = false;
     throw TaskCanceled{};
   }
 }
@@ -475,7 +486,11 @@ bool Scheduler::cancel(TaskId id) noexcept {
 }
 
 void Scheduler::cancel(TaskRecord& task) noexcept {
-  if (!task.in_use_ || is_finished(task.state_) || task.cancel_pending_) return;
+  if (!task.in_use_ || is_finished(task.state_)) return;
+  if (task.cancel_pending_) {
+    task.cancel_from_deadline_ = false;  // another reason joined a deadline's: it can no longer be taken back
+    return;
+  }
   task.cancel_pending_ = true;
   if (trace_) trace_->record(trace_stamp(), task.id(), TaskEvent::cancel);
   if (task.state_ == TaskState::ready && !task.started_) {
@@ -493,6 +508,7 @@ void Scheduler::cancel(TaskRecord& task) noexcept {
 
 void Scheduler::finish_unstarted(TaskRecord& task) noexcept {
   task.cancel_pending_ = false;
+  task.cancel_from_deadline_ = false;
   task.promise_->set_exception(std::make_exception_ptr(TaskCanceled{}));
   settle(task, TaskState::canceled);
 }

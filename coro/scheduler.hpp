@@ -146,6 +146,15 @@ class Scheduler {
   /// Deadline support: cancel the current task at `when` unless disarmed.
   void arm_deadline(TaskRecord& task, Deadline& deadline, Clock::time_point when);
   void disarm_deadline(TaskRecord& task, const Deadline& deadline) noexcept;
+  /// What became of the cancellation an expired deadline made, when the
+  /// deadline is moved or disarmed: `withdrawn` if it had not reached the
+  /// task (the operation it interrupted finished anyway, as I/O that
+  /// completes despite a cancel does) and the task is the one running, so
+  /// the stage ended in time; `on_its_way` if the task is parked and may
+  /// already be acting on it; `none` if it was delivered or another cancel
+  /// joined it (that one stands).
+  enum class PendingExpiry { none, withdrawn, on_its_way };
+  PendingExpiry withdraw_deadline_cancel(TaskRecord& task) noexcept;
   /// Counts tasks parked on other threads (ExternalPromise), so the loop knows
   /// to wait for them instead of declaring a deadlock.
   void external_wait_began() noexcept { ++external_waits_; }

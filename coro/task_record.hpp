@@ -46,6 +46,7 @@ class TaskRecord {
   std::uint8_t priority_ = 0;
   bool started_ = false;                  // has run at least once
   bool cancel_pending_ = false;           // cancel() asked; delivered at the next suspension point
+  bool cancel_from_deadline_ = false;     // the pending cancel is its deadline's alone (see Deadline::rearm)
   bool handle_alive_ = false;             // a JoinHandle still refers to it
   bool in_use_ = false;
   std::uint32_t wait_sequence_ = 0;

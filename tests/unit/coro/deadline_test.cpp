@@ -160,6 +160,108 @@ TEST_F(DeadlineTest, AnOrdinaryCancelIsNotAnExpiry) {
   EXPECT_FALSE(handle.take_result());
 }
 
+// Parks like an I/O operation: canceled, it wakes its task but, like bytes
+// that arrived in the same instant, still returns its value; the
+// cancellation stays pending for the task's next suspension point.
+struct CompletesDespiteCancel final : CancelableWait {
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> caller) noexcept { Scheduler::current().block_current(caller, this); }
+  int await_resume() const noexcept { return 42; }
+  void cancel_wait(TaskRecord& task) noexcept override { Scheduler::current().wake(task); }
+};
+
+// A cancel the "kernel" confirms only when told to (see SlowToCancel).
+struct PendingConfirmation {
+  void confirm() const noexcept { Scheduler::current().wake(*canceled); }
+  TaskRecord* canceled = nullptr;
+};
+
+// Parks like I/O whose cancel the kernel takes time to confirm: canceled, it
+// wakes its task only when the confirmation comes; then it throws the
+// cancellation, as an operation that ended -ECANCELED does.
+struct SlowToCancel final : CancelableWait {
+  explicit SlowToCancel(PendingConfirmation& pending) : pending_(pending) {}
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> caller) noexcept { Scheduler::current().block_current(caller, this); }
+  void await_resume() const { Scheduler::current().throw_if_canceled(); }
+  void cancel_wait(TaskRecord& task) noexcept override { pending_.canceled = &task; }
+
+ private:
+  PendingConfirmation& pending_;
+};
+
+TEST_F(DeadlineTest, AnExpiryWhoseOperationFinishedAnywayIsTakenBackByMovingTheDeadline) {
+  auto body = [&]() -> Task<std::string> {
+    Deadline deadline = Deadline::after(10ms);
+    const int got = co_await CompletesDespiteCancel{};  // the deadline fires; the value comes all the same
+    const bool expired = deadline.expired();
+    deadline.rearm_after(1h);  // the stage ended in time: the next one has a budget of its own
+    co_await Sleep{5ms};       // so this is not canceled
+    co_return std::to_string(got) + (expired ? " expired" : " in time") + (deadline.expired() ? ", still" : ", taken back");
+  };
+  auto handle = scheduler_.spawn(body());
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "42 expired, taken back");
+}
+
+TEST_F(DeadlineTest, AnExpiryNotTakenBackReachesTheTaskAtItsNextWait) {
+  auto body = [&]() -> Task<std::string> {
+    Deadline deadline = Deadline::after(10ms);
+    (void)co_await CompletesDespiteCancel{};
+    try {
+      co_await Sleep{5ms};
+    } catch (const TaskCanceled&) {
+      co_return deadline.expired() ? "timed out" : "other cancel";
+    }
+    co_return "slept";
+  };
+  auto handle = scheduler_.spawn(body());
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "timed out");
+}
+
+TEST_F(DeadlineTest, MovedByAnotherTaskAnExpiryOnItsWayStillReadsAsAnExpiry) {
+  PendingConfirmation cancel;
+  Deadline* deadline_of_waiter = nullptr;
+  auto waiter = [&]() -> Task<bool> {
+    Deadline deadline = Deadline::after(10ms);
+    deadline_of_waiter = &deadline;
+    try {
+      co_await SlowToCancel{cancel};
+    } catch (const TaskCanceled&) {
+      co_return deadline.expired();  // a timeout, not a shutdown
+    }
+    co_return false;
+  };
+  auto mover = [&]() -> Task<void> {
+    co_await Sleep{20ms};  // the deadline expired at 10 ms; its cancel is not confirmed yet
+    deadline_of_waiter->rearm_after(1h);  // as a drain shortening deadlines does
+    cancel.confirm();
+  };
+  auto handle = scheduler_.spawn(waiter());
+  (void)scheduler_.spawn(mover());
+  scheduler_.run();
+  EXPECT_TRUE(handle.take_result());
+}
+
+TEST_F(DeadlineTest, AnotherCancelJoiningAnExpiryIsNeverTakenBack) {
+  auto body = [&]() -> Task<std::string> {
+    Deadline deadline = Deadline::after(10ms);
+    (void)co_await CompletesDespiteCancel{};
+    Scheduler::current().cancel(Scheduler::current().current_task()->id());  // e.g. a shutdown, in the same instant
+    deadline.rearm_after(1h);
+    try {
+      co_await Sleep{5ms};
+    } catch (const TaskCanceled&) {
+      co_return deadline.expired() ? "timed out" : "canceled";
+    }
+    co_return "slept";
+  };
+  auto handle = scheduler_.spawn(body());
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "canceled");
+}
+
 TEST_F(DeadlineTest, ManyRearmsKeepTheTimerHeapSmall) {
   auto body = [&]() -> Task<int> {
     Deadline deadline = Deadline::after(10ms);

@@ -21,6 +21,24 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Waits like a read whose bytes are already on their way: a cancel wakes it
+// early, and the bytes are delivered all the same (as io_uring or epoll
+// deliver a receive that completed in the instant it was canceled).
+class InFlight final : public CancelableWait {
+ public:
+  explicit InFlight(std::chrono::milliseconds after) : after_(after) {}
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> caller) {
+    Scheduler& scheduler = Scheduler::current();
+    scheduler.sleep_current_until(scheduler.now() + after_, caller, this);
+  }
+  void await_resume() const noexcept {}
+  void cancel_wait(TaskRecord& task) noexcept override { Scheduler::current().cancel_sleep(task); }
+
+ private:
+  std::chrono::milliseconds after_;
+};
+
 // Reads arrive after scripted delays; then the peer goes silent (never EOF).
 // Writes can be made to hang forever, like a peer that stopped reading.
 class TimedStream final : public ByteStream {
@@ -28,6 +46,7 @@ class TimedStream final : public ByteStream {
   struct Arrival {
     std::chrono::milliseconds after;
     std::string bytes;
+    bool in_flight = false;  // delivered even if the read is canceled first
   };
   TimedStream(std::vector<Arrival> arrivals, bool writes_hang)
       : arrivals_(arrivals.begin(), arrivals.end()), writes_hang_(writes_hang) {}
@@ -39,7 +58,11 @@ class TimedStream final : public ByteStream {
     }
     Arrival next = std::move(arrivals_.front());
     arrivals_.pop_front();
-    co_await Sleep{next.after};
+    if (next.in_flight) {
+      co_await InFlight{next.after};
+    } else {
+      co_await Sleep{next.after};
+    }
     const std::size_t n = std::min(size, next.bytes.size());
     next.bytes.copy(data, n);
     co_return IoResult{static_cast<int>(n)};
@@ -116,6 +139,15 @@ TEST_F(HttpTimeoutsTest, SlowHeadersGet408AtTheHeaderTimeoutHoweverTheyTrickle) 
   EXPECT_EQ(serve(stream), 11000ms);  // the first byte at 1 s, then 10 s for the whole header section
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << stream.written;
   EXPECT_TRUE(stream.finished);
+}
+
+TEST_F(HttpTimeoutsTest, HeaderBytesArrivingAsTheHeaderTimeoutFiresStillGetA408) {
+  // The deadline cancels the read in the instant its bytes arrive: the bytes
+  // are delivered, the header section is still incomplete, and its budget is
+  // spent, so the answer is a 408, never a silent close.
+  TimedStream stream({{0ms, "GET / HTTP/1.1\r\n"}, {10000ms, "X-A: b\r\n", true}}, false);
+  EXPECT_EQ(serve(stream), 10000ms);
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 408 ", 0), 0u) << stream.written;
 }
 
 TEST_F(HttpTimeoutsTest, AStalledBodyGets408AtTheBodyTimeout) {
