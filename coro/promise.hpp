@@ -99,7 +99,6 @@ class Promise {
     state_->error = std::move(error);
     state_->settle();
   }
-  bool is_set() const noexcept { return state_->ready; }
 
  private:
   void check_unset() const {

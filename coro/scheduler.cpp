@@ -113,19 +113,17 @@ std::uint64_t Scheduler::trace_stamp() const noexcept {
 // ---- the task table ----
 
 TaskRecord& Scheduler::allocate_record() {
-  if (free_records_ == nullptr) {
+  if (free_records_.empty()) {
     const auto first_slot = static_cast<std::uint32_t>(chunks_.size() * kRecordsPerChunk);
     chunks_.push_back(std::make_unique<TaskRecord[]>(kRecordsPerChunk));
     TaskRecord* records = chunks_.back().get();
     for (std::size_t i = kRecordsPerChunk; i-- > 0;) {  // lowest slots first
       records[i].slot_ = first_slot + static_cast<std::uint32_t>(i);
       records[i].generation_ = 1;  // ids are never 0
-      records[i].next_ = free_records_;
-      free_records_ = &records[i];
+      free_records_.push_front(records[i]);
     }
   }
-  TaskRecord& record = *free_records_;
-  free_records_ = record.next_;
+  TaskRecord& record = *free_records_.pop_front();
   ++live_records_;
   return record;
 }
@@ -145,8 +143,7 @@ void Scheduler::free_record(TaskRecord& task) noexcept {
   task.in_use_ = false;
   task.promise_ = nullptr;
   ++task.generation_;  // the old id no longer names this slot
-  task.next_ = free_records_;
-  free_records_ = &task;
+  free_records_.push_front(task);
   --live_records_;
 }
 
@@ -191,33 +188,23 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
 void Scheduler::push_ready(TaskRecord& task) noexcept {
   task.state_ = TaskState::ready;
   const unsigned level = options_.policy == SchedulingPolicy::priority ? task.priority_ : 0;
-  ReadyQueue& queue = ready_[level];
+  ready_[level].push_back(task);
   ready_levels_ |= 1u << level;
-  task.next_ = nullptr;
-  task.prev_ = queue.tail;
-  if (queue.tail != nullptr) {
-    queue.tail->next_ = &task;
-  } else {
-    queue.head = &task;
-  }
-  queue.tail = &task;
   ++ready_count_;
 }
 
 void Scheduler::unlink_ready(TaskRecord& task) noexcept {
   const unsigned level = options_.policy == SchedulingPolicy::priority ? task.priority_ : 0;
-  ReadyQueue& queue = ready_[level];
-  (task.prev_ != nullptr ? task.prev_->next_ : queue.head) = task.next_;
-  (task.next_ != nullptr ? task.next_->prev_ : queue.tail) = task.prev_;
-  if (queue.head == nullptr) ready_levels_ &= ~(1u << level);
-  task.next_ = task.prev_ = nullptr;
+  TaskList& queue = ready_[level];
+  queue.remove(task);
+  if (queue.empty()) ready_levels_ &= ~(1u << level);
   --ready_count_;
 }
 
 TaskRecord* Scheduler::pop_ready() noexcept {
   if (ready_levels_ == 0) return nullptr;
   const int highest = 31 - __builtin_clz(ready_levels_);
-  TaskRecord* task = ready_[static_cast<std::size_t>(highest)].head;
+  TaskRecord* task = ready_[static_cast<std::size_t>(highest)].front();
   unlink_ready(*task);
   return task;
 }

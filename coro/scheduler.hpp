@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "coro/intrusive_list.hpp"
 #include "coro/poller.hpp"
 #include "coro/remote_queue.hpp"
 #include "coro/scheduler_options.hpp"
@@ -163,10 +164,7 @@ class Scheduler {
  private:
   friend std::coroutine_handle<> detail::finish_spawned_task(detail::TaskPromiseBase&) noexcept;
 
-  struct ReadyQueue {
-    TaskRecord* head = nullptr;
-    TaskRecord* tail = nullptr;
-  };
+  using TaskList = IntrusiveList<TaskRecord, &TaskRecord::link_>;
 
   [[noreturn]] static void abort_without_scheduler() noexcept;
   // Why: inline, so every awaitable finds its scheduler with one TLS load;
@@ -198,10 +196,10 @@ class Scheduler {
   SchedulerOptions options_;
   std::shared_ptr<RemoteQueue> remote_;
   std::vector<std::unique_ptr<TaskRecord[]>> chunks_;  // stable storage for records
-  TaskRecord* free_records_ = nullptr;
+  TaskList free_records_;  // used as a stack: lowest slots first
   std::size_t live_records_ = 0;
   std::size_t unfinished_ = 0;
-  std::array<ReadyQueue, kMaxPriority + 1> ready_;
+  std::array<TaskList, kMaxPriority + 1> ready_;
   unsigned ready_levels_ = 0;  // bit n set: ready_[n] is not empty
   std::size_t ready_count_ = 0;
   // Sleeping tasks, by wake-up time; a canceled sleep leaves at once.

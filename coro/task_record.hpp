@@ -5,6 +5,7 @@
 #include <coroutine>
 #include <cstdint>
 
+#include "coro/intrusive_list.hpp"
 #include "coro/task.hpp"
 #include "coro/task_state.hpp"
 #include "coro/task_timer_heap.hpp"
@@ -54,8 +55,7 @@ class TaskRecord {
   detail::TaskPromiseBase* promise_ = nullptr;  // root_'s promise, type-erased
   std::coroutine_handle<> resume_point_;  // innermost coroutine to resume next
   CancelableWait* blocked_on_ = nullptr;  // what to undo if canceled while blocked
-  TaskRecord* next_ = nullptr;            // ready-queue links, or the free list
-  TaskRecord* prev_ = nullptr;
+  ListLink<TaskRecord> link_;             // in a ready queue, or in the free list
   TaskRecord* joiner_ = nullptr;          // task parked in Join on this one
   Deadline* deadline_ = nullptr;          // the armed Deadline, if any
   TaskContext* context_ = nullptr;        // one share of its task-local values

@@ -57,6 +57,14 @@ class SpareBuffers final : public ReadBufferOwner {
     delete[] data;
   }
 
+  /// Frees all but `most` of the buffers waiting for reuse (after a burst,
+  /// so that what it needed does not stay resident).
+  void shrink_to(std::size_t most) noexcept {
+    while (kept_.size() > most) {
+      delete[] kept_.back();
+      kept_.pop_back();
+    }
+  }
   /// Buffers waiting for reuse (for tests).
   std::size_t kept() const noexcept { return kept_.size(); }
 

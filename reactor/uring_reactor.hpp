@@ -37,8 +37,6 @@ class UringReactor final : public Reactor, private ReadBufferOwner {
   bool has_pending() const noexcept override { return in_flight_ > 0; }
   void wake() noexcept override;
   std::string describe() const override;
-  /// Whether pooled receives use a kernel buffer ring (false: spares only).
-  bool has_buffer_ring() const noexcept { return buffer_ring_ != nullptr; }
 
   static constexpr unsigned kProvidedBuffers = 64;  // a power of two
 

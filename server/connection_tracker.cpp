@@ -17,14 +17,11 @@ ConnectionTracker::Slot::~Slot() {
 
 ConnectionTracker::Membership::Membership(ConnectionTracker& tracker, Deadline& deadline)
     : tracker_(tracker), deadline_(deadline), task_(Scheduler::current().current_task()) {
-  next_ = tracker_.head_;
-  if (next_ != nullptr) next_->prev_ = this;
-  tracker_.head_ = this;
+  tracker_.members_.push_front(*this);
 }
 
 ConnectionTracker::Membership::~Membership() {
-  (prev_ != nullptr ? prev_->next_ : tracker_.head_) = next_;
-  if (next_ != nullptr) next_->prev_ = prev_;
+  tracker_.members_.remove(*this);
 }
 
 void ConnectionTracker::Membership::set_idle(bool idle) {
@@ -44,7 +41,7 @@ void ConnectionTracker::drain(std::chrono::milliseconds idle_grace, std::functio
   draining_ = true;
   idle_grace_ = idle_grace;
   on_drained_ = std::move(on_drained);
-  for (Membership* member = head_; member != nullptr; member = member->next_) {
+  for (Membership* member = members_.front(); member != nullptr; member = members_.next(*member)) {
     if (member->idle_) member->deadline_.rearm_after(idle_grace);  // a request on its way still gets served
   }
   for (DrainListener* listener : drain_listeners_) listener->on_drain(idle_grace);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coro/deadline.hpp"
+#include "coro/intrusive_list.hpp"
 #include "coro/promise.hpp"
 #include "coro/task.hpp"
 #include "handlers/server_stats.hpp"
@@ -81,8 +82,7 @@ class ConnectionTracker {
     Deadline& deadline_;
     TaskRecord* task_;
     bool idle_ = false;
-    Membership* prev_ = nullptr;
-    Membership* next_ = nullptr;
+    ListLink<Membership> link_;
   };
 
   explicit ConnectionTracker(std::size_t limit) : limit_(limit) {}
@@ -109,7 +109,7 @@ class ConnectionTracker {
   std::size_t limit_;
   std::size_t size_ = 0;
   std::size_t peak_ = 0;
-  Membership* head_ = nullptr;
+  IntrusiveList<Membership, &Membership::link_> members_;
   bool draining_ = false;
   std::chrono::milliseconds idle_grace_{0};
   std::function<void()> on_drained_;

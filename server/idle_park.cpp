@@ -7,41 +7,15 @@
 
 namespace tiffany {
 
-/// One parked connection: its detached receive and its place in a list.
-struct IdlePark::Entry final : IoOperation {
-  Entry(IdlePark& owner, ParkedConnection parked, Scheduler::Clock::time_point idle_since)
-      : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .fd = parked.socket.get()}),
-        park(owner),
-        connection(std::move(parked)),
-        since(idle_since) {
-    add_stat(Stat::connections_idle);
-  }
-  ~Entry() { add_stat(Stat::connections_idle, -1); }
-  Entry(const Entry&) = delete;
-  Entry& operator=(const Entry&) = delete;
-
-  IdlePark& park;
-  ParkedConnection connection;
-  Scheduler::Clock::time_point since;
-  Entry* prev = nullptr;
-  Entry* next = nullptr;
-  bool closing = false;    // in closing_ (its receive canceled), not waiting_
-  bool timed_out = false;  // closed for idling too long (counted as a timeout)
-};
-
-void IdlePark::List::push_back(Entry& entry) noexcept {
-  entry.prev = tail;
-  entry.next = nullptr;
-  (tail != nullptr ? tail->next : head) = &entry;
-  tail = &entry;
-  ++size;
+IdlePark::Entry::Entry(IdlePark& owner, ParkedConnection parked, Scheduler::Clock::time_point idle_since)
+    : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .fd = parked.socket.get()}),
+      park(owner),
+      connection(std::move(parked)),
+      since(idle_since) {
+  add_stat(Stat::connections_idle);
 }
 
-void IdlePark::List::remove(Entry& entry) noexcept {
-  (entry.prev != nullptr ? entry.prev->next : head) = entry.next;
-  (entry.next != nullptr ? entry.next->prev : tail) = entry.prev;
-  --size;
-}
+IdlePark::Entry::~Entry() { add_stat(Stat::connections_idle, -1); }
 
 IdlePark::IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve,
                    OnTimeout on_timeout)
@@ -108,15 +82,15 @@ void IdlePark::start_reaper() {
 
 Task<void> IdlePark::close_when_idle_too_long() {
   Scheduler& scheduler = Scheduler::current();
-  while (waiting_.head != nullptr) {
-    const auto due = waiting_.head->since + idle_timeout_;
+  while (!waiting_.empty()) {
+    const auto due = waiting_.front()->since + idle_timeout_;
     const auto now = scheduler.now();
     if (now < due) {
       co_await Sleep{due - now};
       continue;
     }
-    waiting_.head->timed_out = true;
-    expire(*waiting_.head);
+    waiting_.front()->timed_out = true;
+    expire(*waiting_.front());
   }
   reaper_running_ = false;
 }
@@ -129,19 +103,17 @@ Task<void> IdlePark::close_after_grace(std::chrono::milliseconds grace) {
   // Why wait: a request already on its way to an idle connection still gets served.
   co_await Sleep{grace};
   grace_over_ = true;
-  while (waiting_.head != nullptr) expire(*waiting_.head);
+  while (!waiting_.empty()) expire(*waiting_.front());
 }
 
 void IdlePark::close_all() noexcept {
   // Why first: canceling one receive reaps other completions too, whose
   // callbacks would spawn tasks (maybe with no scheduler left).
   for (List* list : {&waiting_, &closing_}) {
-    for (Entry* entry = list->head; entry != nullptr; entry = entry->next) entry->orphan();
+    for (Entry* entry = list->front(); entry != nullptr; entry = List::next(*entry)) entry->orphan();
   }
   for (List* list : {&waiting_, &closing_}) {
-    while (list->head != nullptr) {
-      Entry* entry = list->head;
-      list->remove(*entry);
+    while (Entry* entry = list->pop_front()) {
       delete entry;  // cancels its receive and waits for the kernel to let go
     }
   }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "coro/intrusive_list.hpp"
 #include "coro/scheduler.hpp"
 #include "coro/task.hpp"
 #include "reactor/io_operation.hpp"
@@ -64,17 +65,24 @@ class IdlePark final : private DrainListener {
   /// Closes every parked connection now (shutdown).
   void close_all() noexcept;
   /// Connections waiting here (closing ones included).
-  std::size_t size() const noexcept { return waiting_.size + closing_.size; }
+  std::size_t size() const noexcept { return waiting_.size() + closing_.size(); }
 
  private:
-  struct Entry;
-  struct List {
-    Entry* head = nullptr;
-    Entry* tail = nullptr;
-    std::size_t size = 0;
-    void push_back(Entry& entry) noexcept;
-    void remove(Entry& entry) noexcept;
+  /// One parked connection: its detached receive and its place in a list.
+  struct Entry final : IoOperation {
+    Entry(IdlePark& owner, ParkedConnection parked, Scheduler::Clock::time_point idle_since);
+    ~Entry();
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+
+    IdlePark& park;
+    ParkedConnection connection;
+    Scheduler::Clock::time_point since;
+    ListLink<Entry> link;
+    bool closing = false;    // in closing_ (its receive canceled), not waiting_
+    bool timed_out = false;  // closed for idling too long (counted as a timeout)
   };
+  using List = IntrusiveList<Entry, &Entry::link>;
 
   static void on_input(IoOperation& op, void* context) noexcept;
   void on_drain(std::chrono::milliseconds idle_grace) override;

@@ -6,7 +6,9 @@
 #endif
 
 #include "coro/sleep.hpp"
+#include "reactor/spare_read_buffers.hpp"
 #include "server/connection_tracker.hpp"
+#include "server/tls/spare_output_buffers.hpp"
 
 namespace tiffany {
 
@@ -17,6 +19,10 @@ Task<void> trim_memory_after_bursts(ConnectionTracker& tracker, TrimPolicy polic
     const std::size_t closed = tracker.peak() - open;
     if (closed < policy.min_closed || closed < tracker.peak() / 2) continue;
     (void)tracker.take_peak();
+    // The spare buffers the burst left behind go first: kept for reuse,
+    // they would stay resident however much else is given back.
+    SpareReadBuffers::for_this_thread().shrink_to(policy.spares_kept);
+    tls::SpareOutputBuffers::for_this_thread().shrink_to(policy.spares_kept);
 #if defined(__GLIBC__)
     ::malloc_trim(0);
 #endif

@@ -16,12 +16,14 @@ class ConnectionTracker;
 struct TrimPolicy {
   std::size_t min_closed = 512;
   std::chrono::milliseconds period{1000};
+  std::size_t spares_kept = 8;  // spare read and TLS output buffers kept for reuse after a trim
 };
 
 /// Runs for the worker's life. Why: glibc gives memory back to the system
 /// by itself only from the top of each arena, so what thousands of closed
 /// connections freed (sessions, frames, buffers, interleaved with what
-/// lives on) stays resident until reused. malloc_trim(0) releases the free
+/// lives on) stays resident until reused, and so do the spare buffers the
+/// worker keeps (all but a few are freed first). malloc_trim(0) releases the free
 /// pages inside every arena. It stalls this worker while it runs (about
 /// 45 ms to release 300 MB freed in 15 KiB pieces), so it is called only
 /// after a large drop in open connections and costs nothing in a steady

@@ -19,8 +19,6 @@ class PlainTransport final : public ConnectionProtocol {
   Task<void> serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) override;
   void close_idle() noexcept override { park_.close_all(); }
   const char* name() const noexcept override { return protocol_->name(); }
-  /// Connections idle in the park now.
-  std::size_t idle_connections() const noexcept { return park_.size(); }
 
  private:
   Task<void> serve_input(ParkedConnection connection, ReadLease first);

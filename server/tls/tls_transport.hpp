@@ -33,8 +33,6 @@ class TlsTransport final : public ConnectionProtocol {
   void close_idle() noexcept override;
   /// "https", or "<protocol> over TLS".
   const char* name() const noexcept override { return name_.c_str(); }
-  /// Connections waiting for their ClientHello, and idle between requests.
-  std::size_t idle_connections() const noexcept { return hellos_.size() + idle_.size(); }
 
  private:
   /// The ClientHello's first bytes arrived: handshake, then serve.

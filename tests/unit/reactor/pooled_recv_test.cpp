@@ -168,6 +168,20 @@ TEST_P(PooledRecvTest, ADetachedReceiveDestroyedInFlightIsCanceledSilently) {
   EXPECT_EQ(recv, nullptr);
 }
 
+TEST(SpareReadBuffersTest, ShrinkingFreesAllButTheMostKept) {
+  SpareReadBuffers& spares = SpareReadBuffers::for_this_thread();
+  spares.shrink_to(0);
+  {
+    std::vector<ReadLease> leases;
+    for (int i = 0; i < 20; ++i) leases.push_back(spares.take());
+  }  // all 20 given back
+  EXPECT_EQ(spares.kept(), 20u);
+  spares.shrink_to(8);
+  EXPECT_EQ(spares.kept(), 8u);
+  spares.shrink_to(10);  // never grows
+  EXPECT_EQ(spares.kept(), 8u);
+}
+
 TEST(SpareReadBuffersTest, BuffersAreReusedLastInFirstOut) {
   SpareReadBuffers& spares = SpareReadBuffers::for_this_thread();
   const char* first = nullptr;
