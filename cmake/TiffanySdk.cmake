@@ -11,7 +11,7 @@ set(TIFFANY_PUBLIC_HEADERS
   coro/get_tid.hpp coro/spawn.hpp coro/join.hpp coro/cancel.hpp coro/yield.hpp coro/sleep.hpp coro/syscalls.hpp
   coro/broken_promise.hpp coro/promise.hpp coro/external_promise.hpp coro/gather.hpp coro/race.hpp
   coro/with_timeout.hpp coro/offload_pool.hpp coro/offload.hpp coro/deadline.hpp coro/task_context.hpp
-  coro/cycle_clock.hpp
+  coro/cycle_clock.hpp coro/intrusive_list.hpp
   reactor/io_result.hpp reactor/io_operation.hpp reactor/reactor.hpp reactor/unique_fd.hpp
   reactor/recv.hpp reactor/send.hpp reactor/accept.hpp reactor/connect.hpp reactor/readiness.hpp
   reactor/read_lease.hpp reactor/recv_pooled.hpp
