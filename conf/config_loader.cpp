@@ -10,6 +10,7 @@
 
 #include "conf/config_error.hpp"
 #include "conf/json_node.hpp"
+#include "conf/strict_json.hpp"
 #include "conf/tls_config_reader.hpp"
 
 namespace tiffany {
@@ -193,14 +194,7 @@ ErrorLogConfig read_error_log(const JsonNode& node, const std::string& directory
 }  // namespace
 
 Config parse_config(const std::string& text, const std::string& file) {
-  picojson::value document;
-  const std::string error = picojson::parse(document, text);
-  if (!error.empty()) {
-    std::string message = error;
-    while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
-    std::replace(message.begin(), message.end(), '\n', ' ');
-    throw ConfigError(file, "$", "invalid JSON: " + message);
-  }
+  const picojson::value document = parse_strict_json(text, file);
 
   const JsonNode root(document, file, "$");
   ObjectReader reader(root, {"backend", "workers", "max_connections", "drain_timeout_ms", "plugins",

@@ -1,7 +1,9 @@
 // HandlerParams: typed access with ParamError for the wrong type.
 #include "handlers/handler_params.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace tiffany {
 namespace {
@@ -15,6 +17,10 @@ std::string describe(const picojson::value& value) {
 }  // namespace
 
 const picojson::value* HandlerParams::find(const std::string& key) const {
+  if (std::find(std::begin(kRouteKeys), std::end(kRouteKeys), key) != std::end(kRouteKeys)) {
+    throw ParamError(key, "\"" + key + "\" is a route key (method, path, handler), never a handler's setting: "
+                          "the handler must give its setting another name");
+  }
   known_.insert(key);
   const auto it = params_->find(key);
   return it == params_->end() ? nullptr : &it->second;

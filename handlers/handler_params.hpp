@@ -31,6 +31,10 @@ class ParamError : public std::runtime_error {
 /// reported as unknown after the factory returns (typos are errors).
 class HandlerParams {
  public:
+  /// The keys of a route object that belong to the route, never to its
+  /// handler: asking for one throws ParamError (it would always be absent).
+  static constexpr std::string_view kRouteKeys[] = {"method", "path", "handler"};
+
   /// `base_directory` is the config file's folder: relative paths in params
   /// are resolved against it (see path()).
   explicit HandlerParams(const picojson::object& params, std::string base_directory = ".")

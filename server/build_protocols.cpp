@@ -40,7 +40,7 @@ std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& 
     throw ConfigError(config.file, route.json_path, "handler \"" + route.handler + "\" refused its params: " + e.what());
   }
   if (const auto unknown = params.unknown_keys(); !unknown.empty()) {
-    std::vector<std::string> expected{"method", "path", "handler"};
+    std::vector<std::string> expected(std::begin(HandlerParams::kRouteKeys), std::end(HandlerParams::kRouteKeys));
     expected.insert(expected.end(), params.known_keys().begin(), params.known_keys().end());
     throw ConfigError(config.file, route.json_path + "." + unknown.front(),
                       "unknown key for handler \"" + route.handler + "\"; expected one of " + quoted_list(expected));

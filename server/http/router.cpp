@@ -21,6 +21,17 @@ void for_each_segment(std::string_view path, Visit&& visit) {
 
 }  // namespace
 
+bool Router::same_shape(const Route& a, const Route& b) noexcept {
+  if (a.trailing_slash != b.trailing_slash || a.segments.size() != b.segments.size()) return false;
+  for (std::size_t i = 0; i < a.segments.size(); ++i) {
+    const Segment& x = a.segments[i];
+    const Segment& y = b.segments[i];
+    if (x.kind != y.kind) return false;
+    if (x.kind == SegmentKind::literal && x.text != y.text) return false;  // parameter names do not matter
+  }
+  return true;
+}
+
 void Router::add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler,
                  std::string label, RouteMetrics* metrics) {
   if (pattern.empty() || pattern.front() != '/') throw std::invalid_argument("a path pattern must start with '/'");
@@ -52,6 +63,27 @@ void Router::add(std::vector<std::string> methods, std::string_view pattern, std
     }
     return true;
   });
+  for (const Route& earlier : routes_) {
+    if (!same_shape(earlier, route)) continue;
+    // Why not when only this one takes any method: it still answers the
+    // methods the earlier one does not (a fallback for the same path).
+    std::string shared;  // a method both answer ("*": any)
+    if (route.methods.empty()) {
+      if (earlier.methods.empty()) shared = "*";
+    } else {
+      for (const std::string& method : route.methods) {
+        const auto& theirs = earlier.methods;
+        if (theirs.empty() || std::find(theirs.begin(), theirs.end(), method) != theirs.end()) {
+          shared = method;
+          break;
+        }
+      }
+    }
+    if (!shared.empty()) {
+      throw std::invalid_argument("an earlier route already answers " + shared + " " + earlier.pattern +
+                                  ": this one could never be reached for it");
+    }
+  }
   routes_.push_back(std::move(route));
 }
 

@@ -35,7 +35,9 @@ class Router {
 
   /// Adds a route; an empty `methods` means any method. `label` names the
   /// handler in log lines (e.g. `handler "shop.cart" from /opt/libshop.so`).
-  /// Throws std::invalid_argument naming the problem if `pattern` is malformed.
+  /// Throws std::invalid_argument naming the problem if `pattern` is
+  /// malformed, or if an earlier route has the same shape of path (names of
+  /// parameters aside) and a method in common: this one could never be reached.
   void add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler,
            std::string label = "handler", RouteMetrics* metrics = nullptr);
 
@@ -61,6 +63,8 @@ class Router {
   };
 
   static bool matches(const Route& route, std::string_view path, Request* capture);
+  /// Whether both patterns match the same paths.
+  static bool same_shape(const Route& a, const Route& b) noexcept;
   static bool more_specific(const Route& a, const Route& b);
   static bool allows(const Route& route, std::string_view method);
 

@@ -166,6 +166,14 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{"InvalidJson", R"({"listeners": [)", "test.json: $: invalid JSON: syntax error at line 1 near: "},
         Case{"RootNotAnObject", R"([])", "test.json: $: expected an object, got an array"},
+        Case{"KeyTwiceAtTheTop", R"({"workers": 1, "listeners": [], "workers": 2})",
+             "test.json: $.workers: key given twice in one object (JSON keeps only one; remove or rename the other)"},
+        Case{"RoutePathTwice",
+             R"({"listeners": [{"name": "w", "address": "127.0.0.1:0", "protocol": "http", "routes": [
+                 {"method": "GET", "path": "/a", "handler": "text", "body": "x"},
+                 {"method": "GET", "path": "/b", "handler": "static", "root": "www", "path": "/c"}]}]})",
+             "test.json: $.listeners[0].routes[1].path: key given twice in one object (JSON keeps only one; remove "
+             "or rename the other)"},
         Case{"MissingListeners", R"({})", "test.json: $.listeners: missing required key"},
         Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
              "test.json: $.lisener: unknown key; expected one of \"backend\", \"workers\", "

@@ -161,6 +161,20 @@ TEST(HandlerParams, ReportsKeysNoFactoryAskedFor) {
   EXPECT_TRUE(reader.known_keys().contains("content_type"));
 }
 
+TEST(HandlerParams, RefusesToReadARouteKeyItWouldNeverSee) {
+  const auto params = params_from(R"({"body": "x"})");
+  const HandlerParams reader(params);
+  for (const char* route_key : {"path", "method", "handler"}) {
+    try {
+      (void)reader.string_or(route_key, "fallback");
+      ADD_FAILURE() << route_key << " was read";
+    } catch (const ParamError& e) {
+      EXPECT_EQ(e.key(), route_key);
+      EXPECT_NE(std::string(e.what()).find("is a route key"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(HandlerParams, ResolvesRelativePathsAgainstTheConfigFolder) {
   const auto params = params_from(R"({"root": "www", "abs": "/srv/site"})");
   const HandlerParams reader(params, "/etc/tiffany");

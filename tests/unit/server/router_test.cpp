@@ -112,5 +112,36 @@ TEST_F(RouterTest, RejectsMalformedPatterns) {
   EXPECT_THROW(router_.add({}, "/a//b", handler), std::invalid_argument);
 }
 
+// The message of the std::invalid_argument add() throws, or "(added)".
+std::string refusal(Router& router, std::vector<std::string> methods, const std::string& pattern) {
+  try {
+    router.add(std::move(methods), pattern, std::make_shared<Named>(pattern));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(added)";
+}
+
+TEST_F(RouterTest, RefusesARouteAnEarlierOneWouldAlwaysWin) {
+  add({"GET", "HEAD"}, "/users/:id");
+  EXPECT_EQ(refusal(router_, {"POST", "GET"}, "/users/:name"),
+            "an earlier route already answers GET /users/:id: this one could never be reached for it");
+  add({}, "/files/*");
+  EXPECT_EQ(refusal(router_, {"DELETE"}, "/files/*"),
+            "an earlier route already answers DELETE /files/*: this one could never be reached for it");
+  EXPECT_EQ(refusal(router_, {}, "/files/*"),
+            "an earlier route already answers * /files/*: this one could never be reached for it");
+}
+
+TEST_F(RouterTest, AcceptsRoutesThatDifferInMethodShapeOrTrailingSlash) {
+  add({"GET"}, "/users/:id");
+  EXPECT_EQ(refusal(router_, {"POST"}, "/users/:id"), "(added)");
+  EXPECT_EQ(refusal(router_, {"GET"}, "/users/me"), "(added)");     // more specific: wins for "me"
+  EXPECT_EQ(refusal(router_, {"GET"}, "/users/:id/"), "(added)");   // trailing slash
+  EXPECT_EQ(refusal(router_, {}, "/users/:id"), "(added)");         // any other method: a fallback
+  EXPECT_EQ(route("PATCH", "/users/7"), "/users/:id");  // the fallback (named without an index)
+  EXPECT_EQ(route("GET", "/users/7"), "/users/:id 0");
+}
+
 }  // namespace
 }  // namespace tiffany::http
