@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config      # toolchain
+  g++ cmake ninja-build make pkg-config # toolchain (make: CMake's default generator, for plugin projects)
   liburing-dev                          # io_uring
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
   openssl                               # certificates for HTTPS (run.sh, tests) and TLS test clients
