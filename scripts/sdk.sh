@@ -2,7 +2,7 @@
 # Installs Tiffany for plugin authors — the binary, the SDK headers and the
 # CMake package — into PREFIX (default ~/tiffany), building only what that
 # needs (no tests, no benchmarks). Installs missing Debian packages first.
-# Usage: scripts/install-sdk.sh [PREFIX]
+# Usage: scripts/sdk.sh [PREFIX]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=${1:-$HOME/tiffany}
