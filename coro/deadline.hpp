@@ -3,10 +3,70 @@
 
 #include <chrono>
 #include <optional>
+#include <utility>
 
 #include "coro/scheduler.hpp"
+#include "coro/task.hpp"
+#include "coro/task_canceled.hpp"
 
 namespace tiffany {
+
+/// What a wait under a deadline came to: the value, or "timed out".
+template <class T>
+class [[nodiscard]] Timed {
+ public:
+  static Timed timed_out_now() { return Timed(); }
+  explicit Timed(T value) : value_(std::move(value)) {}
+  bool timed_out() const noexcept { return !value_; }
+  /// The value; only when !timed_out().
+  T& operator*() noexcept { return *value_; }
+  T* operator->() noexcept { return &*value_; }
+
+ private:
+  Timed() = default;
+  std::optional<T> value_;
+};
+
+/// A wait with no value under a deadline: done, or timed out.
+template <>
+class [[nodiscard]] Timed<void> {
+ public:
+  static Timed timed_out_now() { return Timed(true); }
+  Timed() = default;
+  bool timed_out() const noexcept { return timed_out_; }
+
+ private:
+  explicit Timed(bool timed_out) : timed_out_(timed_out) {}
+  bool timed_out_ = false;
+};
+
+class Deadline;
+
+namespace detail {
+/// Awaits a Task for Deadline::guard: the task's value, or Timed's "timed
+/// out" when the deadline's cancellation ends it. Why an awaiter and not a
+/// coroutine: no frame per guarded wait, on the hot path of every read.
+template <class T>
+class DeadlineGuard {
+ public:
+  DeadlineGuard(const Deadline& deadline, Task<T> task)
+      : deadline_(deadline), task_(std::move(task)), awaiter_(std::move(task_).operator co_await()) {}
+  DeadlineGuard(const DeadlineGuard&) = delete;
+  DeadlineGuard& operator=(const DeadlineGuard&) = delete;
+
+  bool await_ready() const noexcept { return awaiter_.await_ready(); }
+  template <class Parent>
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<Parent> parent) noexcept {
+    return awaiter_.await_suspend(parent);
+  }
+  Timed<T> await_resume();
+
+ private:
+  const Deadline& deadline_;
+  Task<T> task_;
+  typename Task<T>::Awaiter awaiter_;  // refers to task_
+};
+}  // namespace detail
 
 /// Arms a deadline for the task that creates it: when the time comes, the
 /// task is canceled (it sees TaskCanceled at its suspension point, e.g. a
@@ -55,6 +115,16 @@ class Deadline {
     }
   }
   bool expired() const noexcept { return expired_; }
+
+  /// Awaits `task` under this deadline: `co_await deadline.guard(read())`
+  /// gives Timed<T>, its value or "timed out" if this deadline ended it.
+  /// Any other cancellation (a shutdown, say) is rethrown, so no caller
+  /// catches TaskCanceled to tell the two apart. The deadline is not moved:
+  /// arm it for the stage first. Only for the task that owns the deadline.
+  template <class T>
+  detail::DeadlineGuard<T> guard(Task<T> task) const {
+    return detail::DeadlineGuard<T>(*this, std::move(task));
+  }
   /// When it will expire; nullopt if disarmed (or already expired).
   std::optional<Scheduler::Clock::time_point> armed_until() const noexcept { return when_; }
   /// Restores a time read from armed_until().
@@ -79,5 +149,20 @@ class Deadline {
   std::optional<Scheduler::Clock::time_point> when_;
   bool expired_ = false;
 };
+
+template <class T>
+Timed<T> detail::DeadlineGuard<T>::await_resume() {
+  try {
+    if constexpr (std::is_void_v<T>) {
+      awaiter_.await_resume();
+      return Timed<void>();
+    } else {
+      return Timed<T>(awaiter_.await_resume());
+    }
+  } catch (const TaskCanceled&) {
+    if (!deadline_.expired()) throw;  // not ours: a shutdown, or the task's own cancel
+    return Timed<T>::timed_out_now();
+  }
+}
 
 }  // namespace tiffany

@@ -154,7 +154,11 @@ std::string Metrics::render_prometheus() const {
   metric(out, "tiffany_uptime_seconds", "gauge", "Seconds since start-up.", uptime_seconds());
   for (std::size_t i = 0; i < kStatCount; ++i) {
     const StatDescription& stat = stat_descriptions()[i];
-    metric(out, std::string(stat.metric).c_str(), stat.gauge ? "gauge" : "counter", std::string(stat.help).c_str(),
+    const std::string name(stat.metric);
+    if (i == 0 || stat.metric != stat_descriptions()[i - 1].metric) {  // a family's first sample
+      family(out, name.c_str(), stat.gauge ? "gauge" : "counter", std::string(stat.help).c_str());
+    }
+    sample(out, stat.labels.empty() ? name : name + "{" + std::string(stat.labels) + "}",
            static_cast<double>(stats.values[i]));
   }
   const TaskTotals tasks = task_totals();

@@ -97,24 +97,30 @@ Slots& slots_of_this_thread() noexcept {
 }  // namespace
 
 const std::array<StatDescription, kStatCount>& stat_descriptions() noexcept {
+  static constexpr std::string_view kTimeouts = "Connections closed (or requests answered 503) by a timeout, by stage.";
   static constexpr std::array<StatDescription, kStatCount> kDescriptions{{
-      {"connections_open", "tiffany_connections_open", true, "Connections open now."},
-      {"connections_idle", "tiffany_connections_idle", true,
+      {"connections_open", "tiffany_connections_open", "", true, "Connections open now."},
+      {"connections_idle", "tiffany_connections_idle", "", true,
        "Connections idle before their first bytes or between requests (parked: no task, no read buffer)."},
-      {"connections_total", "tiffany_connections_total", false, "Connections accepted."},
-      {"connections_refused", "tiffany_connections_refused_total", false,
+      {"connections_total", "tiffany_connections_total", "", false, "Connections accepted."},
+      {"connections_refused", "tiffany_connections_refused_total", "", false,
        "Connections closed at once because their client address had a listener's max_connections_per_ip open."},
-      {"requests_total", "tiffany_requests_parsed_total", false, "Requests parsed whole and passed to routing."},
-      {"timeouts_total", "tiffany_timeouts_total", false, "Connections closed by a timeout."},
-      {"bytes_received", "tiffany_bytes_received_total", false, "Bytes read from HTTP peers."},
-      {"bytes_sent", "tiffany_bytes_sent_total", false, "Bytes written to HTTP peers."},
-      {"accept_backoffs", "tiffany_accept_backoffs_total", false,
+      {"requests_total", "tiffany_requests_parsed_total", "", false, "Requests parsed whole and passed to routing."},
+      {"timeouts_header", "tiffany_timeouts_total", "stage=\"header\"", false, kTimeouts},
+      {"timeouts_body", "tiffany_timeouts_total", "stage=\"body\"", false, kTimeouts},
+      {"timeouts_write", "tiffany_timeouts_total", "stage=\"write\"", false, kTimeouts},
+      {"timeouts_handler", "tiffany_timeouts_total", "stage=\"handler\"", false, kTimeouts},
+      {"timeouts_idle", "tiffany_timeouts_total", "stage=\"idle\"", false, kTimeouts},
+      {"timeouts_handshake", "tiffany_timeouts_total", "stage=\"handshake\"", false, kTimeouts},
+      {"closed_by_drain", "tiffany_connections_drained_total", "", false,
+       "Idle connections (plain or TLS) closed at the end of a drain's grace; not timeouts."},
+      {"bytes_received", "tiffany_bytes_received_total", "", false, "Bytes read from HTTP peers."},
+      {"bytes_sent", "tiffany_bytes_sent_total", "", false, "Bytes written to HTTP peers."},
+      {"accept_backoffs", "tiffany_accept_backoffs_total", "", false,
        "Times accepting paused for lack of file descriptors or memory."},
-      {"tls_handshakes_total", "tiffany_tls_handshakes_total", false, "Completed TLS handshakes."},
-      {"tls_handshake_failures", "tiffany_tls_handshake_failures_total", false,
+      {"tls_handshakes_total", "tiffany_tls_handshakes_total", "", false, "Completed TLS handshakes."},
+      {"tls_handshake_failures", "tiffany_tls_handshake_failures_total", "", false,
        "TLS handshakes that failed or timed out (the connection was closed)."},
-      {"tls_handshake_timeouts", "tiffany_tls_handshake_timeouts_total", false,
-       "TLS handshakes that ran out of time (counted in the failures too)."},
   }};
   return kDescriptions;
 }

@@ -17,20 +17,27 @@ enum class Stat : std::uint8_t {
   connections_total,       ///< connections accepted
   connections_refused,     ///< closed at once: the client address had its limit open
   requests_total,          ///< requests parsed and passed to routing
-  timeouts_total,          ///< connections closed by a timeout
+  timeouts_header,         ///< closed: the header section took too long (408)
+  timeouts_body,           ///< closed: the body took too long (408)
+  timeouts_write,          ///< closed: the peer did not read the response
+  timeouts_handler,        ///< answered 503: the handler took too long
+  timeouts_idle,           ///< closed: idle longer than the keep-alive (or echo idle) timeout
+  timeouts_handshake,      ///< closed: no TLS handshake in time (counted in the failures too)
+  closed_by_drain,         ///< idle connections closed at the end of a drain's grace (not timeouts)
   bytes_received,          ///< bytes read from HTTP peers
   bytes_sent,              ///< bytes written to HTTP peers
   accept_backoffs,         ///< times accepting paused for lack of descriptors or memory
   tls_handshakes_total,    ///< completed TLS handshakes
   tls_handshake_failures,  ///< failed or timed out: the connection was closed
-  tls_handshake_timeouts,  ///< the failures that ran out of time
 };
-inline constexpr std::size_t kStatCount = static_cast<std::size_t>(Stat::tls_handshake_timeouts) + 1;
+inline constexpr std::size_t kStatCount = static_cast<std::size_t>(Stat::tls_handshake_failures) + 1;
 
-/// How /status (`key`) and /metrics (`metric`, with `help`) name a stat.
+/// How /status (`key`) and /metrics (`metric`, with `labels` if any, and
+/// `help`) name a stat. Stats of one metric stand together, one per label set.
 struct StatDescription {
   std::string_view key;
   std::string_view metric;
+  std::string_view labels;  // e.g. stage="header"; empty for none
   bool gauge;
   std::string_view help;
 };

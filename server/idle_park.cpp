@@ -3,6 +3,7 @@
 
 #include "coro/sleep.hpp"
 #include "handlers/server_stats.hpp"
+#include "server/stage_timeout.hpp"
 #include "reactor/reactor.hpp"
 
 namespace tiffany {
@@ -24,7 +25,7 @@ IdlePark::IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tr
 }
 
 void IdlePark::count_timeout(const ParkedConnection&) noexcept {
-  add_stat(Stat::timeouts_total);
+  tiffany::count_timeout(TimeoutStage::idle);  // the free function, not this one
 }
 
 IdlePark::~IdlePark() {
@@ -103,7 +104,10 @@ Task<void> IdlePark::close_after_grace(std::chrono::milliseconds grace) {
   // Why wait: a request already on its way to an idle connection still gets served.
   co_await Sleep{grace};
   grace_over_ = true;
-  while (!waiting_.empty()) expire(*waiting_.front());
+  while (!waiting_.empty()) {
+    add_stat(Stat::closed_by_drain);
+    expire(*waiting_.front());
+  }
 }
 
 void IdlePark::close_all() noexcept {

@@ -50,7 +50,7 @@ class IdlePark final : private DrainListener {
                                          Scheduler::Clock::time_point parked_since)>;
   /// Counts (or logs) a connection about to close for idling too long.
   using OnTimeout = void (*)(const ParkedConnection& connection) noexcept;
-  /// The default OnTimeout: counts it in ServerStats::timeouts_total.
+  /// The default OnTimeout: counts it as an idle timeout.
   static void count_timeout(const ParkedConnection& connection) noexcept;
 
   IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve,

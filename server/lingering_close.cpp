@@ -5,8 +5,7 @@
 #include <optional>
 
 #include "coro/deadline.hpp"
-#include "coro/task_canceled.hpp"
-#include "handlers/metrics.hpp"
+#include "handlers/server_stats.hpp"
 #include "server/connection_tracker.hpp"
 
 namespace tiffany {
@@ -28,17 +27,11 @@ Task<void> lingering_close(ByteStream& stream, Deadline& deadline, LingerLimits 
     const auto now = scheduler.now();
     if (now >= until) co_return;
     if (tracker == nullptr || !tracker->draining()) deadline.rearm(std::min(until, now + limits.read));
-    IoResult got{0};
-    bool timed_out = false;
-    try {
-      got = co_await stream.discard_some();
-    } catch (const TaskCanceled&) {
-      if (!deadline.expired()) throw;  // canceled for another reason (shutdown): unwind
-      timed_out = true;
-    }
-    if (timed_out || !got || got.bytes() == 0) co_return;  // silent too long, an error, or the peer is done
-    add_stat(Stat::bytes_received, got.bytes());
-    dropped += static_cast<std::uint64_t>(got.bytes());
+    // Why not counted as a timeout: falling silent is how a lingering close should end.
+    Timed<IoResult> got = co_await deadline.guard(stream.discard_some());
+    if (got.timed_out() || !*got || got->bytes() == 0) co_return;  // silent too long, an error, or the peer is done
+    add_stat(Stat::bytes_received, got->bytes());
+    dropped += static_cast<std::uint64_t>(got->bytes());
     if (dropped > limits.bytes) co_return;
   }
 }

@@ -4,9 +4,8 @@
 #include <optional>
 
 #include "coro/deadline.hpp"
-#include "coro/task_canceled.hpp"
-#include "handlers/server_stats.hpp"
 #include "server/connection_tracker.hpp"
+#include "server/stage_timeout.hpp"
 
 namespace tiffany {
 
@@ -19,18 +18,9 @@ Task<void> serve_stream(StreamProtocol& protocol, ByteStream& stream, std::strin
     deadline.rearm_after(protocol.idle_timeout());
     if (membership) membership->set_idle(true);
     ReadLease input;
-    IoResult got{0};
-    bool timed_out = false;
-    try {
-      got = co_await stream.read_pooled(input);
-    } catch (const TaskCanceled&) {
-      if (!deadline.expired()) throw;  // canceled for another reason (shutdown): unwind
-      timed_out = true;
-    }
-    if (timed_out) {
-      add_stat(Stat::timeouts_total);
-      co_return;
-    }
+    Timed<IoResult> read = co_await within(deadline, TimeoutStage::idle, stream.read_pooled(input));
+    if (read.timed_out()) co_return;
+    const IoResult got = *read;
     if (membership) membership->set_idle(false);
     if (!got) co_return;  // reset or error
     if (got.bytes() == 0) {

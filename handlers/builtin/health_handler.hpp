@@ -13,9 +13,10 @@ class HealthHandler final : public Handler {
   Task<void> handle(http::Request& request, http::Response& response) override;
 };
 
-/// No params. {"uptime_seconds", "connections_open", "connections_total", "requests_total", "timeouts_total",
-/// "scheduler": {spawned, completed, failed, canceled, context_switches, polls,
-/// longest_run_us, slow_runs}} — the scheduler counters are this worker's.
+/// No params. The metrics handler's counters as one JSON object:
+/// {"uptime_seconds", every stat by its key (server_stats.hpp), "scheduler":
+/// {spawned, completed, failed, canceled, context_switches, polls,
+/// slow_runs, longest_run_us}} — the scheduler counters summed over the workers.
 class StatusHandler final : public Handler {
  public:
   explicit StatusHandler(const HandlerParams&) {}

@@ -19,6 +19,7 @@
 #include "server/http/request_context.hpp"
 #include "server/http/request_id.hpp"
 #include "server/lingering_close.hpp"
+#include "server/stage_timeout.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -138,7 +139,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       timed_out = true;
     }
     if (timed_out) {
-      add_stat(Stat::timeouts_total);
+      count_timeout(parser_.in_headers() ? TimeoutStage::header : TimeoutStage::body);
       keep_alive_ = false;
       append_error(408);
       const bool flushed_error = co_await flush();
@@ -227,7 +228,7 @@ Task<bool> HttpConnection::respond(Request& request) {
     failure = std::current_exception();
   }
   if (failure && deadline_->expired()) {
-    add_stat(Stat::timeouts_total);
+    count_timeout(TimeoutStage::handler);
     error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms", routed.label->c_str(),
                     request.method.c_str(), request.path.c_str(),
                     static_cast<long long>(site_.timeouts.handler.count()));
@@ -398,7 +399,7 @@ Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t o
       if (!deadline_->expired()) throw;
       timed_out = true;
     }
-    if (timed_out) add_stat(Stat::timeouts_total);
+    if (timed_out) count_timeout(TimeoutStage::write);
     if (timed_out || !sent || sent.bytes() == 0) {  // the peer failed, stalled, or the file shrank
       broken_ = true;
       keep_alive_ = false;
@@ -436,7 +437,7 @@ Task<bool> HttpConnection::flush() {
     written = static_cast<bool>(co_await stream_->write(out_.data(), out_.size()));
   } catch (const TaskCanceled&) {
     if (!deadline_->expired()) throw;
-    add_stat(Stat::timeouts_total);  // a peer that does not read
+    count_timeout(TimeoutStage::write);  // a peer that does not read
   }
   if (written) add_stat(Stat::bytes_sent, static_cast<std::int64_t>(out_.size()));
   out_.clear();

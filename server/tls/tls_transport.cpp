@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "coro/deadline.hpp"
-#include "coro/task_canceled.hpp"
 #include "handlers/server_stats.hpp"
 #include "server/error_log.hpp"
+#include "server/stage_timeout.hpp"
 #include "server/tls/tls_stream.hpp"
 
 namespace tiffany::tls {
@@ -15,7 +15,7 @@ namespace {
 
 void count_failed_handshake(const std::string& peer, bool timed_out) noexcept {
   add_stat(Stat::tls_handshake_failures);
-  if (timed_out) add_stat(Stat::tls_handshake_timeouts);
+  if (timed_out) count_timeout(TimeoutStage::handshake);
   if (error_log().enabled(LogLevel::debug)) {
     error_log().log(LogLevel::debug, "TLS handshake with %s %s", peer.c_str(), timed_out ? "timed out" : "failed");
   }
@@ -67,12 +67,9 @@ Task<void> TlsTransport::handshake(ParkedConnection connection, ReadLease hello,
     Deadline deadline(accepted + context_->handshake_timeout());
     // Why only now: a connection that has sent nothing holds no TLS state.
     connection.session = std::make_unique<TlsStream>(connection.socket.get(), *context_, std::move(hello));
-    try {
-      established = co_await stream_of(connection).handshake();
-    } catch (const TaskCanceled&) {
-      if (!deadline.expired()) throw;  // canceled for another reason (shutdown): unwind
-      timed_out = true;
-    }
+    Timed<bool> handshake = co_await deadline.guard(stream_of(connection).handshake());
+    timed_out = handshake.timed_out();
+    established = !timed_out && *handshake;
   }  // the handshake's deadline ends here; the protocol arms its own
   if (!established) {
     count_failed_handshake(connection.peer, timed_out);
@@ -99,18 +96,9 @@ Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
     // peer trickling a record byte by byte could hold the connection forever.
     deadline.rearm_after(protocol_->idle_timeout());
     ReadLease input;
-    IoResult got{0};
-    bool timed_out = false;
-    try {
-      got = co_await stream.read_pooled(input);
-    } catch (const TaskCanceled&) {
-      if (!deadline.expired()) throw;  // canceled for another reason (shutdown): unwind
-      timed_out = true;
-    }
-    if (timed_out) {
-      add_stat(Stat::timeouts_total);
-      co_return;
-    }
+    Timed<IoResult> read = co_await within(deadline, TimeoutStage::idle, stream.read_pooled(input));
+    if (read.timed_out()) co_return;
+    const IoResult got = *read;
     deadline.disarm();    // the protocol arms it for each stage that waits
     if (!got) co_return;  // reset, or a TLS error (our alert is sent)
     if (got.bytes() == 0) {

@@ -303,7 +303,7 @@ TEST_F(HttpsServerTest, GarbageInsteadOfAClientHelloIsClosedAndCounted) {
 }
 
 TEST_F(HttpsServerTest, AClientStallingMidHandshakeIsClosedAfterTheTimeout) {
-  const long before = counter(status(), "tls_handshake_timeouts");
+  const long before = counter(status(), "timeouts_handshake");
   UniqueFd fd = connect_loopback(port_);
   ASSERT_TRUE(fd);
   const char partial_hello[] = "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03";  // a record header and then nothing
@@ -317,7 +317,7 @@ TEST_F(HttpsServerTest, AClientStallingMidHandshakeIsClosedAfterTheTimeout) {
   EXPECT_LE(got, 0) << "the server answered a partial ClientHello";
   EXPECT_GE(waited, 250ms);
   EXPECT_LT(waited, 3s) << "the handshake timeout (300 ms) did not close the connection";
-  EXPECT_EQ(counter(status(), "tls_handshake_timeouts"), before + 1);
+  EXPECT_EQ(counter(status(), "timeouts_handshake"), before + 1);
   EXPECT_EQ(curl({base_ + "/plaintext"}).out, "Hello, World!");
 }
 

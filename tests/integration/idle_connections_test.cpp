@@ -122,7 +122,7 @@ TEST(IdleConnections, CloseAtTheKeepAliveTimeoutAndCountIt) {
                  {"method": "GET", "path": "/metrics", "handler": "metrics"}]}]})");
   const int port = server.port_of("web");
   ASSERT_GT(port, 0);
-  const double timeouts_before = parse_prometheus(get(port, "/metrics")).at("tiffany_timeouts_total");
+  const double timeouts_before = parse_prometheus(get(port, "/metrics")).at(R"(tiffany_timeouts_total{stage="idle"})");
   UniqueFd client = connect_loopback(port);
   ASSERT_EQ(request_once(client.get()), "HTTP/1.1 200 OK");
   const auto idle_since = Clock::now();
@@ -133,7 +133,7 @@ TEST(IdleConnections, CloseAtTheKeepAliveTimeoutAndCountIt) {
   const auto idle_for = Clock::now() - idle_since;
   EXPECT_GE(idle_for, 250ms);
   EXPECT_LT(idle_for, 3s);
-  EXPECT_EQ(parse_prometheus(get(port, "/metrics")).at("tiffany_timeouts_total") - timeouts_before, 1);
+  EXPECT_EQ(parse_prometheus(get(port, "/metrics")).at(R"(tiffany_timeouts_total{stage="idle"})") - timeouts_before, 1);
 }
 
 TEST(IdleConnections, AnEchoConnectionIdleTooLongIsClosed) {

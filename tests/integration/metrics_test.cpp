@@ -65,9 +65,9 @@ TEST(Metrics, StatusAndMetricsReportTheSameCountersAndUptimeFromStartUp) {
       {"connections_total", "tiffany_connections_total"},
       {"tls_handshakes_total", "tiffany_tls_handshakes_total"},
       {"tls_handshake_failures", "tiffany_tls_handshake_failures_total"},
-      {"tls_handshake_timeouts", "tiffany_tls_handshake_timeouts_total"},
+      {"timeouts_handshake", R"(tiffany_timeouts_total{stage="handshake"})"},
       {"connections_idle", "tiffany_connections_idle"},
-      {"timeouts_total", "tiffany_timeouts_total"},
+      {"timeouts_idle", R"(tiffany_timeouts_total{stage="idle"})"},
       {"requests_total", "tiffany_requests_parsed_total"},
       {"accept_backoffs", "tiffany_accept_backoffs_total"},
       {"connections_refused", "tiffany_connections_refused_total"}};

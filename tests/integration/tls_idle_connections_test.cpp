@@ -209,7 +209,7 @@ TEST_F(TlsIdleConnections, RecordsArrivingTogetherAreAllAnswered) {
 
 TEST_F(TlsIdleConnections, ASilentConnectionIsClosedAtTheHandshakeTimeoutAndCounted) {
   start(300, 60000);
-  const double timeouts_before = status_counter("tls_handshake_timeouts");
+  const double timeouts_before = status_counter("timeouts_handshake");
   UniqueFd silent = connect_loopback(port_);
   ASSERT_TRUE(silent);
   const auto start = Clock::now();
@@ -220,7 +220,7 @@ TEST_F(TlsIdleConnections, ASilentConnectionIsClosedAtTheHandshakeTimeoutAndCoun
   const auto waited = Clock::now() - start;
   EXPECT_GE(waited, 250ms);
   EXPECT_LT(waited, 3s);
-  EXPECT_EQ(status_counter("tls_handshake_timeouts") - timeouts_before, 1);
+  EXPECT_EQ(status_counter("timeouts_handshake") - timeouts_before, 1);
 }
 
 TEST_F(TlsIdleConnections, AConnectionLeavingBeforeItsFirstByteIsNotAFailedHandshake) {
@@ -235,7 +235,7 @@ TEST_F(TlsIdleConnections, AConnectionLeavingBeforeItsFirstByteIsNotAFailedHands
 
 TEST_F(TlsIdleConnections, AnIdleConnectionIsClosedAtTheKeepAliveTimeoutAndCounted) {
   start(60000, 300);
-  const double timeouts_before = metric("tiffany_timeouts_total");
+  const double timeouts_before = metric(R"(tiffany_timeouts_total{stage="idle"})");
   open_idle(1);
   TlsTestClient& client = *idle_.front();
   const auto idle_since = Clock::now();
@@ -243,7 +243,7 @@ TEST_F(TlsIdleConnections, AnIdleConnectionIsClosedAtTheKeepAliveTimeoutAndCount
   const auto idle_for = Clock::now() - idle_since;
   EXPECT_GE(idle_for, 250ms);
   EXPECT_LT(idle_for, 3s);
-  EXPECT_EQ(metric("tiffany_timeouts_total") - timeouts_before, 1);
+  EXPECT_EQ(metric(R"(tiffany_timeouts_total{stage="idle"})") - timeouts_before, 1);
 }
 
 TEST_F(TlsIdleConnections, ARecordTrickledByteByByteMustArriveWithinTheIdleTimeout) {

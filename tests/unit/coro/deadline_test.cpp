@@ -263,6 +263,49 @@ TEST_F(DeadlineTest, AnotherCancelJoiningAnExpiryIsNeverTakenBack) {
   EXPECT_EQ(handle.take_result(), "canceled");
 }
 
+Task<int> value_after(std::chrono::milliseconds delay, int value) {
+  co_await Sleep{delay};
+  co_return value;
+}
+
+Task<void> nothing_after(std::chrono::milliseconds delay) { co_await Sleep{delay}; }
+
+TEST_F(DeadlineTest, AGuardedWaitGivesItsValueWhenInTimeAndTimedOutWhenNot) {
+  auto body = [&]() -> Task<std::string> {
+    Deadline deadline = Deadline::after(10ms);
+    Timed<int> quick = co_await deadline.guard(value_after(5ms, 7));
+    deadline.rearm_after(10ms);
+    Timed<int> slow = co_await deadline.guard(value_after(50ms, 8));
+    deadline.rearm_after(10ms);
+    Timed<void> done = co_await deadline.guard(nothing_after(1ms));
+    deadline.rearm_after(10ms);
+    Timed<void> late = co_await deadline.guard(nothing_after(1h));
+    co_return std::to_string(*quick) + (slow.timed_out() ? " slow timed out" : " slow in time") +
+        (done.timed_out() ? " done timed out" : " done in time") + (late.timed_out() ? " late timed out" : "") +
+        " at " + std::to_string(elapsed().count()) + "ms";
+  };
+  auto handle = scheduler_.spawn(body());
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "7 slow timed out done in time late timed out at 26ms");
+}
+
+TEST_F(DeadlineTest, AGuardedWaitRethrowsACancelThatIsNotItsDeadlines) {
+  auto body = [&]() -> Task<std::string> {
+    Deadline deadline = Deadline::after(1h);
+    try {
+      Timed<int> got = co_await deadline.guard(value_after(1h, 1));
+      co_return got.timed_out() ? "timed out" : "value";
+    } catch (const TaskCanceled&) {
+      co_return "canceled";  // a shutdown unwinds; it is not a timeout
+    }
+  };
+  auto handle = scheduler_.spawn(body());
+  scheduler_.run_until_idle();
+  handle.cancel();
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "canceled");
+}
+
 TEST_F(DeadlineTest, ManyRearmsKeepTheTimerHeapSmall) {
   std::size_t most_entries = 0;
   auto body = [&]() -> Task<int> {

@@ -12,6 +12,7 @@
 #include "coro/manual_clock.hpp"
 #include "coro/syscalls.hpp"
 #include "handlers/handler.hpp"
+#include "handlers/server_stats.hpp"
 #include "server/http/http_connection.hpp"
 #include "server/http_protocol.hpp"
 #include "server/serve_stream.hpp"
@@ -221,6 +222,29 @@ TEST_F(HttpTimeoutsTest, WithoutAHandlerDeadlineSlowHandlersFinish) {
 TEST_F(HttpTimeoutsTest, APeerThatDoesNotReadIsDroppedAtTheWriteTimeout) {
   TimedStream stream({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, true);
   EXPECT_EQ(serve(stream), 30000ms);
+}
+
+TEST_F(HttpTimeoutsTest, EachTimeoutIsCountedOnceUnderItsStage) {
+  site_.timeouts.handler = 1000ms;
+  const auto serve_counting = [&](std::vector<TimedStream::Arrival> arrivals, bool writes_hang, Stat stage) {
+    const StatTotals before = stat_totals();
+    TimedStream stream(std::move(arrivals), writes_hang);
+    ::testing::internal::CaptureStderr();
+    serve(stream);
+    (void)::testing::internal::GetCapturedStderr();
+    const StatTotals after = stat_totals();
+    for (const Stat other : {Stat::timeouts_header, Stat::timeouts_body, Stat::timeouts_write, Stat::timeouts_handler,
+                             Stat::timeouts_idle, Stat::timeouts_handshake}) {
+      EXPECT_EQ(after[other] - before[other], other == stage ? 1 : 0)
+          << stat_descriptions()[static_cast<std::size_t>(other)].key << " while expecting "
+          << stat_descriptions()[static_cast<std::size_t>(stage)].key;
+    }
+  };
+  serve_counting({{0ms, "GET / HTTP/1.1\r\n"}}, false, Stat::timeouts_header);
+  serve_counting({{0ms, "POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\nab"}}, false, Stat::timeouts_body);
+  serve_counting({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, true, Stat::timeouts_write);
+  serve_counting({{0ms, "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n"}}, false, Stat::timeouts_handler);
+  serve_counting({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, false, Stat::timeouts_idle);  // the keep-alive wait
 }
 
 }  // namespace
