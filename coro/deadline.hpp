@@ -71,25 +71,32 @@ class DeadlineGuard {
 /// Arms a deadline for the task that creates it: when the time comes, the
 /// task is canceled (it sees TaskCanceled at its suspension point, e.g. a
 /// pending Recv) and expired() turns true, so the task can tell a timeout
-/// from other cancellations and answer it (a task may await again after
-/// catching TaskCanceled). Destroying or disarming the Deadline first means
-/// nothing happens. One deadline per task at a time; moving it is cheap
-/// (rearm), which is what per-request timeouts on keep-alive connections do.
+/// from other cancellations and answer it (guard() does that telling).
+/// Destroying or disarming the Deadline first means nothing happens. Moving
+/// it is cheap (rearm), which is what per-stage timeouts on keep-alive
+/// connections do.
+///
+/// Deadlines nest: one made while another of the same task lives (a
+/// handler's inside its connection's, with_timeout inside either) guards
+/// the wait inside it, and the outer one still holds: whichever comes first
+/// cancels the task, and each reads expired() if its own time had come. So
+/// a guard on the inner one rethrows the outer one's expiry to the guard on
+/// the outer one. Destroy them innermost first (they are locals).
 ///
 /// Create it inside the task it guards; it may then be moved (rearm) from
 /// anywhere on that thread, e.g. by a server draining its connections.
 class Deadline {
  public:
-  explicit Deadline(Scheduler::Clock::time_point when)
-      : scheduler_(Scheduler::current()), task_(scheduler_.current_task()) {
-    rearm(when);
-  }
+  explicit Deadline(Scheduler::Clock::time_point when) : Deadline() { rearm(when); }
   static Deadline after(std::chrono::nanoseconds delay) { return Deadline(Scheduler::current().now() + delay); }
   /// A deadline for the current task that is not armed yet (rearm() arms it).
   static Deadline unarmed() { return Deadline(); }
   Deadline(const Deadline&) = delete;
   Deadline& operator=(const Deadline&) = delete;
-  ~Deadline() { disarm(); }
+  ~Deadline() {
+    disarm();
+    scheduler_.leave_deadline(*task_, *this);
+  }
 
   /// Sets a new time (and re-arms a disarmed or expired deadline). Moving
   /// an expired deadline whose cancellation has not reached its task yet
@@ -98,19 +105,18 @@ class Deadline {
   /// another task it cannot, and expired() stays true until the task has
   /// seen its TaskCanceled, so the task still tells it from a shutdown.
   void rearm(Scheduler::Clock::time_point when) {
-    if (expired_ && scheduler_.withdraw_deadline_cancel(*task_) != Scheduler::PendingExpiry::on_its_way) {
+    if (expired_ && scheduler_.withdraw_deadline_cancel(*task_, *this) != Scheduler::PendingExpiry::on_its_way) {
       expired_ = false;
     }
     when_ = when;
-    scheduler_.arm_deadline(*task_, *this, when);
+    scheduler_.deadline_moved(*task_, when);
   }
   void rearm_after(std::chrono::nanoseconds delay) { rearm(scheduler_.now() + delay); }
   /// Disarms it; an expiry whose cancellation has not reached the running
   /// task is taken back too (as rearm does), so nothing more happens.
   void disarm() noexcept {
-    scheduler_.disarm_deadline(*task_, *this);
     when_.reset();
-    if (expired_ && scheduler_.withdraw_deadline_cancel(*task_) == Scheduler::PendingExpiry::withdrawn) {
+    if (expired_ && scheduler_.withdraw_deadline_cancel(*task_, *this) == Scheduler::PendingExpiry::withdrawn) {
       expired_ = false;
     }
   }
@@ -118,9 +124,9 @@ class Deadline {
 
   /// Awaits `task` under this deadline: `co_await deadline.guard(read())`
   /// gives Timed<T>, its value or "timed out" if this deadline ended it.
-  /// Any other cancellation (a shutdown, say) is rethrown, so no caller
-  /// catches TaskCanceled to tell the two apart. The deadline is not moved:
-  /// arm it for the stage first. Only for the task that owns the deadline.
+  /// Any other cancellation (a shutdown, an outer deadline) is rethrown, so
+  /// no caller catches TaskCanceled to tell them apart. The deadline is not
+  /// moved: arm it for the stage first. Only for the task that owns it.
   template <class T>
   detail::DeadlineGuard<T> guard(Task<T> task) const {
     return detail::DeadlineGuard<T>(*this, std::move(task));
@@ -138,16 +144,22 @@ class Deadline {
 
  private:
   friend class Scheduler;
-  Deadline() : scheduler_(Scheduler::current()), task_(scheduler_.current_task()) {}
+  Deadline()
+      : scheduler_(Scheduler::current()),
+        task_(scheduler_.current_task()),
+        outer_(scheduler_.enter_deadline(*task_, *this)) {}
   void expire() noexcept {
     expired_ = true;
+    expiry_pending_ = true;
     when_.reset();
   }
 
   Scheduler& scheduler_;
   TaskRecord* task_;
+  Deadline* outer_;  // the task's deadline around this one, if any
   std::optional<Scheduler::Clock::time_point> when_;
   bool expired_ = false;
+  bool expiry_pending_ = false;  // its cancellation has not reached the task yet
 };
 
 template <class T>

@@ -139,7 +139,7 @@ void Scheduler::free_record(TaskRecord& task) noexcept {
   } else {
     TaskContext::release(std::exchange(task.context_, nullptr));
   }
-  task.deadline_ = nullptr;
+  task.deadlines_ = nullptr;
   task.in_use_ = false;
   task.promise_ = nullptr;
   ++task.generation_;  // the old id no longer names this slot
@@ -173,7 +173,7 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
   task.handle_alive_ = true;
   task.blocked_on_ = nullptr;
   task.joiner_ = nullptr;
-  task.deadline_ = nullptr;
+  task.deadlines_ = nullptr;
   // A snapshot of the spawner's task-local values (shared until either writes).
   task.context_ = current_ != nullptr ? TaskContext::share(current_->context_) : nullptr;
   ++unfinished_;
@@ -334,48 +334,92 @@ std::optional<Scheduler::Clock::time_point> Scheduler::next_timer_at() const noe
   return next;
 }
 
-void Scheduler::arm_deadline(TaskRecord& task, Deadline& deadline, Clock::time_point when) {
-  task.deadline_ = &deadline;
-  task.deadline_at_ = when;
+Deadline* Scheduler::enter_deadline(TaskRecord& task, Deadline& deadline) noexcept {
+  return std::exchange(task.deadlines_, &deadline);
+}
+
+void Scheduler::leave_deadline(TaskRecord& task, Deadline& deadline) noexcept {
+  // Why a walk: deadlines leave innermost first (they are locals of nested
+  // frames), so this stops at the first link but for a moved-out case.
+  for (Deadline** link = &task.deadlines_; *link != nullptr; link = &(*link)->outer_) {
+    if (*link == &deadline) {
+      *link = deadline.outer_;
+      break;
+    }
+  }
+  // The heap entry, if any, goes lazily: when its check comes or the task ends.
+}
+
+std::optional<Scheduler::Clock::time_point> Scheduler::earliest_deadline(const TaskRecord& task) noexcept {
+  std::optional<Clock::time_point> earliest;
+  for (const Deadline* deadline = task.deadlines_; deadline != nullptr; deadline = deadline->outer_) {
+    if (deadline->when_ && (!earliest || *deadline->when_ < *earliest)) earliest = deadline->when_;
+  }
+  return earliest;
+}
+
+void Scheduler::deadline_moved(TaskRecord& task, std::optional<Clock::time_point> when) {
+  // Why lazily for later times: requests move and disarm deadlines
+  // constantly; the entry re-keys itself when its check comes, or goes with
+  // the task, so there is never more than one per task.
+  if (!when) return;
   if (!task.deadline_check_.in_heap()) {
-    task.deadline_check_.at = when;
+    task.deadline_check_.at = *when;
     deadlines_.push(task);
-  } else if (when < task.deadline_check_.at) {
-    task.deadline_check_.at = when;
+  } else if (*when < task.deadline_check_.at) {
+    task.deadline_check_.at = *when;
     deadlines_.reposition(task);
   }
-  // else moved later: the pending check re-keys itself when it comes
 }
 
-void Scheduler::disarm_deadline(TaskRecord& task, const Deadline& deadline) noexcept {
-  // Why lazily: requests disarm and re-arm constantly; the entry goes when
-  // its check comes or the task ends, so there is never more than one.
-  if (task.deadline_ == &deadline) task.deadline_ = nullptr;
-}
-
-Scheduler::PendingExpiry Scheduler::withdraw_deadline_cancel(TaskRecord& task) noexcept {
-  if (!task.cancel_pending_ || !task.cancel_from_deadline_) return PendingExpiry::none;
+Scheduler::PendingExpiry Scheduler::withdraw_deadline_cancel(TaskRecord& task, Deadline& deadline) noexcept {
+  if (!deadline.expiry_pending_) return PendingExpiry::none;
+  if (task.cancel_not_by_deadline_) {  // another cause joined: it stands, and the task unwinds for it
+    deadline.expiry_pending_ = false;
+    return PendingExpiry::none;
+  }
   if (&task != current_) return PendingExpiry::on_its_way;
+  for (const Deadline* other = task.deadlines_; other != nullptr; other = other->outer_) {
+    if (other != &deadline && other->expiry_pending_) return PendingExpiry::on_its_way;  // it expired too
+  }
   task.cancel_pending_ = false;
-  task.cancel_from_deadline_ = false;
+  deadline.expiry_pending_ = false;
   return PendingExpiry::withdrawn;
+}
+
+void Scheduler::cancel_delivered(TaskRecord& task) noexcept {
+  task.cancel_not_by_deadline_ = false;
+  for (Deadline* deadline = task.deadlines_; deadline != nullptr; deadline = deadline->outer_) {
+    deadline->expiry_pending_ = false;
+  }
 }
 
 void Scheduler::fire_due_deadlines(Clock::time_point time) {
   while (!deadlines_.empty() && deadlines_.top_at() <= time) {
     TaskRecord& task = deadlines_.top();
-    if (task.deadline_ != nullptr && !is_finished(task.state_) && task.deadline_at_ > time) {
-      task.deadline_check_.at = task.deadline_at_;  // moved later since: check again then
+    const std::optional<Clock::time_point> earliest = is_finished(task.state_) ? std::nullopt : earliest_deadline(task);
+    if (earliest && *earliest > time) {
+      task.deadline_check_.at = *earliest;  // moved later since: check again then
       deadlines_.reposition(task);
       continue;
     }
-    deadlines_.remove(task);
-    Deadline* deadline = std::exchange(task.deadline_, nullptr);
-    if (deadline == nullptr || is_finished(task.state_)) continue;  // disarmed since
-    deadline->expire();
+    if (!earliest) {  // disarmed or gone since, or the task ended
+      deadlines_.remove(task);
+      continue;
+    }
+    for (Deadline* deadline = task.deadlines_; deadline != nullptr; deadline = deadline->outer_) {
+      if (deadline->when_ && *deadline->when_ <= time) deadline->expire();
+    }
+    if (const auto next = earliest_deadline(task)) {  // one around it is still armed
+      task.deadline_check_.at = *next;
+      deadlines_.reposition(task);
+    } else {
+      deadlines_.remove(task);
+    }
     const bool already_pending = task.cancel_pending_;
+    const bool other_cause = task.cancel_not_by_deadline_;
     cancel(task);
-    if (!already_pending && task.cancel_pending_) task.cancel_from_deadline_ = true;
+    task.cancel_not_by_deadline_ = already_pending && other_cause;
   }
 }
 
@@ -411,7 +455,7 @@ void Scheduler::advance(std::chrono::nanoseconds by) {
 void Scheduler::throw_if_canceled() {
   if (current_ != nullptr && current_->cancel_pending_) {
     current_->cancel_pending_ = false;  // delivered once; a task may catch it and go on
-    current_->cancel_from_deadline_ = false;
+    cancel_delivered(*current_);
     throw TaskCanceled{};
   }
 }
@@ -474,10 +518,8 @@ bool Scheduler::cancel(TaskId id) noexcept {
 
 void Scheduler::cancel(TaskRecord& task) noexcept {
   if (!task.in_use_ || is_finished(task.state_)) return;
-  if (task.cancel_pending_) {
-    task.cancel_from_deadline_ = false;  // another reason joined a deadline's: it can no longer be taken back
-    return;
-  }
+  task.cancel_not_by_deadline_ = true;  // fire_due_deadlines says otherwise for its own
+  if (task.cancel_pending_) return;
   task.cancel_pending_ = true;
   if (trace_) trace_->record(trace_stamp(), task.id(), TaskEvent::cancel);
   if (task.state_ == TaskState::ready && !task.started_) {
@@ -495,7 +537,7 @@ void Scheduler::cancel(TaskRecord& task) noexcept {
 
 void Scheduler::finish_unstarted(TaskRecord& task) noexcept {
   task.cancel_pending_ = false;
-  task.cancel_from_deadline_ = false;
+  cancel_delivered(task);
   task.promise_->set_exception(std::make_exception_ptr(TaskCanceled{}));
   settle(task, TaskState::canceled);
 }

@@ -144,18 +144,24 @@ class Scheduler {
   void forget_joiner(TaskRecord& child) noexcept { child.joiner_ = nullptr; }
   /// Drops a JoinHandle's claim: frees a finished task, detaches a running one.
   void release(TaskRecord& task) noexcept;
-  /// Deadline support: cancel the current task at `when` unless disarmed.
-  void arm_deadline(TaskRecord& task, Deadline& deadline, Clock::time_point when);
-  void disarm_deadline(TaskRecord& task, const Deadline& deadline) noexcept;
-  /// What became of the cancellation an expired deadline made, when the
+  /// Deadline support. A task's Deadlines nest (a handler's inside its
+  /// connection's): each joins its task's chain when made and leaves it when
+  /// destroyed; the task is canceled when the earliest armed one comes, and
+  /// every one due then reads expired().
+  Deadline* enter_deadline(TaskRecord& task, Deadline& deadline) noexcept;
+  void leave_deadline(TaskRecord& task, Deadline& deadline) noexcept;
+  /// A deadline of `task` was armed or moved (`when`), or disarmed (nullopt).
+  void deadline_moved(TaskRecord& task, std::optional<Clock::time_point> when);
+  /// What became of the cancellation `deadline`'s expiry made, when the
   /// deadline is moved or disarmed: `withdrawn` if it had not reached the
   /// task (the operation it interrupted finished anyway, as I/O that
   /// completes despite a cancel does) and the task is the one running, so
-  /// the stage ended in time; `on_its_way` if the task is parked and may
-  /// already be acting on it; `none` if it was delivered or another cancel
-  /// joined it (that one stands).
+  /// the stage ended in time; `on_its_way` if it is still to be delivered
+  /// (the task is parked and may be acting on it, or another of its
+  /// deadlines expired with it); `none` if it was delivered, or if another
+  /// cause (a shutdown) joined it: that one stands.
   enum class PendingExpiry { none, withdrawn, on_its_way };
-  PendingExpiry withdraw_deadline_cancel(TaskRecord& task) noexcept;
+  PendingExpiry withdraw_deadline_cancel(TaskRecord& task, Deadline& deadline) noexcept;
   /// Counts tasks parked on other threads (ExternalPromise), so the loop knows
   /// to wait for them instead of declaring a deadlock.
   void external_wait_began() noexcept { ++external_waits_; }
@@ -184,6 +190,10 @@ class Scheduler {
   void run_ready_batch();
   void fire_due_timers();
   void fire_due_deadlines(Clock::time_point time);
+  /// The earliest time any of `task`'s deadlines is armed for.
+  static std::optional<Clock::time_point> earliest_deadline(const TaskRecord& task) noexcept;
+  /// After a cancel reached its task: none of its deadlines' expiries is pending.
+  static void cancel_delivered(TaskRecord& task) noexcept;
   /// The earliest timer or deadline, if any.
   std::optional<Clock::time_point> next_timer_at() const noexcept;
   void wait_for_events();

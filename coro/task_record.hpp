@@ -47,7 +47,7 @@ class TaskRecord {
   std::uint8_t priority_ = 0;
   bool started_ = false;                  // has run at least once
   bool cancel_pending_ = false;           // cancel() asked; delivered at the next suspension point
-  bool cancel_from_deadline_ = false;     // the pending cancel is its deadline's alone (see Deadline::rearm)
+  bool cancel_not_by_deadline_ = false;   // the pending cancel is (also) another's than a deadline's
   bool handle_alive_ = false;             // a JoinHandle still refers to it
   bool in_use_ = false;
   std::uint32_t wait_sequence_ = 0;
@@ -57,12 +57,11 @@ class TaskRecord {
   CancelableWait* blocked_on_ = nullptr;  // what to undo if canceled while blocked
   ListLink<TaskRecord> link_;             // in a ready queue, or in the free list
   TaskRecord* joiner_ = nullptr;          // task parked in Join on this one
-  Deadline* deadline_ = nullptr;          // the armed Deadline, if any
+  Deadline* deadlines_ = nullptr;         // the innermost of its nested Deadlines, each linking the one around it
   TaskContext* context_ = nullptr;        // one share of its task-local values
-  std::chrono::steady_clock::time_point deadline_at_{};
   // The task's one entry in the scheduler's deadline heap: when it is checked
-  // (at or before deadline_at_: a deadline moved later keeps its earlier
-  // check, which re-keys itself).
+  // (at or before its earliest deadline: a deadline moved later keeps its
+  // earlier check, which re-keys itself).
   TimerSlot deadline_check_;
   TimerSlot sleep_;  // its entry in the sleep heap while it sleeps
 };

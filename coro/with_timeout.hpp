@@ -3,10 +3,10 @@
 
 #include <chrono>
 #include <stdexcept>
-#include <vector>
+#include <type_traits>
 
-#include "coro/race.hpp"
-#include "coro/sleep.hpp"
+#include "coro/deadline.hpp"
+#include "coro/task.hpp"
 
 namespace tiffany {
 
@@ -15,33 +15,16 @@ class TimeoutError : public std::runtime_error {
   TimeoutError() : std::runtime_error("timed out") {}
 };
 
-namespace detail {
-template <class T>
-Task<T> fail_after(std::chrono::nanoseconds timeout) {
-  co_await Sleep{timeout};
-  throw TimeoutError{};
-}
-
-inline Task<bool> finished(Task<void> task) {
-  co_await std::move(task);
-  co_return true;
-}
-}  // namespace detail
-
 /// Runs `task` with a deadline: its value if it finishes within `timeout`,
-/// otherwise TimeoutError, and the task is canceled.
+/// otherwise TimeoutError (the task was canceled at its wait). The task runs
+/// inline, under a Deadline nested in any the caller has: an outer deadline
+/// or another cancellation reaching it first propagates as it is.
 template <class T>
 Task<T> with_timeout(Task<T> task, std::chrono::nanoseconds timeout) {
-  std::vector<Task<T>> contenders;
-  contenders.push_back(std::move(task));
-  contenders.push_back(detail::fail_after<T>(timeout));
-  RaceResult<T> result = co_await race(std::move(contenders));
-  co_return std::move(result.value);
-}
-
-/// with_timeout for a task without a value.
-inline Task<void> with_timeout(Task<void> task, std::chrono::nanoseconds timeout) {
-  (void)co_await with_timeout(detail::finished(std::move(task)), timeout);
+  Deadline deadline = Deadline::after(timeout);
+  Timed<T> result = co_await deadline.guard(std::move(task));
+  if (result.timed_out()) throw TimeoutError{};
+  if constexpr (!std::is_void_v<T>) co_return std::move(*result);
 }
 
 }  // namespace tiffany

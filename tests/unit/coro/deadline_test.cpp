@@ -306,6 +306,62 @@ TEST_F(DeadlineTest, AGuardedWaitRethrowsACancelThatIsNotItsDeadlines) {
   EXPECT_EQ(handle.take_result(), "canceled");
 }
 
+TEST_F(DeadlineTest, NestedDeadlinesEachGuardTheirOwnWaitAndTheOuterOneStillHolds) {
+  auto inner = [&]() -> Task<std::string> {
+    Deadline deadline = Deadline::after(10ms);
+    const Timed<void> waited = co_await deadline.guard(nothing_after(1h));
+    co_return waited.timed_out() ? "inner timed out at " + std::to_string(elapsed().count()) + "ms" : "inner slept";
+  };
+  auto body = [&]() -> Task<std::string> {
+    Deadline outer = Deadline::after(100ms);
+    std::string report = co_await inner();  // its deadline is gone once it returns
+    const Timed<void> rest = co_await outer.guard(nothing_after(1h));
+    report += rest.timed_out() ? ", outer timed out at " + std::to_string(elapsed().count()) + "ms" : ", slept";
+    co_return report;
+  };
+  auto handle = scheduler_.spawn(body());
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "inner timed out at 10ms, outer timed out at 100ms");
+}
+
+TEST_F(DeadlineTest, AnOuterExpiryPassesThroughTheInnerGuardToTheOuterOne) {
+  bool inner_saw_timeout = false;
+  auto inner = [&]() -> Task<void> {
+    Deadline deadline = Deadline::after(1h);
+    const Timed<void> waited = co_await deadline.guard(nothing_after(1h));  // rethrows the outer expiry
+    inner_saw_timeout = waited.timed_out();
+  };
+  auto body = [&]() -> Task<std::string> {
+    Deadline outer = Deadline::after(10ms);
+    const Timed<void> waited = co_await outer.guard(inner());
+    co_return waited.timed_out() ? "outer timed out at " + std::to_string(elapsed().count()) + "ms" : "done";
+  };
+  auto handle = scheduler_.spawn(body());
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "outer timed out at 10ms");
+  EXPECT_FALSE(inner_saw_timeout);
+}
+
+TEST_F(DeadlineTest, ARearmedOuterDeadlineStaysInForceWhileAnInnerOneLives) {
+  auto body = [&]() -> Task<std::string> {
+    Deadline outer = Deadline::unarmed();
+    Deadline inner = Deadline::after(1h);
+    outer.rearm_after(20ms);  // moved while the inner one is the innermost (a drain does this)
+    const Timed<void> waited = co_await inner.guard(nothing_after(1h));
+    co_return std::string(waited.timed_out() ? "inner timed out" : "rethrown") + (outer.expired() ? ", outer expired" : "");
+  };
+  auto guarded = [&]() -> Task<std::string> {
+    try {
+      co_return co_await body();
+    } catch (const TaskCanceled&) {
+      co_return "canceled at " + std::to_string(elapsed().count()) + "ms";
+    }
+  };
+  auto handle = scheduler_.spawn(guarded());
+  scheduler_.run();
+  EXPECT_EQ(handle.take_result(), "canceled at 20ms");  // the outer expiry, rethrown by the inner guard
+}
+
 TEST_F(DeadlineTest, ManyRearmsKeepTheTimerHeapSmall) {
   std::size_t most_entries = 0;
   auto body = [&]() -> Task<int> {
