@@ -125,3 +125,53 @@ void append_encoded_query(std::string_view query, std::string& out) {
 }
 
 }  // namespace tiffany::http
+
+namespace tiffany::http {
+namespace {
+
+// reg-name: unreserved / pct-encoded / sub-delims (RFC 3986 §3.2.2).
+bool is_reg_name_char(char c) noexcept {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  switch (c) {
+    case '-': case '.': case '_': case '~':                                          // unreserved
+    case '!': case '$': case '&': case '\'': case '(': case ')': case '*': case '+':  // sub-delims
+    case ',': case ';': case '=': case '%':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_hex_digit(char c) noexcept { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+}  // namespace
+
+bool is_valid_host(std::string_view value) noexcept {
+  std::size_t i = 0;
+  if (!value.empty() && value.front() == '[') {
+    // IP-literal: IPv6address or IPvFuture; checked for its alphabet only.
+    const auto close = value.find(']');
+    if (close == std::string_view::npos || close == 1) return false;
+    for (std::size_t k = 1; k < close; ++k) {
+      const char c = value[k];
+      if (!is_hex_digit(c) && c != ':' && c != '.' && c != 'v' && c != 'V' && !is_reg_name_char(c)) return false;
+    }
+    i = close + 1;
+  } else {
+    while (i < value.size() && is_reg_name_char(value[i])) {
+      if (value[i] == '%' && (i + 2 >= value.size() || !is_hex_digit(value[i + 1]) || !is_hex_digit(value[i + 2]))) {
+        return false;
+      }
+      ++i;
+    }
+    if (i == 0) return false;  // an http URI's host is never empty (RFC 9110 §4.2.1)
+  }
+  if (i == value.size()) return true;
+  if (value[i] != ':') return false;
+  for (++i; i < value.size(); ++i) {
+    if (value[i] < '0' || value[i] > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace tiffany::http
