@@ -328,6 +328,29 @@ TEST(HttpConnection, SendsContinueBeforeReadingAnExpectedBody) {
   EXPECT_TRUE(stream->writes[1].ends_with("\r\n\r\nping"));
 }
 
+TEST(HttpConnection, AnswersAnExpectedBodyForNoRouteWithoutInvitingIt) {
+  // The body never comes: the answer must not wait for it, nor say 100 Continue.
+  for (const char* target : {"/nope", "/hello"}) {  // no route; a route for GET only
+    const auto stream = serve({std::string("POST ") + target +
+                               " HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n"});
+    std::string out;
+    for (const auto& w : stream->writes) out += w;
+    EXPECT_EQ(out.find("100 Continue"), std::string::npos) << out;
+    EXPECT_TRUE(out.starts_with(std::string("HTTP/1.1 ") + (target == std::string("/nope") ? "404" : "405"))) << out;
+    EXPECT_NE(out.find("Connection: close\r\n"), std::string::npos) << out;
+    EXPECT_TRUE(stream->finished);
+  }
+}
+
+TEST(HttpConnection, AnswersOptionsAsteriskWithoutRouting) {
+  const auto stream = serve({"OPTIONS * HTTP/1.1\r\nHost: t\r\n\r\n" + kGetHello});
+  std::string out;
+  for (const auto& w : stream->writes) out += w;
+  EXPECT_TRUE(out.starts_with("HTTP/1.1 200 OK\r\n")) << out;
+  EXPECT_NE(out.find("Content-Length: 0\r\n"), std::string::npos) << out;
+  EXPECT_TRUE(out.ends_with("\r\n\r\nhi")) << out;
+}
+
 TEST(HttpConnection, ARequestCutOffByEofGets400) {
   const auto stream = serve({"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc"});
   ASSERT_EQ(stream->writes.size(), 1u);
