@@ -190,7 +190,12 @@ int RequestParser::on_header_value(llhttp_t* parser, const char* at, std::size_t
 }
 
 int RequestParser::on_header_value_complete(llhttp_t* parser) {
-  self(parser).value_closed_ = false;
+  RequestParser& p = self(parser);
+  p.value_closed_ = false;
+  // RFC 9112 §5.1: whitespace after the value is not part of it (llhttp
+  // drops only the leading whitespace).
+  std::string& value = p.request_.headers.last().value;
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
   return 0;
 }
 
@@ -236,7 +241,11 @@ int RequestParser::check_headers() {
 
   std::string_view raw_path;
   std::string_view query;
-  if (!split_target(request.target, raw_path, query)) return fail(400, "malformed request-target");
+  if (!split_target(request.target, raw_path, query)) {
+    // An origin server does not tunnel: CONNECT (authority-form) is a method it does not implement.
+    if (request.method == "CONNECT") return fail(501, "CONNECT is not supported");
+    return fail(400, "malformed request-target");
+  }
   if (raw_path == "*") {
     // RFC 9112 §3.2.4: the asterisk-form is only for OPTIONS.
     if (request.method != "OPTIONS" || request.target != "*") return fail(400, "asterisk-form is only for OPTIONS");
@@ -328,7 +337,8 @@ void RequestParser::map_llhttp_error(llhttp_errno_t error, std::string_view data
         const auto end = data.find(' ', begin);
         if (begin != std::string_view::npos && end != std::string_view::npos) {
           request_.method.assign(data.substr(begin, end - begin));
-          request_.target.clear();
+          const auto target_end = data.find(' ', end + 1);  // the line's shape is checked: no CR or LF in it
+          request_.target.assign(data.substr(end + 1, target_end == std::string_view::npos ? 0 : target_end - end - 1));
         }
         fail(501, "unknown method");
       } else {

@@ -364,6 +364,7 @@ TEST(RequestParserConformance, MalformedRequestLinesAre400AndUnknownMethods501) 
   RequestParser parser(HttpLimits{});
   (void)parser.feed("BREW /pot HTTP/1.1\r\n\r\n");
   EXPECT_EQ(parser.rejected().method, "BREW");  // for the access log
+  EXPECT_EQ(parser.rejected().target, "/pot");
 }
 
 TEST(RequestParserConformance, AHigherMinorVersionIsAnsweredAs11AndOtherMajorsGet505) {
