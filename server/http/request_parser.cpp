@@ -338,7 +338,8 @@ void RequestParser::map_llhttp_error(llhttp_errno_t error, std::string_view data
         if (begin != std::string_view::npos && end != std::string_view::npos) {
           request_.method.assign(data.substr(begin, end - begin));
           const auto target_end = data.find(' ', end + 1);  // the line's shape is checked: no CR or LF in it
-          request_.target.assign(data.substr(end + 1, target_end == std::string_view::npos ? 0 : target_end - end - 1));
+          const std::size_t length = target_end == std::string_view::npos ? 0 : target_end - end - 1;
+          request_.target.assign(data.substr(end + 1, std::min<std::size_t>(length, limits_.max_uri_bytes)));
         }
         fail(501, "unknown method");
       } else {
