@@ -37,6 +37,17 @@ bool is_well_formed_request_line(std::string_view data) {
   return true;
 }
 
+// True when the field name `name` is `lower` (lower case, same length)
+// ignoring case. Inline, as it runs for every field. Why OR 0x20 is enough:
+// a name is a token (llhttp is strict), and the only token byte that ORs to a
+// lower-case letter or '-' is that letter's upper case.
+inline bool is_name(std::string_view name, std::string_view lower) noexcept {
+  for (std::size_t i = 0; i < lower.size(); ++i) {
+    if ((name[i] | 0x20) != lower[i]) return false;
+  }
+  return true;
+}
+
 // Splits the request-target into path and query; handles origin-form,
 // absolute-form ("http://host/path") and asterisk-form ("*").
 bool split_target(std::string_view target, std::string_view& path, std::string_view& query) {
@@ -79,7 +90,6 @@ RequestParser::RequestParser(const HttpLimits& limits) : limits_(limits) {
   settings_.on_url = on_url;
   settings_.on_header_field = on_header_field;
   settings_.on_header_value = on_header_value;
-  settings_.on_header_field_complete = on_header_field_complete;
   settings_.on_header_value_complete = on_header_value_complete;
   settings_.on_chunk_header = on_chunk_header;
   settings_.on_headers_complete = on_headers_complete;
@@ -144,29 +154,6 @@ int RequestParser::on_header_field(llhttp_t* parser, const char* at, std::size_t
   return 0;
 }
 
-int RequestParser::on_header_field_complete(llhttp_t* parser) {
-  RequestParser& p = self(parser);
-  p.value_closed_ = false;
-  const std::string& name = p.request_.headers.last().name;
-  if (name.empty()) return p.fail(400, "empty field name");
-  if (p.headers_done_) return 0;  // a trailer field: framing and routing are decided
-  // Why by length first: one compare per field for nearly every name.
-  switch (name.size()) {
-    case 4:
-      if (iequals(name, "Host") && p.host_count_++ == 0) p.host_field_ = p.request_.headers.size() - 1;
-      break;
-    case 6:
-      if (p.expect_field_ == SIZE_MAX && iequals(name, "Expect")) p.expect_field_ = p.request_.headers.size() - 1;
-      break;
-    case 17:
-      if (iequals(name, "Transfer-Encoding")) p.transfer_encoding_seen_ = true;
-      break;
-    default:
-      break;
-  }
-  return 0;
-}
-
 int RequestParser::on_header_value(llhttp_t* parser, const char* at, std::size_t length) {
   RequestParser& p = self(parser);
   // Why: llhttp joins an obs-fold line (CRLF then SP/HTAB) to the value it
@@ -177,10 +164,10 @@ int RequestParser::on_header_value(llhttp_t* parser, const char* at, std::size_t
   // (a fold after an empty first line, as far as this read shows).
   if (p.value_closed_) return p.fail(400, "obs-fold in a header field");
   std::string& value = p.request_.headers.last().value;
-  if (value.empty()) {
-    const char* q = at;
-    while (q > p.feed_begin_ && (q[-1] == ' ' || q[-1] == '\t')) --q;
-    if (q > p.feed_begin_ && q[-1] == '\n') return p.fail(400, "obs-fold in a header field");
+  // Why the colon test first: "Name: value" and "Name:value" in one read,
+  // nearly every value, cannot be folds; only the rest are looked at closely.
+  if (value.empty() && !(at - p.feed_begin_ >= 2 && (at[-1] == ':' || at[-2] == ':')) && p.folded_before(at)) {
+    return p.fail(400, "obs-fold in a header field");
   }
   if (!p.count_header_bytes(length)) return p.fail(431, "header section too large");
   value.append(at, length);
@@ -189,13 +176,45 @@ int RequestParser::on_header_value(llhttp_t* parser, const char* at, std::size_t
   return 0;
 }
 
+bool RequestParser::folded_before(const char* at) const noexcept {
+  // A fold is LF, at least one blank, then the value. Why at least one:
+  // llhttp hands an empty value over as a zero-length piece at the start of
+  // the next line, right after its LF. Where the blanks reach back to the
+  // start of this read, the end of the previous one decides.
+  const char* q = at;
+  while (q > feed_begin_ && (q[-1] == ' ' || q[-1] == '\t')) --q;
+  const bool blanks = q < at;
+  return q > feed_begin_ ? blanks && q[-1] == '\n' : tail_lf_ && (blanks || tail_blanks_);
+}
+
 int RequestParser::on_header_value_complete(llhttp_t* parser) {
+  // Why here, once per field line: name and value are both whole, and one
+  // callback per field costs less than one per name and one per value.
   RequestParser& p = self(parser);
   p.value_closed_ = false;
+  Headers::Field& field = p.request_.headers.last();
   // RFC 9112 §5.1: whitespace after the value is not part of it (llhttp
   // drops only the leading whitespace).
-  std::string& value = p.request_.headers.last().value;
+  std::string& value = field.value;
   while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
+  const std::string& name = field.name;
+  if (name.empty()) return p.fail(400, "empty field name");
+  if (p.headers_done_) return 0;  // a trailer field: framing and routing are decided
+  // What the end of the header section checks, noted as the fields go by so
+  // it needs no scan of them. By length first: one compare for most names.
+  switch (name.size()) {
+    case 4:
+      if (is_name(name, "host") && p.host_count_++ == 0) p.host_field_ = p.request_.headers.size() - 1;
+      break;
+    case 6:
+      if (p.expect_field_ == SIZE_MAX && is_name(name, "expect")) p.expect_field_ = p.request_.headers.size() - 1;
+      break;
+    case 17:
+      if (is_name(name, "transfer-encoding")) p.transfer_encoding_seen_ = true;
+      break;
+    default:
+      break;
+  }
   return 0;
 }
 
@@ -308,13 +327,30 @@ int RequestParser::on_message_complete(llhttp_t* parser) {
 
 bool RequestParser::take_continue_request() noexcept { return std::exchange(continue_pending_, false); }
 
+void RequestParser::remember_tail(std::string_view used) noexcept {
+  // Whether the bytes so far end with LF and then blanks: what the obs-fold
+  // check needs of them when a value starts a read. Usually one compare.
+  std::size_t end = used.size();
+  while (end > 0 && (used[end - 1] == ' ' || used[end - 1] == '\t')) --end;
+  if (end == 0) {
+    tail_blanks_ = tail_blanks_ || !used.empty();  // all blanks: the earlier bytes still decide
+    return;
+  }
+  tail_lf_ = used[end - 1] == '\n';
+  tail_blanks_ = end < used.size();
+}
+
 RequestParser::Result RequestParser::feed(std::string_view data) {
   feed_begin_ = data.data();
   feed_end_ = data.data() + data.size();
   const llhttp_errno_t error = llhttp_execute(&parser_, data.data(), data.size());
-  if (error == HPE_OK) return {Event::need_more, data.size()};
+  if (error == HPE_OK) {
+    remember_tail(data);
+    return {Event::need_more, data.size()};
+  }
   const char* position = llhttp_get_error_pos(&parser_);
   const std::size_t consumed = position == nullptr ? data.size() : static_cast<std::size_t>(position - data.data());
+  remember_tail(data.substr(0, consumed));
   if (error == HPE_PAUSED) return {Event::request_ready, consumed};
   if (error == HPE_PAUSED_UPGRADE) {
     // Why: we speak no other protocol; answer this request, then close,

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 
@@ -59,7 +60,10 @@ class Server {
         {"name": "tls", "address": "127.0.0.1:0", "protocol": "http",
          "tls": {"cert": ")" + certificate_.cert_file + R"(", "key": ")" + certificate_.key_file + R"("}, )" +
                                site + R"(}]})";
-    process_ = std::make_unique<ServerProcess>(config);
+    // TIFFANY_CONFORMANCE_BINARY runs the suite against another build (an older one, say).
+    const char* binary = std::getenv("TIFFANY_CONFORMANCE_BINARY");
+    process_ = std::make_unique<ServerProcess>(config, std::vector<std::string>{},
+                                               binary != nullptr ? std::string(binary) : std::string(TIFFANY_BINARY));
     plain_port_ = process_->port_of("plain");
     tls_port_ = process_->port_of("tls");
   }

@@ -34,6 +34,8 @@ std::vector<Row> rows() {
        kClose},
       {"Rfc9110_5_5_ObsTextInAFieldValueIsAccepted", "GET /plaintext HTTP/1.1\r\nHost: t\r\nX-A: \x80\xff\r\n\r\n", 200,
        kKeep},
+      {"Rfc9110_5_5_AnEmptyFieldValueIsAccepted", "GET /json/x HTTP/1.1\r\nHost: t\r\nX-Empty:\r\nX-B:b\r\n\r\n", 200,
+       kKeep, all({body_has("\"X-Empty\":\"\""), body_has("\"X-B\":\"b\"")})},
       {"Rfc9110_5_5_HtabInAFieldValueIsAccepted", "GET /plaintext HTTP/1.1\r\nHost: t\r\nX-A: a\tb\r\n\r\n", 200,
        kKeep},
       {"Rfc9110_5_6_2_FieldNamesAreCaseInsensitive", "POST /echo HTTP/1.1\r\nhOsT: t\r\ncontent-LENGTH: 2\r\n\r\nhi",
