@@ -161,7 +161,7 @@ int RequestParser::on_header_value(llhttp_t* parser, const char* at, std::size_t
   // field to us and maybe two to a front end. RFC 9112 §5.2 lets a server
   // reject it: 400. A value piece that ended at its CR followed by another
   // piece is a fold; so is a value whose first piece follows LF and blanks
-  // (a fold after an empty first line, as far as this read shows).
+  // (a fold after an empty first line; see folded_before).
   if (p.value_closed_) return p.fail(400, "obs-fold in a header field");
   std::string& value = p.request_.headers.last().value;
   // Why the colon test first: "Name: value" and "Name:value" in one read,
