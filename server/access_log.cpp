@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "coro/sleep.hpp"
+#include "server/http/utf8.hpp"
 
 namespace tiffany {
 namespace {
@@ -57,28 +58,31 @@ std::string_view timestamp(bool iso) {
 
 }  // namespace
 
-void AccessLog::record(const http::Request& request, std::string_view request_id, int status, std::uint64_t bytes,
-                       std::chrono::microseconds took) {
+void AccessLog::record(const http::Request& request, std::string_view peer, std::string_view request_id, int status,
+                       std::uint64_t bytes, std::chrono::microseconds took) {
   if (format_ == AccessLogFormat::json) {
-    append_json(request, request_id, status, bytes, took);
+    append_json(request, peer, request_id, status, bytes, took);
   } else {
-    append_common(request, request_id, status, bytes, took);
+    append_common(request, peer, request_id, status, bytes, took);
   }
   if (buffer_.size() >= kFlushAt) flush();
 }
 
-void AccessLog::append_common(const http::Request& request, std::string_view request_id, int status,
-                              std::uint64_t bytes, std::chrono::microseconds took) {
+void AccessLog::append_common(const http::Request& request, std::string_view peer, std::string_view request_id,
+                              int status, std::uint64_t bytes, std::chrono::microseconds took) {
   std::string& out = buffer_;
-  const std::string_view peer = request.peer;
   out.append(peer.substr(0, peer.rfind(':')));  // the address without the port
   out += " - - ";
   out += timestamp(false);
   out += " \"";
-  append_escaped(out, request.method);
-  out += ' ';
-  append_escaped(out, request.target);
-  out += request.version_minor == 0 ? " HTTP/1.0\" " : " HTTP/1.1\" ";
+  if (request.method.empty()) {
+    out += "-\" ";  // refused before a request line was read
+  } else {
+    append_escaped(out, request.method);
+    out += ' ';
+    append_escaped(out, request.target);
+    out += request.version_minor == 0 ? " HTTP/1.0\" " : " HTTP/1.1\" ";
+  }
   append_number(out, static_cast<std::uint64_t>(status));
   out += ' ';
   append_number(out, bytes);
@@ -93,19 +97,25 @@ void AccessLog::append_common(const http::Request& request, std::string_view req
   out += '\n';
 }
 
-void AccessLog::append_json(const http::Request& request, std::string_view request_id, int status,
-                            std::uint64_t bytes, std::chrono::microseconds took) {
+void AccessLog::append_json(const http::Request& request, std::string_view peer, std::string_view request_id,
+                            int status, std::uint64_t bytes, std::chrono::microseconds took) {
+  // The path and query as received (not normalised: "/a/%2e%2e/b" is logged
+  // so), as valid JSON whatever their bytes.
+  const std::string_view target = request.target;
+  const auto question = target.find('?');
+  const std::string_view path = target.substr(0, question);
+  const std::string_view query = question == std::string_view::npos ? std::string_view{} : target.substr(question + 1);
   std::string& out = buffer_;
   out += "{\"time\":\"";
   out += timestamp(true);
   out += "\",\"peer\":\"";
-  append_escaped(out, request.peer);
+  http::append_json_string_content(peer, out);
   out += "\",\"method\":\"";
-  append_escaped(out, request.method);
+  http::append_json_string_content(request.method, out);
   out += "\",\"path\":\"";
-  append_escaped(out, request.path);
+  http::append_json_string_content(path, out);
   out += "\",\"query\":\"";
-  append_escaped(out, request.query);
+  http::append_json_string_content(query, out);
   out += "\",\"status\":";
   append_number(out, static_cast<std::uint64_t>(status));
   out += ",\"bytes\":";
@@ -113,9 +123,9 @@ void AccessLog::append_json(const http::Request& request, std::string_view reque
   out += ",\"duration_us\":";
   append_number(out, static_cast<std::uint64_t>(took.count()));
   out += ",\"user_agent\":\"";
-  append_escaped(out, request.headers.get("User-Agent").value_or(""));
+  http::append_json_string_content(request.headers.get("User-Agent").value_or(""), out);
   out += "\",\"request_id\":\"";
-  append_escaped(out, request_id);
+  http::append_json_string_content(request_id, out);
   out += "\"}\n";
 }
 

@@ -27,8 +27,11 @@ class AccessLog {
   AccessLog& operator=(const AccessLog&) = delete;
   ~AccessLog() { flush(); }
 
-  void record(const http::Request& request, std::string_view request_id, int status, std::uint64_t bytes,
-              std::chrono::microseconds took);
+  /// Logs `request` as received: its method and request-target (escaped),
+  /// not the normalised path. A request refused before its line was read has
+  /// an empty method and is logged with "-" for its request line.
+  void record(const http::Request& request, std::string_view peer, std::string_view request_id, int status,
+              std::uint64_t bytes, std::chrono::microseconds took);
   /// Writes what is buffered.
   void flush() noexcept;
   /// A task that flushes every `period` (so quiet servers still log promptly).
@@ -37,10 +40,10 @@ class AccessLog {
  private:
   static constexpr std::size_t kFlushAt = 64 * 1024;
 
-  void append_common(const http::Request& request, std::string_view request_id, int status, std::uint64_t bytes,
-                     std::chrono::microseconds took);
-  void append_json(const http::Request& request, std::string_view request_id, int status, std::uint64_t bytes,
-                   std::chrono::microseconds took);
+  void append_common(const http::Request& request, std::string_view peer, std::string_view request_id, int status,
+                     std::uint64_t bytes, std::chrono::microseconds took);
+  void append_json(const http::Request& request, std::string_view peer, std::string_view request_id, int status,
+                   std::uint64_t bytes, std::chrono::microseconds took);
 
   int fd_;
   AccessLogFormat format_;

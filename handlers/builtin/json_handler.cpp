@@ -9,8 +9,20 @@
 #include <utility>
 #include <vector>
 
+#include "server/http/utf8.hpp"
+
 namespace tiffany {
 namespace {
+
+// Why: a request carries any bytes (`/users/%ff` decodes to 0xff), and a
+// strict JSON parser refuses a document holding invalid UTF-8; each bad byte
+// becomes U+FFFD. Valid text (nearly all) is copied as is.
+std::string utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  http::append_utf8_replacing_invalid(text, out);
+  return out;
+}
 
 constexpr char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
@@ -37,17 +49,17 @@ picojson::object describe_headers(const http::Headers& fields) {
     while (group_end != by_name.end() && http::iequals((*group_end)->name, (*group)->name)) ++group_end;
     picojson::value value;
     if (group_end - group == 1) {
-      value = picojson::value((*group)->value);
+      value = picojson::value(utf8((*group)->value));
     } else {
       picojson::array values;
       values.reserve(static_cast<std::size_t>(group_end - group));
-      for (auto field = group; field != group_end; ++field) values.emplace_back((*field)->value);
+      for (auto field = group; field != group_end; ++field) values.emplace_back(utf8((*field)->value));
       value = picojson::value(std::move(values));
     }
     // Why the hint: names sorted ignoring case are nearly always sorted with
     // case too (one capitalisation style), so each insert is O(1); where the
     // object's case-sensitive order differs, it is an ordinary insert.
-    headers.emplace_hint(headers.end(), (*group)->name, std::move(value));
+    headers.emplace_hint(headers.end(), (*group)->name, std::move(value));  // a name is a token: ASCII
     group = group_end;
   }
   return headers;
@@ -56,11 +68,11 @@ picojson::object describe_headers(const http::Headers& fields) {
 picojson::value describe_request(const http::Request& request) {
   picojson::object headers = describe_headers(request.headers);
   picojson::object params;
-  for (const auto& [name, value] : request.params) params.emplace(name, picojson::value(value));
+  for (const auto& [name, value] : request.params) params.emplace(name, picojson::value(utf8(value)));
   picojson::object document;
   document.emplace("method", picojson::value(request.method));
-  document.emplace("path", picojson::value(request.path));
-  document.emplace("query", picojson::value(request.query));
+  document.emplace("path", picojson::value(utf8(request.path)));
+  document.emplace("query", picojson::value(utf8(request.query)));
   document.emplace("headers", picojson::value(std::move(headers)));
   document.emplace("params", picojson::value(std::move(params)));
   return picojson::value(std::move(document));

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "handlers/builtin/byte_range.hpp"
+#include "handlers/builtin/conditional_request.hpp"
 #include "handlers/builtin/mime_types.hpp"
 #include "server/http/http_date.hpp"
 #include "server/http/uri.hpp"
@@ -44,20 +45,6 @@ std::string etag_for(const struct stat& info) {
                         static_cast<unsigned long long>(info.st_mtim.tv_nsec);
   std::snprintf(text, sizeof text, "\"%llx-%llx\"", mtime_ns, static_cast<unsigned long long>(info.st_size));
   return text;
-}
-
-// If-None-Match: "*" or a list of entity tags, compared weakly (W/ ignored).
-bool etag_listed(std::string_view header, std::string_view etag) {
-  while (!header.empty()) {
-    const auto comma = header.find(',');
-    std::string_view candidate = header.substr(0, comma);
-    header = comma == std::string_view::npos ? std::string_view{} : header.substr(comma + 1);
-    while (!candidate.empty() && candidate.front() == ' ') candidate.remove_prefix(1);
-    while (!candidate.empty() && candidate.back() == ' ') candidate.remove_suffix(1);
-    if (candidate.starts_with("W/")) candidate.remove_prefix(2);
-    if (candidate == "*" || candidate == etag) return true;
-  }
-  return false;
 }
 
 void plain_status(http::Response& response, int status, std::string_view text) {
@@ -147,26 +134,25 @@ std::optional<ByteRange> StaticHandler::select(const FileFacts& facts, const htt
   response.headers.add("ETag", facts.etag);
   response.headers.add("Last-Modified", facts.last_modified);
   response.headers.add("Accept-Ranges", "bytes");
-  if (auto if_none_match = request.headers.get("If-None-Match")) {
-    if (etag_listed(*if_none_match, facts.etag)) {
+  const Validators validators{facts.etag, facts.modified};
+  switch (evaluate_preconditions(request, validators, std::time(nullptr))) {
+    case Precondition::failed:
+      plain_status(response, 412, "precondition failed\n");
+      return std::nullopt;
+    case Precondition::not_modified:
       response.status = 304;
       return std::nullopt;
-    }
-  } else if (auto if_modified_since = request.headers.get("If-Modified-Since")) {
-    const auto since = http::parse_http_date(*if_modified_since);
-    if (since && facts.modified <= *since) {
-      response.status = 304;
-      return std::nullopt;
-    }
+    case Precondition::proceed:
+      break;
   }
   response.headers.add("Content-Type", facts.content_type);
 
   ByteRange whole{0, facts.size == 0 ? 0 : facts.size - 1};
   const auto range_header = request.headers.get("Range");
-  if (!range_header || request.method != "GET") return whole;
-  const auto if_range = request.headers.get("If-Range");
+  // Why HEAD too: HEAD answers what GET would, without the body (RFC 9110 §9.3.2).
+  if (!range_header || (request.method != "GET" && request.method != "HEAD")) return whole;
   ByteRange range{};
-  const RangeOutcome outcome = (!if_range || *if_range == facts.etag || *if_range == facts.last_modified)
+  const RangeOutcome outcome = if_range_allows(request, validators)
                                    ? parse_byte_range(*range_header, facts.size, range)
                                    : RangeOutcome::ignore;
   if (outcome == RangeOutcome::unsatisfiable) {
@@ -222,7 +208,7 @@ Task<void> StaticHandler::handle(http::Request& request, http::Response& respons
   }
   const FileFacts facts = entry != nullptr ? entry->facts : facts_of(*opened);
   const std::optional<ByteRange> range = select(facts, request, response);
-  if (!range) co_return;  // 304 or 416
+  if (!range) co_return;  // 304, 412 or 416
   const std::uint64_t length = facts.size == 0 ? 0 : range->last - range->first + 1;
   response.set_content_length(length);
   if (request.is_head()) co_return;

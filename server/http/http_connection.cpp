@@ -93,8 +93,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       if (parsed.event == RequestParser::Event::need_more) break;
       if (parsed.event == RequestParser::Event::error) {
         input.reset();  // nothing more of it is parsed
-        append_error(parser_.error_status());
-        if (site_.unmatched != nullptr) site_.unmatched->count(parser_.error_status());
+        reject(parser_.error_status());
         const bool flushed = co_await flush();
         stream.finish();
         // Why: bad input is answered before the request ends (a body over
@@ -123,7 +122,22 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       }
     }
     input.reset();  // the parser copied what it needs: the buffer goes back before any wait
-    if (parser_.take_continue_request()) out_ += "HTTP/1.1 100 Continue\r\n\r\n";
+    if (parser_.take_continue_request()) {
+      // Why route first: "100 Continue" invites the body; a client must not
+      // upload it only to hear 404 or 405 (RFC 9110 §10.1.1 lets us answer
+      // the final status at once). The body is then not read: close, lingering.
+      if (site_.router.route(parser_.request()).outcome == Router::Outcome::found) {
+        out_ += "HTTP/1.1 100 Continue\r\n\r\n";
+      } else {
+        closing_early_ = true;
+        (void)co_await answer();
+        closing_early_ = false;
+        const bool flushed = co_await flush();
+        stream.finish();
+        if (flushed) co_await linger();
+        co_return false;
+      }
+    }
     const bool flushed = co_await flush();
     if (!flushed) co_return false;
     if (!parser_.in_message()) co_return true;  // every request answered: idle
@@ -141,14 +155,14 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
     if (timed_out) {
       count_timeout(parser_.in_headers() ? TimeoutStage::header : TimeoutStage::body);
       keep_alive_ = false;
-      append_error(408);
+      reject(408);
       const bool flushed_error = co_await flush();
       if (flushed_error) stream.finish();
       co_return false;
     }
     if (!got || got.bytes() == 0) {
       if (got && parser_.finish() == RequestParser::Event::error) {  // cut off mid-request
-        append_error(parser_.error_status());
+        reject(parser_.error_status());
         co_await flush();
         stream.finish();
       }
@@ -167,7 +181,7 @@ Task<bool> HttpConnection::answer() {
   request.peer = *peer_;
   add_stat(Stat::requests_total);
   response_.clear();
-  keep_alive_ = parser_.keep_alive();
+  keep_alive_ = !closing_early_ && parser_.keep_alive();
   head_request_ = request.is_head();
   http10_ = request.version_minor == 0;
   chunked_ = false;
@@ -189,7 +203,7 @@ Task<bool> HttpConnection::answer() {
   if (route_metrics_ != nullptr) route_metrics_->count(sent_status_);
   if (site_.access_log != nullptr) {
     const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
-    site_.access_log->record(request, request_id_, sent_status_, body_bytes,
+    site_.access_log->record(request, request.peer, request_id_, sent_status_, body_bytes,
                              std::chrono::duration_cast<std::chrono::microseconds>(took));
   }
   request_id_.clear();  // a parse error before the next request has none
@@ -197,7 +211,27 @@ Task<bool> HttpConnection::answer() {
   co_return keep_open;
 }
 
+void HttpConnection::reject(int status) {
+  // Why the parser's partial request: the access log shows what the client
+  // sent as far as it was read; no handler ever sees it.
+  const Request& request = parser_.rejected();
+  head_request_ = request.is_head();
+  http10_ = false;
+  append_error(status);
+  if (site_.unmatched != nullptr) site_.unmatched->count(status);
+  if (site_.access_log != nullptr) {
+    site_.access_log->record(request, *peer_, {}, status, sent_length_, std::chrono::microseconds(0));
+  }
+}
+
 Task<bool> HttpConnection::respond(Request& request) {
+  if (request.path == "*") {
+    // OPTIONS * (RFC 9110 §9.3.7): about the server, not a resource; the
+    // parser lets only OPTIONS use the asterisk-form.
+    response_.status = 200;
+    append_whole_response(response_);
+    co_return keep_alive_;
+  }
   const Router::Result routed = site_.router.route(request);
   if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
   if (routed.outcome != Router::Outcome::found) kRoute.reset();  // the previous request's route is not this one's

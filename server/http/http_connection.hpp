@@ -68,6 +68,9 @@ class HttpConnection final : public BodySink {
   /// Logs that the handler set `invalid` and appends a 500 (and close) instead.
   void refuse(const Response& response, const Headers::Field& invalid);
   void append_error(int status);
+  /// Answers bad input the parser refused (or a timeout) with `status`, and
+  /// counts and logs it with what was read of the request.
+  void reject(int status);
   bool finish_stream();
 
   const HttpSite& site_;
@@ -84,7 +87,8 @@ class HttpConnection final : public BodySink {
   bool head_request_ = false;
   bool http10_ = false;
   bool chunked_ = false;
-  bool broken_ = false;  // a write failed: no more responses on this connection
+  bool broken_ = false;
+  bool closing_early_ = false;  // answering before the body was read: close after it  // a write failed: no more responses on this connection
   std::uint64_t streamed_bytes_ = 0;
   RouteMetrics* route_metrics_ = nullptr;  // where this response is counted
   const std::string* handler_label_ = nullptr;  // the routed handler, for log lines; null before routing

@@ -16,10 +16,21 @@ std::string format_http_date(std::time_t when) {
 }
 
 std::optional<std::time_t> parse_http_date(std::string_view text) {
-  if (text.size() != 29) return std::nullopt;
+  // RFC 9110 §5.6.7: a recipient MUST accept all three formats: IMF-fixdate
+  // (29 bytes), the obsolete RFC 850 form ("Sunday, 06-Nov-94 08:49:37 GMT")
+  // and asctime ("Sun Nov  6 08:49:37 1994", 24 bytes).
+  if (text.size() < 24 || text.size() > 40) return std::nullopt;
   const std::string copy(text);
+  const char* format = "%a, %d %b %Y %H:%M:%S GMT";
+  if (text.size() == 24) {
+    format = "%a %b %e %H:%M:%S %Y";
+  } else if (text.find('-') != std::string_view::npos) {
+    format = "%A, %d-%b-%y %H:%M:%S GMT";
+  } else if (text.size() != 29) {
+    return std::nullopt;
+  }
   std::tm parts{};
-  const char* end = strptime(copy.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &parts);
+  const char* end = strptime(copy.c_str(), format, &parts);
   if (end == nullptr || *end != '\0') return std::nullopt;
   return timegm(&parts);
 }

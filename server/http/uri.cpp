@@ -1,6 +1,8 @@
 // URI helpers: percent-decoding and -encoding, dot-segment removal.
 #include "server/http/uri.hpp"
 
+#include <array>
+
 namespace tiffany::http {
 namespace {
 
@@ -122,6 +124,57 @@ void append_encoded_query(std::string_view query, std::string& out) {
       out += ch;
     }
   }
+}
+
+}  // namespace tiffany::http
+
+namespace tiffany::http {
+namespace {
+
+// reg-name: unreserved / sub-delims (RFC 3986 §3.2.2; pct-encoded is
+// handled apart), one table lookup per byte (Host is checked on every request).
+constexpr std::array<bool, 256> make_reg_name_table() {
+  std::array<bool, 256> table{};
+  for (int c = 'a'; c <= 'z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (const char c : std::string_view("-._~!$&'()*+,;=")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}
+constexpr std::array<bool, 256> kRegNameByte = make_reg_name_table();
+
+inline bool is_reg_name_char(char c) noexcept { return kRegNameByte[static_cast<unsigned char>(c)]; }
+
+bool is_hex_digit(char c) noexcept { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+}  // namespace
+
+bool is_valid_host(std::string_view value) noexcept {
+  std::size_t i = 0;
+  if (!value.empty() && value.front() == '[') {
+    // IP-literal: IPv6address or IPvFuture; checked for its alphabet only.
+    const auto close = value.find(']');
+    if (close == std::string_view::npos || close == 1) return false;
+    for (std::size_t k = 1; k < close; ++k) {
+      const char c = value[k];
+      if (!is_hex_digit(c) && c != ':' && c != '%' && !is_reg_name_char(c)) return false;
+    }
+    i = close + 1;
+  } else {
+    for (;;) {
+      while (i < value.size() && is_reg_name_char(value[i])) ++i;
+      if (i == value.size() || value[i] != '%') break;
+      if (i + 2 >= value.size() || !is_hex_digit(value[i + 1]) || !is_hex_digit(value[i + 2])) return false;
+      i += 3;  // pct-encoded
+    }
+    if (i == 0) return false;  // an http URI's host is never empty (RFC 9110 §4.2.1)
+  }
+  if (i == value.size()) return true;
+  if (value[i] != ':') return false;
+  for (++i; i < value.size(); ++i) {
+    if (value[i] < '0' || value[i] > '9') return false;
+  }
+  return true;
 }
 
 }  // namespace tiffany::http

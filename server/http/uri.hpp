@@ -28,4 +28,9 @@ void append_encoded_path(std::string_view path, std::string& out);
 /// copied unchanged.
 void append_encoded_query(std::string_view query, std::string& out);
 
+/// True when `value` is a valid Host field value (RFC 9112 §3.2, RFC 3986
+/// §3.2.2): a non-empty uri-host (reg-name, IPv4 or a bracketed IP literal)
+/// and an optional ":" port of digits. No userinfo, path or whitespace.
+bool is_valid_host(std::string_view value) noexcept;
+
 }  // namespace tiffany::http

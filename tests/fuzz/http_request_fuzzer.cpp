@@ -13,6 +13,7 @@
 #include "server/http/request_parser.hpp"
 #include "server/http/response.hpp"
 #include "server/http/router.hpp"
+#include "server/http/uri.hpp"
 
 namespace {
 
@@ -88,6 +89,21 @@ void answer(Request& request, const HttpLimits& limits) {
   check_path(request.path);
   check(!request.method.empty(), "method is set");
   check(request.version_major == 1, "version is HTTP/1.x");
+  check(request.version_minor == 0 || request.version_minor == 1, "a higher minor version is answered as 1.1");
+  check(request.path != "*" || request.method == "OPTIONS", "only OPTIONS has the asterisk-form");
+  // RFC 9112 §3.2: an accepted HTTP/1.1 request has a valid Host (its first field of that name;
+  // a trailer may add another).
+  const auto host = request.headers.get("Host");
+  check(request.version_minor == 0 || host.has_value(), "an HTTP/1.1 request has a Host field");
+  check(!host || tiffany::http::is_valid_host(*host), "Host is valid");
+  for (const auto& field : request.headers) {
+    check(!field.name.empty(), "no empty field name");
+    check(tiffany::http::is_valid_field_name(field.name), "field names are tokens");
+    check(tiffany::http::find_invalid_field_value_byte(field.value) == std::string::npos,
+          "field values hold no CR, LF, NUL or other control byte (no obs-fold got through)");
+    check(field.value.empty() || (field.value.back() != ' ' && field.value.back() != '\t'),
+          "field values carry no trailing whitespace");
+  }
   check(request.target.size() <= limits.max_uri_bytes, "request-target within the URI limit");
   check(request.body.size() <= limits.max_body_bytes, "body within the body limit");
 
@@ -163,6 +179,9 @@ class FuzzConnection {
         case RequestParser::Event::need_more: check(piece.empty(), "need_more consumes everything"); break;
         case RequestParser::Event::error:
           check_error_status(parser_.error_status());
+          // What the access log records of a refused request stays within the limits.
+          check(parser_.rejected().target.size() <= limits_.max_uri_bytes, "a refused target is bounded");
+          g_touched = g_touched + parser_.rejected().method.size();
           transcript_ += "error\n";
           open_ = false;
           break;

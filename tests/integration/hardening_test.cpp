@@ -30,7 +30,7 @@ std::chrono::milliseconds timed_request(int port) {
   const auto start = std::chrono::steady_clock::now();
   UniqueFd fd = connect_loopback(port);
   if (!fd) return 1h;
-  const std::string request = "GET /plaintext HTTP/1.1\r\nConnection: close\r\n\r\n";
+  const std::string request = "GET /plaintext HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
   ::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL);
   std::string reply;
   char buffer[4096];
@@ -71,7 +71,7 @@ TEST(Hardening, SlowlorisConnectionsAreClosedWhileOthersAreServedFast) {
     }
   });
   // Dribble a header byte per connection per second; the header timeout is 2 s.
-  const std::string header = "GET /plaintext HTTP/1.1\r\nX-Slow: yes\r\n";
+  const std::string header = "GET /plaintext HTTP/1.1\r\nHost: t\r\nX-Slow: yes\r\n";
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t byte = 0; std::chrono::steady_clock::now() - start < 4s; ++byte) {
     for (UniqueFd& fd : slow) ::send(fd.get(), &header[byte % header.size()], 1, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -374,7 +374,7 @@ TEST(AccessLogFile, GetsOneLinePerRequestWrittenInBatches) {
   ASSERT_GT(port, 0);
   for (const char* path : {"/plaintext", "/missing", "/plaintext?x=1"}) {
     UniqueFd fd = connect_loopback(port);
-    const std::string request = std::string("GET ") + path + " HTTP/1.1\r\nUser-Agent: tester\r\nConnection: close\r\n\r\n";
+    const std::string request = std::string("GET ") + path + " HTTP/1.1\r\nHost: t\r\nUser-Agent: tester\r\nConnection: close\r\n\r\n";
     ::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL);
     char buffer[1024];
     while (::recv(fd.get(), buffer, sizeof buffer, 0) > 0) {

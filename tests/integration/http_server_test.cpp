@@ -193,7 +193,7 @@ TEST_F(HttpServerTest, PipeliningIsOneWritePerReadBatch) {
   // Same check from the server side: its responses to one batch arrive as one
   // segment, so even a non-waiting reader sees all of them at once.
   std::string batch;
-  for (int i = 0; i < 8; ++i) batch += "GET /plaintext HTTP/1.1\r\n\r\n";
+  for (int i = 0; i < 8; ++i) batch += "GET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n";
   UniqueFd fd = connect_loopback(port_);
   ::send(fd.get(), batch.data(), batch.size(), 0);
   pollfd p{fd.get(), POLLIN, 0};
@@ -211,20 +211,20 @@ struct BadInput {
 
 TEST_F(HttpServerTest, AnswersEveryKindOfBadInputPreciselyAndCloses) {
   const std::vector<BadInput> cases = {
-      {"malformed", "GET / HTTP/1.1\r\nNo Colon Here\r\n\r\n", "HTTP/1.1 400 Bad Request"},
+      {"malformed", "GET / HTTP/1.1\r\nHost: t\r\nNo Colon Here\r\n\r\n", "HTTP/1.1 400 Bad Request"},
       {"binary garbage", std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11), "HTTP/1.1 400 Bad Request"},
-      {"headers too large", "GET / HTTP/1.1\r\nX-Big: " + std::string(8000, 'x') + "\r\n\r\n",
+      {"headers too large", "GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + std::string(8000, 'x') + "\r\n\r\n",
        "HTTP/1.1 431 Request Header Fields Too Large"},
-      {"body too large", "POST /echo HTTP/1.1\r\nContent-Length: 3000000\r\n\r\n", "HTTP/1.1 413 Content Too Large"},
-      {"uri too long", "GET /" + std::string(2000, 'u') + " HTTP/1.1\r\n\r\n", "HTTP/1.1 414 URI Too Long"},
-      {"unknown method", "BREW /pot HTTP/1.1\r\n\r\n", "HTTP/1.1 501 Not Implemented"},
-      {"unknown coding", "POST /echo HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", "HTTP/1.1 501 Not Implemented"},
+      {"body too large", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3000000\r\n\r\n", "HTTP/1.1 413 Content Too Large"},
+      {"uri too long", "GET /" + std::string(2000, 'u') + " HTTP/1.1\r\nHost: t\r\n\r\n", "HTTP/1.1 414 URI Too Long"},
+      {"unknown method", "BREW /pot HTTP/1.1\r\nHost: t\r\n\r\n", "HTTP/1.1 501 Not Implemented"},
+      {"unknown coding", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", "HTTP/1.1 501 Not Implemented"},
       {"http/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"},
       {"version 3", "GET / HTTP/3.0\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"},
       {"smuggling cl+te",
-       "POST /echo HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET / HTTP/1.1\r\n\r\n",
+       "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n",
        "HTTP/1.1 400 Bad Request"},
-      {"smuggling cl+cl", "POST /echo HTTP/1.1\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde",
+      {"smuggling cl+cl", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde",
        "HTTP/1.1 400 Bad Request"},
   };
   for (const BadInput& bad : cases) {
@@ -246,12 +246,12 @@ TEST_F(HttpServerTest, AnswersUnknownPathsAndMethods) {
 TEST_F(HttpServerTest, StaticFilesNeverEscapeTheRoot) {
   for (const char* target : {"/static/../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd",
                              "/static/..%2f..%2f..%2fetc/passwd", "/static/%2E%2E/outside.txt"}) {
-    const std::string reply = raw(std::string("GET ") + target + " HTTP/1.1\r\nConnection: close\r\n\r\n");
+    const std::string reply = raw(std::string("GET ") + target + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
     EXPECT_EQ(reply.rfind("HTTP/1.1 404", 0), 0u) << target << ": " << reply.substr(0, 60);
     EXPECT_EQ(reply.find("root:"), std::string::npos);
     EXPECT_EQ(reply.find("secret"), std::string::npos);
   }
-  const std::string leak = raw("GET /static/leak.txt HTTP/1.1\r\nConnection: close\r\n\r\n");
+  const std::string leak = raw("GET /static/leak.txt HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(leak.rfind("HTTP/1.1 403", 0), 0u) << leak.substr(0, 60);
   EXPECT_EQ(leak.find("secret"), std::string::npos);
 }

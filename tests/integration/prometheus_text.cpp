@@ -78,7 +78,7 @@ std::map<std::string, double> parse_prometheus(const std::string& text) {
 
 std::string get(int port, const std::string& path) {
   UniqueFd fd = connect_loopback(port);
-  const std::string request = "GET " + path + " HTTP/1.1\r\nConnection: close\r\n\r\n";
+  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
   ::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL);
   std::string reply;
   char buffer[65536];

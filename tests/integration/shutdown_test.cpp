@@ -99,7 +99,7 @@ TEST(Shutdown, ARequestInFlightIsFinishedAndTheListenerClosed) {
   ServerProcess server(kSite);
   const int port = server.port_of("web");
   UniqueFd fd = connect_loopback(port);
-  const std::string head = "POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\n";
+  const std::string head = "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n";
   ::send(fd.get(), head.data(), head.size(), MSG_NOSIGNAL);
   ::send(fd.get(), "01234", 5, MSG_NOSIGNAL);  // half the body
   std::this_thread::sleep_for(100ms);
@@ -119,7 +119,7 @@ TEST(Shutdown, ASecondSignalExitsAtOnce) {
       "protocol": "http", "routes": [{"method": "POST", "path": "/echo", "handler": "echo"}]}]})");
   const int port = server.port_of("web");
   UniqueFd fd = connect_loopback(port);
-  const std::string head = "POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\n01234";
+  const std::string head = "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n01234";
   ::send(fd.get(), head.data(), head.size(), MSG_NOSIGNAL);  // a request that will never finish
   std::this_thread::sleep_for(100ms);
   server.send_signal(SIGTERM);
@@ -136,7 +136,7 @@ TEST(Limits, AcceptPausesAtTheConnectionLimitAndResumes) {
       "address": "127.0.0.1:0", "protocol": "http",
       "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]})");
   const int port = server.port_of("web");
-  const std::string request = "GET /plaintext HTTP/1.1\r\n\r\n";
+  const std::string request = "GET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n";
   std::vector<UniqueFd> held;
   for (int i = 0; i < 3; ++i) {
     held.push_back(connect_loopback(port));
@@ -160,7 +160,7 @@ TEST(Limits, EveryListenerKeepsAcceptingAfterTheLimitIsReached) {
        "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]})");
   const int port_a = server.port_of("a");
   const int port_b = server.port_of("b");
-  const std::string request = "GET /plaintext HTTP/1.1\r\n\r\n";
+  const std::string request = "GET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n";
   bool closing = false;
   for (int round = 0; round < 3; ++round) {  // fill the limit from both listeners, then free it
     std::vector<UniqueFd> held;

@@ -77,7 +77,10 @@ std::string TlsTestClient::receive(std::size_t size, std::chrono::milliseconds t
     }
     const int error = SSL_get_error(ssl_.get(), n);
     ERR_clear_error();
-    if (error != SSL_ERROR_WANT_READ && !(error == SSL_ERROR_SYSCALL && errno == EAGAIN)) break;
+    if (error != SSL_ERROR_WANT_READ && !(error == SSL_ERROR_SYSCALL && errno == EAGAIN)) {
+      closed_ = true;
+      break;
+    }
   }
   return got;
 }

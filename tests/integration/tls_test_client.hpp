@@ -34,6 +34,9 @@ class TlsTestClient {
   /// server closed, or `timeout` passed; returns all of it.
   std::string receive_until(std::string_view marker, std::chrono::milliseconds timeout = std::chrono::seconds(10));
   int fd() const { return fd_.get(); }
+  /// True once a receive saw the server close (close_notify, EOF or an error),
+  /// as opposed to running out of time.
+  bool closed() const { return closed_; }
   /// Drops the connection with a TCP reset (SO_LINGER 0), without close_notify.
   void reset();
 
@@ -48,6 +51,7 @@ class TlsTestClient {
   std::unique_ptr<SSL, SslFree> ssl_;
   UniqueFd fd_;
   bool ok_ = false;
+  bool closed_ = false;
   std::string error_;
 };
 

@@ -15,6 +15,7 @@
 #include "handlers/handler_registry.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/server_stats.hpp"
+#include "server/http/utf8.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -103,6 +104,23 @@ TEST(JsonHandler, GroupsRepeatedHeadersIgnoringCaseUnderTheSpellingSeenFirst) {
   picojson::value parsed;
   ASSERT_EQ(picojson::parse(parsed, outcome->response.body), "");
   EXPECT_EQ(parsed.get<picojson::object>()["headers"].serialize(), R"({"A":["2","4"],"Host":"5","x-b":["1","3","6"]})");
+}
+
+TEST(JsonHandler, ReplacesInvalidUtf8SoTheDocumentIsValidJson) {
+  const auto params = params_from("{}");
+  JsonHandler handler{HandlerParams(params)};
+  auto request = make_request("GET", "/users/\xff");  // what /users/%ff decodes to
+  request.query = "a=\xc3\xa9&b=\xed\xa0\x80";  // valid, then a surrogate
+  request.headers.add("X-Raw", "\x80");
+  request.params.emplace_back("id", "\xff");
+  const auto outcome = run_handler(handler, request);
+  EXPECT_TRUE(http::is_valid_utf8(outcome->response.body)) << outcome->response.body;
+  picojson::value parsed;
+  ASSERT_EQ(picojson::parse(parsed, outcome->response.body), "");
+  auto& document = parsed.get<picojson::object>();
+  EXPECT_EQ(document["path"].get<std::string>(), "/users/\xef\xbf\xbd");
+  EXPECT_EQ(document["query"].get<std::string>(), "a=\xc3\xa9&b=\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(document["params"].get<picojson::object>()["id"].get<std::string>(), "\xef\xbf\xbd");
 }
 
 TEST(HealthHandler, SaysOk) {

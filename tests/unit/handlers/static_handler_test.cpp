@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <ctime>
 #include <thread>
 
 #include "handler_harness.hpp"
@@ -126,6 +127,68 @@ TEST_F(StaticHandlerTest, AnswersConditionalRequestsWith304) {
   EXPECT_EQ(get("/style.css", {{"If-Modified-Since", http::format_http_date(0)}})->response.status, 200);
 }
 
+TEST_F(StaticHandlerTest, EvaluatesPreconditionsInTheRfc9110Order) {
+  const auto first = get("/style.css");
+  const std::string etag(*first->response.headers.get("ETag"));
+  const std::string modified(*first->response.headers.get("Last-Modified"));
+  const std::string past = http::format_http_date(0);
+  const std::string future = http::format_http_date(std::time(nullptr) + 86400);
+  // If-Match: strong comparison; "*" matches any current representation.
+  EXPECT_EQ(get("/style.css", {{"If-Match", "\"other\""}})->response.status, 412);
+  EXPECT_EQ(get("/style.css", {{"If-Match", "W/" + etag}})->response.status, 412);
+  EXPECT_EQ(get("/style.css", {{"If-Match", "\"other\", " + etag}})->response.status, 200);
+  EXPECT_EQ(get("/style.css", {{"If-Match", "*"}})->response.status, 200);
+  // If-Unmodified-Since only without If-Match.
+  EXPECT_EQ(get("/style.css", {{"If-Unmodified-Since", past}})->response.status, 412);
+  EXPECT_EQ(get("/style.css", {{"If-Unmodified-Since", modified}})->response.status, 200);
+  EXPECT_EQ(get("/style.css", {{"If-Match", etag}, {"If-Unmodified-Since", past}})->response.status, 200);
+  EXPECT_EQ(get("/style.css", {{"If-Unmodified-Since", "not a date"}})->response.status, 200);
+  // A failed If-Match wins over a matching If-None-Match.
+  EXPECT_EQ(get("/style.css", {{"If-Match", "\"other\""}, {"If-None-Match", etag}})->response.status, 412);
+  EXPECT_EQ(get("/style.css", {{"If-Match", etag}, {"If-None-Match", etag}})->response.status, 304);
+  // If-Modified-Since: ignored with If-None-Match, in the future, or for HEAD/GET only.
+  EXPECT_EQ(get("/style.css", {{"If-None-Match", "\"other\""}, {"If-Modified-Since", modified}})->response.status, 200);
+  EXPECT_EQ(get("/style.css", {{"If-Modified-Since", future}})->response.status, 200);
+  EXPECT_EQ(get("/style.css", {{"If-Modified-Since", modified}}, "HEAD")->response.status, 304);
+  const auto failed = get("/style.css", {{"If-Match", "\"other\""}});
+  EXPECT_EQ(failed->response.headers.get("ETag"), etag);
+}
+
+TEST_F(StaticHandlerTest, AcceptsTheObsoleteDateFormats) {
+  const std::string modified(*get("/style.css")->response.headers.get("Last-Modified"));
+  const auto when = http::parse_http_date(modified);
+  ASSERT_TRUE(when.has_value());
+  char rfc850[64];
+  char asctime_form[64];
+  std::tm parts{};
+  gmtime_r(&*when, &parts);
+  std::strftime(rfc850, sizeof rfc850, "%A, %d-%b-%y %H:%M:%S GMT", &parts);
+  std::strftime(asctime_form, sizeof asctime_form, "%a %b %e %H:%M:%S %Y", &parts);
+  EXPECT_EQ(http::parse_http_date(rfc850), when) << rfc850;
+  EXPECT_EQ(http::parse_http_date(asctime_form), when) << asctime_form;
+  EXPECT_EQ(get("/style.css", {{"If-Modified-Since", rfc850}})->response.status, 304);
+  EXPECT_EQ(get("/style.css", {{"If-Modified-Since", asctime_form}})->response.status, 304);
+}
+
+TEST_F(StaticHandlerTest, HeadWithARangeAnswersAsGetWould) {
+  const auto outcome = get("/style.css", {{"Range", "bytes=1-3"}}, "HEAD");
+  EXPECT_EQ(outcome->response.status, 206);
+  EXPECT_EQ(outcome->response.headers.get("Content-Range"), "bytes 1-3/6");
+  EXPECT_EQ(outcome->response.content_length(), 3u);
+  EXPECT_EQ(get("/style.css", {{"Range", "bytes=9-"}}, "HEAD")->response.status, 416);
+}
+
+TEST_F(StaticHandlerTest, IfRangeComparesStronglyAndByDate) {
+  const auto first = get("/style.css");
+  const std::string etag(*first->response.headers.get("ETag"));
+  const std::string modified(*first->response.headers.get("Last-Modified"));
+  EXPECT_EQ(get("/style.css", {{"Range", "bytes=1-3"}, {"If-Range", etag}})->response.status, 206);
+  EXPECT_EQ(get("/style.css", {{"Range", "bytes=1-3"}, {"If-Range", "W/" + etag}})->response.status, 200);
+  EXPECT_EQ(get("/style.css", {{"Range", "bytes=1-3"}, {"If-Range", modified}})->response.status, 206);
+  EXPECT_EQ(get("/style.css", {{"Range", "bytes=1-3"}, {"If-Range", http::format_http_date(0)}})->response.status,
+            200);
+}
+
 TEST_F(StaticHandlerTest, ServesASingleRangeWith206) {
   const auto outcome = get("/style.css", {{"Range", "bytes=1-3"}});
   EXPECT_EQ(outcome->response.status, 206);
@@ -198,6 +261,28 @@ TEST(ByteRange, ParsesTheSingleRangeForms) {
   EXPECT_EQ(parse_byte_range("bytes=3-1", 10, range), RangeOutcome::ignore);
   EXPECT_EQ(parse_byte_range("items=0-1", 10, range), RangeOutcome::ignore);
   EXPECT_EQ(parse_byte_range("bytes=x-1", 10, range), RangeOutcome::ignore);
+}
+
+TEST(ByteRange, TakesTheUnitInAnyCaseBlanksAndNumbersOfAnySize) {
+  ByteRange range{};
+  EXPECT_EQ(parse_byte_range("Bytes=0-1", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(parse_byte_range("BYTES=0-1", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(parse_byte_range("bytes= 0-1", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(range.last, 1u);
+  EXPECT_EQ(parse_byte_range("bytes=0 - 1 ", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(parse_byte_range("bytes =0-1", 10, range), RangeOutcome::ignore);
+  // last-pos past any size: to the end; first-pos past it: unsatisfiable; a huge suffix: all of it.
+  EXPECT_EQ(parse_byte_range("bytes=2-99999999999999999999999", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(range.first, 2u);
+  EXPECT_EQ(range.last, 9u);
+  EXPECT_EQ(parse_byte_range("bytes=99999999999999999999999-", 10, range), RangeOutcome::unsatisfiable);
+  EXPECT_EQ(parse_byte_range("bytes=18446744073709551615-", 10, range), RangeOutcome::unsatisfiable);
+  EXPECT_EQ(parse_byte_range("bytes=-99999999999999999999999", 10, range), RangeOutcome::satisfiable);
+  EXPECT_EQ(range.first, 0u);
+  EXPECT_EQ(range.last, 9u);
+  EXPECT_EQ(parse_byte_range("bytes=+1-2", 10, range), RangeOutcome::ignore);
+  EXPECT_EQ(parse_byte_range("bytes=1-+2", 10, range), RangeOutcome::ignore);
+  EXPECT_EQ(parse_byte_range("bytes=", 10, range), RangeOutcome::ignore);
 }
 
 }  // namespace

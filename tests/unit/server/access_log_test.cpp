@@ -43,7 +43,7 @@ TEST(AccessLog, WritesCombinedLogFormatWithTheRequestTime) {
   Pipe pipe;
   {
     AccessLog log(pipe.fds[1], AccessLogFormat::common);
-    log.record(sample(), "req-1", 404, 12, std::chrono::microseconds(345));
+    log.record(sample(), sample().peer, "req-1", 404, 12, std::chrono::microseconds(345));
   }  // flushed on destruction
   const std::string line = pipe.drain();
   // 10.1.2.3 - - [25/Nov/2026:21:43:42 +0000] "GET /a\"b?q=1 HTTP/1.1" 404 12 "-" "evil\u000aagent" 345
@@ -59,7 +59,7 @@ TEST(AccessLog, WritesJsonLines) {
   Pipe pipe;
   {
     AccessLog log(pipe.fds[1], AccessLogFormat::json);
-    log.record(sample(), "req-2", 200, 13, std::chrono::microseconds(7));
+    log.record(sample(), sample().peer, "req-2", 200, 13, std::chrono::microseconds(7));
   }
   const std::string line = pipe.drain();
   EXPECT_NE(line.find(R"("peer":"10.1.2.3:5555","method":"GET","path":"/a\"b","query":"q=1","status":200,)"
@@ -70,10 +70,33 @@ TEST(AccessLog, WritesJsonLines) {
   EXPECT_EQ(line.find('\n'), line.size() - 1);  // exactly one line
 }
 
+TEST(AccessLog, JsonLogsTheTargetAsReceivedAndStaysValidUtf8) {
+  Pipe pipe;
+  {
+    AccessLog log(pipe.fds[1], AccessLogFormat::json);
+    http::Request request = sample();
+    request.target = "/static/%2e%2e/\xff\xc3\xa9?q=\xc0";
+    request.path = "/secret.txt";  // what normalisation made of it: not logged
+    log.record(request, request.peer, "id", 404, 0, std::chrono::microseconds(1));
+  }
+  const std::string line = pipe.drain();
+  EXPECT_NE(line.find("\"path\":\"/static/%2e%2e/\\ufffd\xc3\xa9\",\"query\":\"q=\\ufffd\""), std::string::npos) << line;
+}
+
+TEST(AccessLog, LogsARequestRefusedBeforeItsLineWithADash) {
+  Pipe pipe;
+  {
+    AccessLog log(pipe.fds[1], AccessLogFormat::common);
+    log.record(http::Request{}, "10.0.0.1:7", "", 400, 12, std::chrono::microseconds(0));
+  }
+  const std::string line = pipe.drain();
+  EXPECT_NE(line.find("] \"-\" 400 12 \"-\" \"-\" 0 -\n"), std::string::npos) << line;
+}
+
 TEST(AccessLog, BuffersUntilFlushed) {
   Pipe pipe;
   AccessLog log(pipe.fds[1], AccessLogFormat::common);
-  log.record(sample(), "", 200, 1, std::chrono::microseconds(1));
+  log.record(sample(), sample().peer, "", 200, 1, std::chrono::microseconds(1));
   char probe;
   ::fcntl(pipe.fds[0], F_SETFL, O_NONBLOCK);
   EXPECT_EQ(::read(pipe.fds[0], &probe, 1), -1);  // nothing written yet: no syscall per request

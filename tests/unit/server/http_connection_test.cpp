@@ -176,8 +176,8 @@ std::size_t count(const std::string& text, const std::string& what) {
 const std::string kGetHello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
 
 TEST(HttpConnection, AHandlersChildrenSeeTheRequestIdAndRouteWhichTheResponseEchoes) {
-  const auto stream = serve({"GET /context/a HTTP/1.1\r\nX-Request-Id: given-1\r\n\r\n"
-                             "GET /context/b HTTP/1.1\r\nX-Request-Id: bad id\r\n\r\n"});
+  const auto stream = serve({"GET /context/a HTTP/1.1\r\nHost: t\r\nX-Request-Id: given-1\r\n\r\n"
+                             "GET /context/b HTTP/1.1\r\nHost: t\r\nX-Request-Id: bad id\r\n\r\n"});
   std::string out;
   for (const std::string& write : stream->writes) out += write;
   EXPECT_NE(out.find("X-Request-Id: given-1\r\n"), std::string::npos) << out;
@@ -193,7 +193,7 @@ TEST(HttpConnection, AHandlersChildrenSeeTheRequestIdAndRouteWhichTheResponseEch
 
 TEST(HttpConnection, ARequestThatMatchesNoRouteDoesNotKeepThePreviousRoute) {
   static const HttpSite site = make_site();
-  ScriptedStream stream({kGetHello + "GET /nope HTTP/1.1\r\n\r\n"});
+  ScriptedStream stream({kGetHello + "GET /nope HTTP/1.1\r\nHost: t\r\n\r\n"});
   Scheduler scheduler;
   auto body = [](ScriptedStream& s) -> Task<bool> {
     HttpProtocol protocol(site);
@@ -206,7 +206,7 @@ TEST(HttpConnection, ARequestThatMatchesNoRouteDoesNotKeepThePreviousRoute) {
 }
 
 TEST(HttpConnection, AnswersPipelinedRequestsFromOneReadInOneWrite) {
-  const auto stream = serve({kGetHello + kGetHello + "GET /nope HTTP/1.1\r\n\r\n" + kGetHello});
+  const auto stream = serve({kGetHello + kGetHello + "GET /nope HTTP/1.1\r\nHost: t\r\n\r\n" + kGetHello});
   ASSERT_EQ(stream->writes.size(), 1u);
   const std::string& out = stream->writes[0];
   EXPECT_EQ(count(out, "HTTP/1.1 200 OK\r\n"), 3u);
@@ -231,7 +231,7 @@ TEST(HttpConnection, KeepsTheConnectionAcrossReads) {
 }
 
 TEST(HttpConnection, ConnectionCloseEndsAfterThatResponse) {
-  const auto stream = serve({"GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n" + kGetHello});
+  const auto stream = serve({"GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + kGetHello});
   ASSERT_EQ(stream->writes.size(), 1u);
   EXPECT_EQ(count(stream->writes[0], "HTTP/1.1 200"), 1u);
   EXPECT_NE(stream->writes[0].find("Connection: close\r\n"), std::string::npos);
@@ -246,14 +246,14 @@ TEST(HttpConnection, Http10GetsKeepAliveOnlyWhenItAsks) {
 }
 
 TEST(HttpConnection, HeadGetsTheHeadersWithoutTheBody) {
-  const auto stream = serve({"HEAD /hello HTTP/1.1\r\n\r\n"});
+  const auto stream = serve({"HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\n"});
   ASSERT_EQ(stream->writes.size(), 1u);
   EXPECT_NE(stream->writes[0].find("Content-Length: 2\r\n"), std::string::npos);
   EXPECT_TRUE(stream->writes[0].ends_with("\r\n\r\n"));
 }
 
 TEST(HttpConnection, BadInputGetsItsStatusAfterEarlierResponsesThenCloses) {
-  const auto stream = serve({kGetHello + "GET / HTTP/1.1\r\nBad Header\r\n\r\n" + kGetHello});
+  const auto stream = serve({kGetHello + "GET / HTTP/1.1\r\nHost: t\r\nBad Header\r\n\r\n" + kGetHello});
   ASSERT_EQ(stream->writes.size(), 1u);
   const std::string& out = stream->writes[0];
   EXPECT_EQ(count(out, "HTTP/1.1 200"), 1u);
@@ -263,7 +263,7 @@ TEST(HttpConnection, BadInputGetsItsStatusAfterEarlierResponsesThenCloses) {
 }
 
 TEST(HttpConnection, MethodMismatchGives405WithAllow) {
-  const auto stream = serve({"DELETE /hello HTTP/1.1\r\n\r\n"});
+  const auto stream = serve({"DELETE /hello HTTP/1.1\r\nHost: t\r\n\r\n"});
   ASSERT_EQ(stream->writes.size(), 1u);
   EXPECT_NE(stream->writes[0].find("HTTP/1.1 405 Method Not Allowed\r\n"), std::string::npos);
   EXPECT_NE(stream->writes[0].find("Allow: GET, HEAD\r\n"), std::string::npos);
@@ -271,7 +271,7 @@ TEST(HttpConnection, MethodMismatchGives405WithAllow) {
 
 TEST(HttpConnection, AThrowingHandlerGives500ALogLineAndAClose) {
   ::testing::internal::CaptureStderr();
-  const auto stream = serve({"GET /boom HTTP/1.1\r\n\r\n" + kGetHello});
+  const auto stream = serve({"GET /boom HTTP/1.1\r\nHost: t\r\n\r\n" + kGetHello});
   const std::string log = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(stream->writes.size(), 1u);
   EXPECT_NE(stream->writes[0].find("HTTP/1.1 500 Internal Server Error\r\n"), std::string::npos);
@@ -281,7 +281,7 @@ TEST(HttpConnection, AThrowingHandlerGives500ALogLineAndAClose) {
 }
 
 TEST(HttpConnection, StreamsChunkedWhenTheLengthIsUnknown) {
-  const auto stream = serve({"GET /chunked HTTP/1.1\r\n\r\n"});
+  const auto stream = serve({"GET /chunked HTTP/1.1\r\nHost: t\r\n\r\n"});
   std::string out;
   for (const auto& w : stream->writes) out += w;
   EXPECT_GE(stream->writes.size(), 2u);  // the first piece went out before the handler finished
@@ -290,7 +290,7 @@ TEST(HttpConnection, StreamsChunkedWhenTheLengthIsUnknown) {
 }
 
 TEST(HttpConnection, StreamsWithContentLengthWhenDeclared) {
-  const auto stream = serve({"GET /sized HTTP/1.1\r\n\r\n", kGetHello});
+  const auto stream = serve({"GET /sized HTTP/1.1\r\nHost: t\r\n\r\n", kGetHello});
   std::string out;
   for (const auto& w : stream->writes) out += w;
   EXPECT_NE(out.find("Content-Length: 11\r\n"), std::string::npos);
@@ -309,7 +309,7 @@ TEST(HttpConnection, StreamsToHttp10ByClosing) {
 }
 
 TEST(HttpConnection, AStreamedResponseToHeadHasNoBodyAndKeepsTheConnectionInStep) {
-  const auto stream = serve({"HEAD /chunked HTTP/1.1\r\n\r\n" + kGetHello});
+  const auto stream = serve({"HEAD /chunked HTTP/1.1\r\nHost: t\r\n\r\n" + kGetHello});
   std::string out;
   for (const auto& w : stream->writes) out += w;
   const auto second = out.find("HTTP/1.1 200 OK", 1);
@@ -322,20 +322,43 @@ TEST(HttpConnection, AStreamedResponseToHeadHasNoBodyAndKeepsTheConnectionInStep
 
 TEST(HttpConnection, SendsContinueBeforeReadingAnExpectedBody) {
   const auto stream =
-      serve({"POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n", "ping"});
+      serve({"POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n", "ping"});
   ASSERT_EQ(stream->writes.size(), 2u);
   EXPECT_EQ(stream->writes[0], "HTTP/1.1 100 Continue\r\n\r\n");
   EXPECT_TRUE(stream->writes[1].ends_with("\r\n\r\nping"));
 }
 
+TEST(HttpConnection, AnswersAnExpectedBodyForNoRouteWithoutInvitingIt) {
+  // The body never comes: the answer must not wait for it, nor say 100 Continue.
+  for (const char* target : {"/nope", "/hello"}) {  // no route; a route for GET only
+    const auto stream = serve({std::string("POST ") + target +
+                               " HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n"});
+    std::string out;
+    for (const auto& w : stream->writes) out += w;
+    EXPECT_EQ(out.find("100 Continue"), std::string::npos) << out;
+    EXPECT_TRUE(out.starts_with(std::string("HTTP/1.1 ") + (target == std::string("/nope") ? "404" : "405"))) << out;
+    EXPECT_NE(out.find("Connection: close\r\n"), std::string::npos) << out;
+    EXPECT_TRUE(stream->finished);
+  }
+}
+
+TEST(HttpConnection, AnswersOptionsAsteriskWithoutRouting) {
+  const auto stream = serve({"OPTIONS * HTTP/1.1\r\nHost: t\r\n\r\n" + kGetHello});
+  std::string out;
+  for (const auto& w : stream->writes) out += w;
+  EXPECT_TRUE(out.starts_with("HTTP/1.1 200 OK\r\n")) << out;
+  EXPECT_NE(out.find("Content-Length: 0\r\n"), std::string::npos) << out;
+  EXPECT_TRUE(out.ends_with("\r\n\r\nhi")) << out;
+}
+
 TEST(HttpConnection, ARequestCutOffByEofGets400) {
-  const auto stream = serve({"POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"});
+  const auto stream = serve({"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc"});
   ASSERT_EQ(stream->writes.size(), 1u);
   EXPECT_NE(stream->writes[0].find("HTTP/1.1 400"), std::string::npos);
 }
 
 TEST(HttpConnection, WritesHeaderValuesWithTabsSpacesAndHighBytesAsTheyAre) {
-  const auto stream = serve({"GET /good HTTP/1.1\r\n\r\n"});
+  const auto stream = serve({"GET /good HTTP/1.1\r\nHost: t\r\n\r\n"});
   ASSERT_EQ(stream->writes.size(), 1u);
   EXPECT_NE(stream->writes[0].find("HTTP/1.1 200 OK\r\n"), std::string::npos);
   EXPECT_NE(stream->writes[0].find("\r\nX-Fine: a\tvalue \x80\xff\r\n"), std::string::npos) << stream->writes[0];
@@ -345,7 +368,7 @@ TEST(HttpConnection, AHeaderValueHoldingCrLfOrNulBecomesA500AndNoneOfItIsWritten
   for (const char* path : {"/cr", "/lf", "/nul"}) {
     SCOPED_TRACE(path);
     ::testing::internal::CaptureStderr();
-    const auto stream = serve({std::string("GET ") + path + " HTTP/1.1\r\n\r\n" + kGetHello});
+    const auto stream = serve({std::string("GET ") + path + " HTTP/1.1\r\nHost: t\r\n\r\n" + kGetHello});
     const std::string log = ::testing::internal::GetCapturedStderr();
     ASSERT_EQ(stream->writes.size(), 1u);
     const std::string& out = stream->writes[0];
@@ -362,7 +385,7 @@ TEST(HttpConnection, AHeaderValueHoldingCrLfOrNulBecomesA500AndNoneOfItIsWritten
 
 TEST(HttpConnection, TheErrorLogNamesTheHandlerThatSetTheBadHeader) {
   ::testing::internal::CaptureStderr();
-  const auto stream = serve({"GET /cr HTTP/1.1\r\n\r\n"});
+  const auto stream = serve({"GET /cr HTTP/1.1\r\nHost: t\r\n\r\n"});
   const std::string log = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(log.find("handler \"cr\" set an invalid response header on GET /cr: \"X-Bad\" has byte 0x0d at "
                      "offset 1 of its value; answered 500"),
@@ -374,7 +397,7 @@ TEST(HttpConnection, AHeaderNameThatIsNotATokenBecomesA500AndNoneOfItIsWritten) 
   for (const char* path : {"/name", "/space-name", "/empty-name"}) {
     SCOPED_TRACE(path);
     ::testing::internal::CaptureStderr();
-    const auto stream = serve({std::string("GET ") + path + " HTTP/1.1\r\n\r\n"});
+    const auto stream = serve({std::string("GET ") + path + " HTTP/1.1\r\nHost: t\r\n\r\n"});
     const std::string log = ::testing::internal::GetCapturedStderr();
     ASSERT_EQ(stream->writes.size(), 1u);
     const std::string& out = stream->writes[0];
@@ -390,7 +413,7 @@ TEST(HttpConnection, AHeaderNameThatIsNotATokenBecomesA500AndNoneOfItIsWritten) 
 
 TEST(HttpConnection, AStreamedResponseWithABadHeaderBecomesA500BeforeAnyOfItIsWritten) {
   ::testing::internal::CaptureStderr();
-  const auto stream = serve({"GET /streamed-crlf HTTP/1.1\r\n\r\n" + kGetHello});
+  const auto stream = serve({"GET /streamed-crlf HTTP/1.1\r\nHost: t\r\n\r\n" + kGetHello});
   const std::string log = ::testing::internal::GetCapturedStderr();
   std::string out;
   for (const auto& w : stream->writes) out += w;

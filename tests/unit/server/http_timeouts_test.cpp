@@ -126,7 +126,7 @@ class HttpTimeoutsTest : public ::testing::Test {
 };
 
 TEST_F(HttpTimeoutsTest, AnIdleKeepAliveConnectionIsClosedQuietly) {
-  TimedStream stream({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, false);
+  TimedStream stream({{0ms, "GET / HTTP/1.1\r\nHost: t\r\n\r\n"}}, false);
   EXPECT_EQ(serve(stream), 5000ms);  // keep-alive timeout after the response
   EXPECT_NE(stream.written.find("200 OK"), std::string::npos);
   EXPECT_EQ(stream.written.find("HTTP/1.1 408"), std::string::npos);  // nothing sent for an idle close
@@ -134,7 +134,7 @@ TEST_F(HttpTimeoutsTest, AnIdleKeepAliveConnectionIsClosedQuietly) {
 
 TEST_F(HttpTimeoutsTest, SlowHeadersGet408AtTheHeaderTimeoutHoweverTheyTrickle) {
   std::vector<TimedStream::Arrival> slowloris;
-  slowloris.push_back({1000ms, "GET / HTTP/1.1\r\n"});
+  slowloris.push_back({1000ms, "GET / HTTP/1.1\r\nHost: t\r\n"});
   for (int i = 0; i < 60; ++i) slowloris.push_back({1000ms, "X-" + std::to_string(i) + ": y\r\n"});  // a header a second
   TimedStream stream(std::move(slowloris), false);
   EXPECT_EQ(serve(stream), 11000ms);  // the first byte at 1 s, then 10 s for the whole header section
@@ -152,7 +152,7 @@ TEST_F(HttpTimeoutsTest, HeaderBytesArrivingAsTheHeaderTimeoutFiresStillGetA408)
 }
 
 TEST_F(HttpTimeoutsTest, AStalledBodyGets408AtTheBodyTimeout) {
-  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc"}, {15000ms, "defg"}}, false);
+  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc"}, {15000ms, "defg"}}, false);
   EXPECT_EQ(serve(stream), 15000ms + 20000ms);  // progress at 15 s resets the per-read body timeout
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408", 0), 0u) << stream.written;
 }
@@ -160,7 +160,7 @@ TEST_F(HttpTimeoutsTest, AStalledBodyGets408AtTheBodyTimeout) {
 TEST_F(HttpTimeoutsTest, ABodySentAByteAtATimeGets408AtTheTotalBodyTimeout) {
   site_.timeouts.body_total = 3000ms;
   std::vector<TimedStream::Arrival> trickle;
-  trickle.push_back({0ms, "POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\n"});
+  trickle.push_back({0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n"});
   for (int i = 0; i < 100; ++i) trickle.push_back({110ms, "x"});  // each well within the per-read body_ms
   TimedStream stream(std::move(trickle), false);
   EXPECT_EQ(serve(stream), 3000ms);  // one budget from the end of the header section, however the body trickles
@@ -171,7 +171,7 @@ TEST_F(HttpTimeoutsTest, EachRequestOfAConnectionGetsABodyBudgetOfItsOwn) {
   site_.timeouts.body_total = 3000ms;
   // Two bodies of 2 s each, the second request arriving with the end of the
   // first: 4 s in all, but each within its own 3 s.
-  const std::string head = "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n";
+  const std::string head = "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n";
   TimedStream stream({{0ms, head}, {1000ms, "a"}, {1000ms, "b" + head}, {1000ms, "a"}, {1000ms, "b"}}, false);
   EXPECT_EQ(serve(stream), 2000ms + 2000ms + 5000ms);  // then the keep-alive timeout
   EXPECT_EQ(stream.written.find("HTTP/1.1 408"), std::string::npos) << stream.written;
@@ -180,7 +180,7 @@ TEST_F(HttpTimeoutsTest, EachRequestOfAConnectionGetsABodyBudgetOfItsOwn) {
 TEST_F(HttpTimeoutsTest, AZeroTotalBodyTimeoutLeavesOnlyThePerReadOne) {
   site_.timeouts.body_total = 0ms;
   std::vector<TimedStream::Arrival> trickle;
-  trickle.push_back({0ms, "POST / HTTP/1.1\r\nContent-Length: 30\r\nConnection: close\r\n\r\n"});
+  trickle.push_back({0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 30\r\nConnection: close\r\n\r\n"});
   for (int i = 0; i < 30; ++i) trickle.push_back({10000ms, "x"});  // 300 s, each read within body_ms
   TimedStream stream(std::move(trickle), false);
   EXPECT_EQ(serve(stream), 300'000ms);
@@ -189,7 +189,7 @@ TEST_F(HttpTimeoutsTest, AZeroTotalBodyTimeoutLeavesOnlyThePerReadOne) {
 
 TEST_F(HttpTimeoutsTest, AfterA413TheConnectionLingersUntilThePeerFallsSilent) {
   site_.limits.max_body_bytes = 16;
-  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
+  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
   EXPECT_EQ(serve(stream), 500ms + 2000ms);  // read and dropped until linger_read of silence
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 413 ", 0), 0u) << stream.written;
   EXPECT_TRUE(stream.finished);
@@ -198,14 +198,14 @@ TEST_F(HttpTimeoutsTest, AfterA413TheConnectionLingersUntilThePeerFallsSilent) {
 TEST_F(HttpTimeoutsTest, WithoutLingeringA413ClosesAtOnce) {
   site_.limits.max_body_bytes = 16;
   site_.timeouts.linger = 0ms;
-  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
+  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
   EXPECT_EQ(serve(stream), 0ms);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 413 ", 0), 0u) << stream.written;
 }
 
 TEST_F(HttpTimeoutsTest, AHandlerOverItsDeadlineGets503) {
   site_.timeouts.handler = 1000ms;
-  TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\n\r\n"}}, false);
+  TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n"}}, false);
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(serve(stream), 1000ms);
   const std::string log = ::testing::internal::GetCapturedStderr();
@@ -214,13 +214,13 @@ TEST_F(HttpTimeoutsTest, AHandlerOverItsDeadlineGets503) {
 }
 
 TEST_F(HttpTimeoutsTest, WithoutAHandlerDeadlineSlowHandlersFinish) {
-  TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n"}}, false);
+  TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"}}, false);
   EXPECT_EQ(serve(stream), 5000ms);
   EXPECT_NE(stream.written.find("\r\n\r\nslow"), std::string::npos);
 }
 
 TEST_F(HttpTimeoutsTest, APeerThatDoesNotReadIsDroppedAtTheWriteTimeout) {
-  TimedStream stream({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, true);
+  TimedStream stream({{0ms, "GET / HTTP/1.1\r\nHost: t\r\n\r\n"}}, true);
   EXPECT_EQ(serve(stream), 30000ms);
 }
 
@@ -240,11 +240,11 @@ TEST_F(HttpTimeoutsTest, EachTimeoutIsCountedOnceUnderItsStage) {
           << stat_descriptions()[static_cast<std::size_t>(stage)].key;
     }
   };
-  serve_counting({{0ms, "GET / HTTP/1.1\r\n"}}, false, Stat::timeouts_header);
-  serve_counting({{0ms, "POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\nab"}}, false, Stat::timeouts_body);
-  serve_counting({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, true, Stat::timeouts_write);
-  serve_counting({{0ms, "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n"}}, false, Stat::timeouts_handler);
-  serve_counting({{0ms, "GET / HTTP/1.1\r\n\r\n"}}, false, Stat::timeouts_idle);  // the keep-alive wait
+  serve_counting({{0ms, "GET / HTTP/1.1\r\nHost: a\r\n"}}, false, Stat::timeouts_header);
+  serve_counting({{0ms, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\nab"}}, false, Stat::timeouts_body);
+  serve_counting({{0ms, "GET / HTTP/1.1\r\nHost: a\r\n\r\n"}}, true, Stat::timeouts_write);
+  serve_counting({{0ms, "GET /slow HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"}}, false, Stat::timeouts_handler);
+  serve_counting({{0ms, "GET / HTTP/1.1\r\nHost: a\r\n\r\n"}}, false, Stat::timeouts_idle);  // the keep-alive wait
 }
 
 }  // namespace
