@@ -1,0 +1,70 @@
+// gzip through zlib: deflate with a gzip wrapper, one z_stream reused with deflateReset.
+#include <zlib.h>
+
+#include <stdexcept>
+
+#include "server/http/compression/encoder.hpp"
+
+namespace tiffany::http {
+namespace {
+
+// Why these: zlib's defaults, which nginx's gzip filter also uses for bodies
+// of 16 KiB and more, so the same level gives the same bytes.
+constexpr int kGzipWindowBits = 15 + 16;  // 32 KiB window, gzip header and trailer
+constexpr int kMemLevel = 8;
+
+class GzipEncoder final : public Encoder {
+ public:
+  GzipEncoder() = default;
+  GzipEncoder(const GzipEncoder&) = delete;
+  GzipEncoder& operator=(const GzipEncoder&) = delete;
+  ~GzipEncoder() override {
+    if (initialised_) deflateEnd(&stream_);
+  }
+
+  void start(int level, std::uint64_t /*exact_size*/) override {
+    if (initialised_ && level == level_) {
+      deflateReset(&stream_);  // keeps the window and hash tables: no allocation
+      return;
+    }
+    if (initialised_) deflateEnd(&stream_);
+    initialised_ = false;
+    stream_ = z_stream{};
+    if (deflateInit2(&stream_, level, Z_DEFLATED, kGzipWindowBits, kMemLevel, Z_DEFAULT_STRATEGY) != Z_OK) {
+      throw std::runtime_error("gzip: deflateInit2 failed");
+    }
+    initialised_ = true;
+    level_ = level;
+  }
+
+  void encode(std::string_view input, bool finish, std::string& out) override {
+    stream_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+    stream_.avail_in = static_cast<uInt>(input.size());
+    const int flush = finish ? Z_FINISH : Z_SYNC_FLUSH;
+    // Why deflateBound: for a whole body it is enough for one call, so the
+    // output is sized once; 16 more bytes cover a sync flush's marker.
+    std::size_t room = deflateBound(&stream_, static_cast<uLong>(input.size())) + 16;
+    for (;;) {
+      const std::size_t used = out.size();
+      out.resize(used + room);
+      stream_.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+      stream_.avail_out = static_cast<uInt>(room);
+      const int result = deflate(&stream_, flush);
+      out.resize(used + room - stream_.avail_out);
+      if (result == Z_STREAM_ERROR) throw std::runtime_error("gzip: deflate failed");
+      if (finish ? result == Z_STREAM_END : (stream_.avail_out != 0 && stream_.avail_in == 0)) return;
+      room = 16 * 1024;
+    }
+  }
+
+ private:
+  z_stream stream_{};
+  bool initialised_ = false;
+  int level_ = -1;
+};
+
+}  // namespace
+
+std::unique_ptr<Encoder> make_gzip_encoder() { return std::make_unique<GzipEncoder>(); }
+
+}  // namespace tiffany::http
