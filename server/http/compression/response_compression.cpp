@@ -32,6 +32,18 @@ void suffix_etag(Response& response, Coding coding) {
   response.headers.set("ETag", tagged);
 }
 
+// Adds `Vary: Accept-Encoding` unless a Vary field already names it (the
+// static handler's precompressed files do) or says "*".
+void add_vary_accept_encoding(Response& response) {
+  for (const Headers::Field& field : response.headers) {
+    if (iequals(field.name, "Vary") &&
+        (contains_ignoring_case(field.value, "accept-encoding") || field.value.find('*') != std::string::npos)) {
+      return;
+    }
+  }
+  response.headers.add("Vary", "Accept-Encoding");
+}
+
 }  // namespace
 
 void ResponseCompression::begin(const CompressionSettings* settings, Request& request) {
@@ -76,7 +88,7 @@ bool ResponseCompression::eligible(const Response& response, std::optional<std::
 }
 
 void ResponseCompression::label(Response& response) const {
-  response.headers.add("Vary", "Accept-Encoding");
+  add_vary_accept_encoding(response);
   if (coding_ == Coding::identity) return;
   response.headers.set("Content-Encoding", coding_name(coding_));
   // Why: this representation is made per request; a Range over it is not
@@ -98,7 +110,7 @@ bool ResponseCompression::apply_whole(Response& response, bool head) {
       encode_whole(coding_, settings_->level(coding_), response.body, encoded_);
     } catch (const std::exception&) {
       // Out of memory in the library: the body goes out as it is.
-      response.headers.add("Vary", "Accept-Encoding");
+      add_vary_accept_encoding(response);
       return false;
     }
     response.body.swap(encoded_);
