@@ -98,10 +98,19 @@ void ResponseCompression::label(Response& response) const {
   suffix_etag(response, coding_);
 }
 
+void ResponseCompression::label_not_modified(Response& response) const {
+  // Why only then: it answers a tag of our encoded representation, so it
+  // carries that tag and the Vary the 200 had (RFC 9110 §15.4.5); a 304
+  // has no content, so no Content-Encoding.
+  if (!stripped_if_none_match_) return;
+  add_vary_accept_encoding(response);
+  suffix_etag(response, coding_);
+}
+
 bool ResponseCompression::apply_whole(Response& response, bool head) {
   if (settings_ == nullptr) return false;
   if (response.status == 304) {
-    if (stripped_if_none_match_) label(response);  // it answers the tag of our encoded representation
+    label_not_modified(response);
     return false;
   }
   if (!eligible(response, response.content_length().value_or(response.body.size()))) return false;
@@ -122,7 +131,7 @@ bool ResponseCompression::apply_whole(Response& response, bool head) {
 bool ResponseCompression::start_stream(Response& response, bool head) {
   if (settings_ == nullptr) return false;
   if (response.status == 304) {
-    if (stripped_if_none_match_) label(response);
+    label_not_modified(response);
     return false;
   }
   if (!eligible(response, response.content_length())) return false;

@@ -59,6 +59,8 @@ class ResponseCompression {
   bool eligible(const Response& response, std::optional<std::uint64_t> size) const noexcept;
   /// Sets Vary, and for a chosen coding Content-Encoding and the ETag suffix.
   void label(Response& response) const;
+  /// A 304: the encoded ETag and Vary when it answers a tag of ours.
+  void label_not_modified(Response& response) const;
 
   const CompressionSettings* settings_ = nullptr;
   Coding coding_ = Coding::identity;
