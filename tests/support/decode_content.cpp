@@ -2,6 +2,7 @@
 #include "support/decode_content.hpp"
 
 #include <brotli/decode.h>
+#include <brotli/encode.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -81,6 +82,33 @@ std::optional<std::string> decode(std::string_view coding, std::string_view enco
 
 std::optional<std::string> decode_content(std::string_view coding, std::string_view encoded) {
   return decode(coding, encoded, true);
+}
+
+std::string encode_content(std::string_view coding, std::string_view text) {
+  std::string out;
+  if (coding == "gzip") {
+    z_stream stream{};
+    deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    out.resize(deflateBound(&stream, static_cast<uLong>(text.size())));
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    stream.avail_in = static_cast<uInt>(text.size());
+    stream.next_out = reinterpret_cast<Bytef*>(out.data());
+    stream.avail_out = static_cast<uInt>(out.size());
+    deflate(&stream, Z_FINISH);
+    out.resize(stream.total_out);
+    deflateEnd(&stream);
+  } else if (coding == "br") {
+    std::size_t size = BrotliEncoderMaxCompressedSize(text.size()) + 1024;
+    out.resize(size);
+    BrotliEncoderCompress(BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, text.size(),
+                          reinterpret_cast<const std::uint8_t*>(text.data()), &size,
+                          reinterpret_cast<std::uint8_t*>(out.data()));
+    out.resize(size);
+  } else if (coding == "zstd") {
+    out.resize(ZSTD_compressBound(text.size()));
+    out.resize(ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 19));
+  }
+  return out;
 }
 
 std::optional<std::string> decode_prefix(std::string_view coding, std::string_view encoded) {

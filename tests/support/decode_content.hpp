@@ -1,4 +1,4 @@
-// decode_content: test helper that decodes a gzip, br or zstd body with the libraries themselves.
+// decode_content: test helpers that decode (and make) gzip, br or zstd bodies with the libraries themselves.
 #pragma once
 
 #include <optional>
@@ -14,5 +14,9 @@ std::optional<std::string> decode_content(std::string_view coding, std::string_v
 /// Decodes a prefix of a stream: all that the bytes given decode to, even if
 /// the stream has not ended (to check that a flush made input decodable).
 std::optional<std::string> decode_prefix(std::string_view coding, std::string_view encoded);
+
+/// Encodes `text` as one complete stream of `coding` ("gzip", "br", "zstd")
+/// with the libraries' defaults, as a precompressed file would be made.
+std::string encode_content(std::string_view coding, std::string_view text);
 
 }  // namespace tiffany::testing
