@@ -59,16 +59,13 @@ void PooledEncoder::reset() noexcept {
   if (!encoder_) return;
   encoder_->idle();
   auto& kept = spares().by_coding[static_cast<std::size_t>(coding_)];
-  if (kept.size() < kKeptPerCoding && kept.capacity() >= kKeptPerCoding) {
-    kept.push_back(std::move(encoder_));
-  } else if (kept.size() < kKeptPerCoding) {
+  if (kept.size() < kKeptPerCoding) {
     try {
-      kept.reserve(kKeptPerCoding);
-      kept.push_back(std::move(encoder_));
-    } catch (...) {  // out of memory: free it instead
+      kept.push_back(std::move(encoder_));  // if this cannot grow the vector, encoder_ is left as it was
+    } catch (...) {
     }
   }
-  encoder_.reset();
+  encoder_.reset();  // past the cap (or out of memory): freed
 }
 
 void encode_whole(Coding coding, int level, std::string_view input, std::string& out) {
