@@ -1,6 +1,7 @@
 // gzip through zlib: deflate with a gzip wrapper, one z_stream reused with deflateReset.
 #include <zlib.h>
 
+#include <memory>
 #include <stdexcept>
 
 #include "server/http/compression/encoder.hpp"
@@ -42,23 +43,39 @@ class GzipEncoder final : public Encoder {
     stream_.avail_in = static_cast<uInt>(input.size());
     const int flush = finish ? Z_FINISH : Z_SYNC_FLUSH;
     // Why deflateBound: for a whole body it is enough for one call, so the
-    // output is sized once; 16 more bytes cover a sync flush's marker.
-    std::size_t room = deflateBound(&stream_, static_cast<uLong>(input.size())) + 16;
+    // output is appended once; 16 more bytes cover a sync flush's marker.
+    // Why a scratch buffer: growing `out` first would zero-fill the whole
+    // bound (64 KiB for a 64 KiB page) to keep a few KiB.
+    reserve_scratch(deflateBound(&stream_, static_cast<uLong>(input.size())) + 16);
     for (;;) {
-      const std::size_t used = out.size();
-      out.resize(used + room);
-      stream_.next_out = reinterpret_cast<Bytef*>(out.data() + used);
-      stream_.avail_out = static_cast<uInt>(room);
+      stream_.next_out = scratch_.get();
+      stream_.avail_out = static_cast<uInt>(scratch_size_);
       const int result = deflate(&stream_, flush);
-      out.resize(used + room - stream_.avail_out);
+      out.append(reinterpret_cast<const char*>(scratch_.get()), scratch_size_ - stream_.avail_out);
       if (result == Z_STREAM_ERROR) throw std::runtime_error("gzip: deflate failed");
       if (finish ? result == Z_STREAM_END : (stream_.avail_out != 0 && stream_.avail_in == 0)) return;
-      room = 16 * 1024;
+    }
+  }
+
+  void idle() noexcept override {
+    if (scratch_size_ > kKeptScratch) {
+      scratch_.reset();
+      scratch_size_ = 0;
     }
   }
 
  private:
+  static constexpr std::size_t kKeptScratch = 128 * 1024;
+
+  void reserve_scratch(std::size_t size) {
+    if (size <= scratch_size_) return;
+    scratch_ = std::make_unique_for_overwrite<Bytef[]>(size);
+    scratch_size_ = size;
+  }
+
   z_stream stream_{};
+  std::unique_ptr<Bytef[]> scratch_;
+  std::size_t scratch_size_ = 0;
   bool initialised_ = false;
   int level_ = -1;
 };
