@@ -49,8 +49,11 @@ class ResponseCompression {
   std::string_view encode_piece(std::string_view piece);
   /// Ends the stream: its last bytes (valid until the next call).
   std::string_view finish_stream();
-  /// Releases what the last response held (the encoder).
-  void end() noexcept { encoder_.reset(); }
+  /// Releases what the last response held (the encoder); nothing applies until the next begin().
+  void end() noexcept {
+    encoder_.reset();
+    settings_ = nullptr;
+  }
   /// Frees a large output buffer before the connection state waits for reuse.
   void trim() noexcept;
 
