@@ -17,12 +17,25 @@ namespace tiffany {
 
 enum class Protocol { echo, http };
 
+/// `compress` of an HTTP listener or route: content coding of responses.
+struct CompressConfig {
+  bool enabled = false;                                       // `false` (or absent on a listener): off
+  std::vector<std::string> codings{"br", "zstd", "gzip"};     // server preference, most preferred first
+  std::uint64_t min_bytes = 1024;                             // smaller bodies are sent as they are
+  std::vector<std::string> types{"text/*", "application/json", "application/javascript", "image/svg+xml"};
+  int br_level = 4;    // 0..11
+  int zstd_level = 3;  // 1..19
+  int gzip_level = 5;  // 1..9
+  std::string json_path;  // where it was set, for errors found later
+};
+
 /// One entry of an HTTP listener's `routes`.
 struct RouteConfig {
   std::vector<std::string> methods;  // empty: any method ("*")
   std::string path;                  // pattern: "/users/:id", "/static/*"
   std::string handler;               // registered handler name
   picojson::object params;           // every other key, for the handler's factory
+  CompressConfig compress;           // the route's own `compress`, or else the listener's
   std::string json_path;             // "$.listeners[1].routes[0]"
 };
 
@@ -89,6 +102,7 @@ struct ListenerConfig {
   ListenAddress address;
   Protocol protocol = Protocol::echo;
   std::vector<RouteConfig> routes;  // http only
+  CompressConfig compress;          // http only: the routes' default
   HttpLimitsConfig limits;          // http only
   ConnectionLimitsConfig connection_limits;  // also under `limits`, any protocol
   TimeoutsConfig timeouts;

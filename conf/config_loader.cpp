@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "conf/compress_config_reader.hpp"
 #include "conf/config_error.hpp"
 #include "conf/json_node.hpp"
 #include "conf/strict_json.hpp"
@@ -43,10 +44,11 @@ std::vector<std::string> read_methods(const JsonNode& node) {
   return methods;
 }
 
-RouteConfig read_route(const JsonNode& node) {
+RouteConfig read_route(const JsonNode& node, const CompressConfig& listener_compress) {
   if (!node.raw().is<picojson::object>()) node.fail("a route object with \"path\" and \"handler\"");
   RouteConfig route;
   route.json_path = node.path();
+  route.compress = listener_compress;
   for (const auto& [key, value] : node.raw().get<picojson::object>()) {
     const JsonNode child = node.child(key, value);
     if (key == "path") {
@@ -56,6 +58,8 @@ RouteConfig read_route(const JsonNode& node) {
       route.handler = child.as_nonempty_string();
     } else if (key == "method") {
       route.methods = read_methods(child);
+    } else if (key == "compress") {
+      route.compress = read_compress(child, listener_compress);
     } else {
       route.params.emplace(key, value);  // the handler's factory validates these
     }
@@ -147,7 +151,8 @@ TimeoutsConfig read_timeouts(const JsonNode& node, bool http) {
 }
 
 ListenerConfig read_listener(const JsonNode& node, const std::string& directory) {
-  ObjectReader reader(node, {"name", "address", "protocol", "share_port", "routes", "limits", "timeouts", "tls"});
+  ObjectReader reader(node, {"name", "address", "protocol", "share_port", "routes", "limits", "timeouts", "tls",
+                             "compress"});
   ListenerConfig listener;
   listener.json_path = node.path();
   listener.name = reader.required("name").as_nonempty_string();
@@ -166,9 +171,16 @@ ListenerConfig read_listener(const JsonNode& node, const std::string& directory)
     listener.timeouts = read_timeouts(*timeouts, listener.protocol == Protocol::http);
   }
   if (listener.protocol == Protocol::http) {
-    for (const JsonNode& route : reader.required("routes").as_array()) listener.routes.push_back(read_route(route));
-  } else if (auto extra = reader.optional("routes")) {
-    throw ConfigError(extra->file(), extra->path(), "only \"http\" listeners take this key");
+    if (auto compress = reader.optional("compress")) listener.compress = read_compress(*compress, CompressConfig{});
+    for (const JsonNode& route : reader.required("routes").as_array()) {
+      listener.routes.push_back(read_route(route, listener.compress));
+    }
+  } else {
+    for (const char* http_only : {"routes", "compress"}) {
+      if (auto extra = reader.optional(http_only)) {
+        throw ConfigError(extra->file(), extra->path(), "only \"http\" listeners take this key");
+      }
+    }
   }
   if (auto limits = reader.optional("limits")) read_limits(*limits, listener);
   if (auto tls = reader.optional("tls")) listener.tls = read_tls(*tls, directory);

@@ -23,7 +23,18 @@ std::string join_choices(std::initializer_list<std::string_view> choices) {
 
 std::string describe_json(const picojson::value& value) {
   if (value.is<std::string>()) {
-    std::string text = value.serialize();
+    // Why the loop: picojson writes '/' as "\/", which reads badly in a
+    // message about paths and media types; other escapes stay.
+    const std::string escaped = value.serialize();
+    std::string text;
+    for (std::size_t i = 0; i < escaped.size(); ++i) {
+      if (escaped[i] == '\\' && i + 1 < escaped.size()) {
+        if (escaped[i + 1] != '/') text += '\\';
+        text += escaped[++i];
+      } else {
+        text += escaped[i];
+      }
+    }
     if (text.size() > 60) text = text.substr(0, 57) + "...";
     return text;
   }

@@ -18,7 +18,7 @@ std::string describe(const picojson::value& value) {
 
 const picojson::value* HandlerParams::find(const std::string& key) const {
   if (std::find(std::begin(kRouteKeys), std::end(kRouteKeys), key) != std::end(kRouteKeys)) {
-    throw ParamError(key, "\"" + key + "\" is a route key (method, path, handler), never a handler's setting: "
+    throw ParamError(key, "\"" + key + "\" is a route key (method, path, handler, compress), never a handler's setting: "
                           "the handler must give its setting another name");
   }
   known_.insert(key);

@@ -33,7 +33,7 @@ class HandlerParams {
  public:
   /// The keys of a route object that belong to the route, never to its
   /// handler: asking for one throws ParamError (it would always be absent).
-  static constexpr std::string_view kRouteKeys[] = {"method", "path", "handler"};
+  static constexpr std::string_view kRouteKeys[] = {"method", "path", "handler", "compress"};
 
   /// `base_directory` is the config file's folder: relative paths in params
   /// are resolved against it (see path()).

@@ -2,11 +2,17 @@
 # HTTP benchmark: Tiffany beside nginx, h2o and ../shared/bench/limit_server.c
 # (the floor), in one run, on loopback. Each server gets core 0 and wrk core 1
 # (wrk -t1); for each scenario (plaintext keep-alive, plaintext pipelined x16,
-# a 4 KiB static file, a 100 MiB download) the servers take turns, round after round. Prints req/s,
+# a 4 KiB static file, a 100 MiB download, a 64 KiB HTML page compressed for
+# "Accept-Encoding: gzip, br" and for "gzip" alone, and the same page
+# precompressed as page.html.gz) the servers take turns, round after round. Prints req/s,
 # mean and p99 latency, server CPU microseconds per request (utime+stime from
 # /proc, as ../shared/bench/cpu_per_req.sh does) and errors, averaged over the
-# rounds, with ratios of Tiffany to its peers; writes a PNG bar chart of req/s
-# and the table as text beside it.
+# rounds, with ratios of Tiffany to its peers, and for the compressed scenarios
+# the bytes of one response (header and body, measured once with curl); writes a
+# PNG bar chart of req/s and the table as text beside it.
+# Compression: Tiffany's defaults (br 4, zstd 3, gzip 5), nginx `gzip on` at
+# gzip_comp_level 5, h2o `compress: ON` (its own defaults); precompressed:
+# Tiffany `precompressed`, nginx `gzip_static on`, h2o `file.send-compressed: ON`.
 # With -w 2 every server runs two workers (Tiffany "workers": 2, nginx
 # worker_processes 2, h2o num-threads 2) on both cores and wrk -t2 shares them;
 # limit_server, single-threaded, sits that out. CPU counts every process of a server.
@@ -19,16 +25,18 @@ root_dir=$PWD
 shared=${TIFFANY_SHARED:-$(cd .. && pwd)/shared}
 
 servers=(tiffany nginx h2o limit_server)
-scenarios=(plaintext pipelined static download)
+scenarios=(plaintext pipelined static download gzip_br gzip precompressed)
 pipeline_depth=16
 static_name=4k.txt
 download_name=100m.bin  # served from the page cache: nginx with sendfile, Tiffany with sendfile, h2o its own way
+page_name=page.html     # 64 KiB of compressible HTML, compressed per request (gzip_br, gzip) or ahead (precompressed)
+gzip_level=5            # Tiffany's default gzip level; nginx gets the same
 
 usage() {
   cat <<EOF
 usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-w WORKERS] [-p BASE_PORT] [-o PNG]
   -d SECONDS      length of one wrk run, 1..30 (default 5)
-  -r ROUNDS       rounds over all servers and scenarios, 1..5 (default 2); a round is 14 runs
+  -r ROUNDS       rounds over all servers and scenarios, 1..5 (default 2); a round is 23 runs
   -c CONNECTIONS  wrk connections, 1..1024 (default 64)
   -w WORKERS      workers per server, 1 or 2 (default 1: server on core 0, wrk -t1 on core 1;
                   2: servers and wrk -t2 share both cores, and limit_server is left out)
@@ -103,6 +111,29 @@ make_site() {
   [ "$(stat -c %s "$work/static/$static_name")" -eq 4096 ] || die "could not make the 4 KiB static file"
   head -c $((100 * 1024 * 1024)) /dev/urandom >"$work/static/$download_name"
   [ "$(stat -c %s "$work/static/$download_name")" -eq $((100 * 1024 * 1024)) ] || die "could not make the 100 MiB file"
+  make_page
+}
+
+# make_page: $work/compress/$page_name, 64 KiB of HTML table rows (words drawn from
+# a small vocabulary by a seeded generator: compresses about as well as real
+# pages do), and $work/precompressed/ holding it with its .gz made by gzip -$gzip_level.
+make_page() {
+  mkdir -p "$work/compress" "$work/precompressed"
+  awk 'BEGIN {
+         srand(11)
+         split("tiffany coroutine kernel ring worker task scheduler request response header body chunk " \
+               "stream buffer socket listener route handler plugin deadline timeout cancel join spawn yield", word, " ")
+         print "<!doctype html><html><head><title>bench</title></head><body><table>"
+         for (row = 0; row < 1400; row++) {
+           line = "<tr class=\"r" row % 7 "\"><td>" row "</td><td>"
+           for (w = 0; w < 6; w++) line = line word[int(rand() * 24) + 1] " "
+           print line "</td><td>" int(rand() * 100000) "</td></tr>"
+         }
+       }' >"$work/compress/$page_name"
+  truncate -s 65536 "$work/compress/$page_name"  # Why not head -c: awk would die of SIGPIPE under pipefail
+  [ "$(stat -c %s "$work/compress/$page_name")" -eq 65536 ] || die "could not make the 64 KiB page"
+  cp "$work/compress/$page_name" "$work/precompressed/$page_name"
+  gzip -"$gzip_level" -k -n "$work/precompressed/$page_name"
 }
 
 port_of() {
@@ -125,7 +156,11 @@ write_tiffany_conf() {
       "protocol": "http",
       "routes": [
         { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!", "content_type": "text/plain" },
-        { "method": "GET", "path": "/static/*", "handler": "static", "root": "static" }
+        { "method": "GET", "path": "/static/*", "handler": "static", "root": "static" },
+        { "method": "GET", "path": "/compress/*", "handler": "static", "root": "compress",
+          "compress": { "level": { "gzip": $gzip_level } } },
+        { "method": "GET", "path": "/precompressed/*", "handler": "static", "root": "precompressed",
+          "precompressed": true }
       ]
     }
   ]
@@ -177,6 +212,17 @@ http {
     location /static/ {
       root $work;
     }
+    location /compress/ {
+      root $work;
+      gzip on;
+      gzip_comp_level $gzip_level;
+      gzip_vary on;
+    }
+    location /precompressed/ {
+      root $work;
+      gzip_static on;
+      gzip_vary on;
+    }
   }
 }
 CONF
@@ -201,6 +247,12 @@ hosts:
         file.file: $work/plaintext.txt
       /static:
         file.dir: $work/static
+      /compress:
+        file.dir: $work/compress
+        compress: ON
+      /precompressed:
+        file.dir: $work/precompressed
+        file.send-compressed: ON
 CONF
   } >"$work/h2o.conf"
 }
@@ -256,6 +308,29 @@ check_route() {
   cmp -s "$work/answer" "$expected" || die_with_log "$name" "GET $url answered 200 with a body other than $(basename "$expected")"
 }
 
+# check_compression NAME: each compressed scenario answers 200 with the coding
+# expected and a body that decodes to the page (curl --compressed decodes);
+# records the bytes of one response (header + body) in $work/bytes.
+check_compression() {
+  local name=$1 scenario url accept expected got coding
+  for scenario in gzip_br gzip precompressed; do
+    set_wrk_args "$name" "$scenario"
+    url=${wrk_args[-1]} accept=${wrk_args[1]#Accept-Encoding: }
+    expected=gzip
+    # Tiffany prefers br; nginx 1.22 has no brotli; h2o sends br when built with it, else gzip
+    [ "$scenario" != gzip_br ] || [ "$name" != tiffany ] || expected=br
+    got=$(curl -sS --max-time 5 --compressed -H "Accept-Encoding: $accept" -o "$work/answer" \
+      -w '%{http_code} %{size_header} %{size_download}' -D "$work/answer-head" "$url") ||
+      die_with_log "$name" "GET $url failed"
+    coding=$(awk 'tolower($1) == "content-encoding:" {print $2}' "$work/answer-head" | tr -d '\r')
+    [ "${got%% *}" = 200 ] || die_with_log "$name" "GET $url ($accept) answered ${got%% *}, expected 200"
+    [ "$coding" = "$expected" ] || { [ "$name" = h2o ] && [ "$scenario" = gzip_br ] && [ "$coding" = br ]; } || die_with_log "$name" "GET $url ($accept) came with coding '$coding', expected $expected"
+    cmp -s "$work/answer" "$work/compress/$page_name" || die_with_log "$name" "GET $url ($accept) did not decode to the page"
+    read -r _ header_bytes body_bytes <<<"$got"
+    echo "$name $scenario $header_bytes $body_bytes $coding" >>"$work/bytes"
+  done
+}
+
 # check_loopback_only NAME: every socket the server listens on is on 127.0.0.1.
 check_loopback_only() {
   local name=$1 addresses
@@ -276,6 +351,7 @@ start_servers() {
     wait_ready "$name"
     check_route "$name" /plaintext "$work/plaintext.txt"
     [ "$name" = limit_server ] || check_route "$name" "/static/$static_name" "$work/static/$static_name"
+    [ "$name" = limit_server ] || check_compression "$name"
     check_loopback_only "$name"
   done
   echo "http_bench: all servers answer 200 on every route"
@@ -327,6 +403,9 @@ set_wrk_args() {
     pipelined) wrk_args=(-s "$shared/bench/pipeline.lua" "$base/plaintext" -- "$pipeline_depth") ;;
     static) wrk_args=("$base/static/$static_name") ;;
     download) wrk_args=("$base/static/$download_name") ;;
+    gzip_br) wrk_args=(-H "Accept-Encoding: gzip, br" "$base/compress/$page_name") ;;
+    gzip) wrk_args=(-H "Accept-Encoding: gzip" "$base/compress/$page_name") ;;
+    precompressed) wrk_args=(-H "Accept-Encoding: gzip" "$base/precompressed/$page_name") ;;
   esac
 }
 
@@ -375,7 +454,7 @@ measure() {
   printf '  %-13s %-10s %12.0f req/s  %8s us/req cpu  %d errors\n' "$name" "$scenario" "$rps" "$cpu" "$errors"
 }
 
-serves() { [ "$1" != limit_server ] || { [ "$2" != static ] && [ "$2" != download ]; }; }
+serves() { [ "$1" != limit_server ] || [ "$2" = plaintext ] || [ "$2" = pipelined ]; }
 
 run_rounds() {
   local round scenario name
@@ -405,7 +484,9 @@ versions() {
 # summarize: the averaged table and the ratio lines, on stdout.
 summarize() {
   echo "HTTP benchmark: wrk -t$workers -c$connections, $rounds rounds of ${seconds}s per server and scenario" \
-    "(pipelined: ${pipeline_depth} requests per write; static: a 4 KiB file; download: a 100 MiB file); $workers worker(s) per server on" \
+    "(pipelined: ${pipeline_depth} requests per write; static: a 4 KiB file; download: a 100 MiB file;" \
+    "gzip_br, gzip: a 64 KiB HTML page compressed per request for 'Accept-Encoding: gzip, br' and 'gzip';" \
+    "precompressed: its .gz made ahead, for 'gzip'); $workers worker(s) per server on" \
     "core(s) $server_cpus, wrk on core(s) $wrk_cpus"
   versions | sed 's/^/  /'
   echo "  CPU used by other processes just before the run: ${background_load}%"
@@ -436,7 +517,21 @@ summarize() {
       ratio("tiffany req/s / h2o req/s (pipelined x16):", avg(rps, "tiffany pipelined"), avg(rps, "h2o pipelined"))
       ratio("tiffany req/s / h2o req/s (static 4 KiB):", avg(rps, "tiffany static"), avg(rps, "h2o static"))
       ratio("tiffany cpu/req / nginx cpu/req (download 100 MiB, CPU per byte):", avg(cpu, "tiffany download"), avg(cpu, "nginx download"))
+      ratio("tiffany cpu/req / nginx cpu/req (gzip level 5, 64 KiB page):", avg(cpu, "tiffany gzip"), avg(cpu, "nginx gzip"))
+      ratio("tiffany req/s precompressed / tiffany req/s static 4 KiB:", avg(rps, "tiffany precompressed"), avg(rps, "tiffany static"))
     }' "$work/results"
+  echo ""
+  echo "bytes of one response (header + body, one curl request), and the coding sent"
+  awk '{key = $1 " " $2; header[key] = $3; body[key] = $4; coding[key] = $5; if (!($1 in seen)) {seen[$1] = 1; order[++n] = $1}}
+    END {
+      printf "%-13s %-14s %8s %8s %10s %8s\n", "server", "scenario", "coding", "header", "body", "total"
+      split("gzip_br gzip precompressed", scenario, " ")
+      for (c = 1; c <= 3; c++) for (s = 1; s <= n; s++) {
+        key = order[s] " " scenario[c]
+        if (key in body) printf "%-13s %-14s %8s %8d %10d %8d\n", order[s], scenario[c], coding[key], header[key], body[key], header[key] + body[key]
+      }
+      if (body["nginx gzip"] > 0) printf "%-62s %8.4f\n", "tiffany gzip body bytes / nginx gzip body bytes:", body["tiffany gzip"] / body["nginx gzip"]
+    }' "$work/bytes"
 }
 
 # chart_data: one row per scenario, one column of average req/s per server ("n/a" if none).
@@ -446,6 +541,7 @@ chart_data() {
     END {
       ns = split(servers, server, " "); nc = split(scenarios, scenario, " ")
       label["plaintext"] = "plaintext"; label["pipelined"] = "pipelined_x16"; label["static"] = "static_4KiB"; label["download"] = "download_100MiB"
+      label["gzip_br"] = "64KiB_gzip_br"; label["gzip"] = "64KiB_gzip"; label["precompressed"] = "64KiB_precompressed"
       printf "scenario"; for (s = 1; s <= ns; s++) printf " %s", server[s]; print ""
       for (c = 1; c <= nc; c++) {
         printf "%s", label[scenario[c]]

@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build make pkg-config # toolchain (make: CMake's default generator, for plugin projects)
   liburing-dev                          # io_uring
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
+  zlib1g-dev libbrotli-dev libzstd-dev  # content coding: gzip, br, zstd
   openssl                               # certificates for HTTPS (run.sh, tests) and TLS test clients
   libgtest-dev libgmock-dev googletest  # tests
   libbenchmark-dev                      # micro-benchmarks

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <map>
 #include <stdexcept>
 
 #include "conf/config.hpp"
@@ -10,6 +11,7 @@
 #include "handlers/metrics.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/echo_protocol.hpp"
+#include "server/http/compression/compression_settings.hpp"
 #include "server/http_protocol.hpp"
 #include "server/plain_transport.hpp"
 #include "server/tls/tls_transport.hpp"
@@ -48,6 +50,18 @@ std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& 
   return handler;
 }
 
+std::unique_ptr<const http::CompressionSettings> compression_settings(const CompressConfig& compress) {
+  auto settings = std::make_unique<http::CompressionSettings>();
+  settings->codings.clear();
+  for (const std::string& name : compress.codings) settings->codings.push_back(*http::coding_from_config_name(name));
+  settings->min_bytes = compress.min_bytes;
+  settings->types = compress.types;
+  settings->levels[static_cast<std::size_t>(http::Coding::gzip)] = compress.gzip_level;
+  settings->levels[static_cast<std::size_t>(http::Coding::br)] = compress.br_level;
+  settings->levels[static_cast<std::size_t>(http::Coding::zstd)] = compress.zstd_level;
+  return settings;
+}
+
 std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerConfig& listener,
                                            const HandlerRegistry& registry, AccessLog* access_log,
                                            ConnectionTracker* tracker) {
@@ -70,14 +84,24 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
                                      .body_total = milliseconds(t.body_total_ms),
                                      .linger = milliseconds(t.linger_ms),
                                      .linger_read = milliseconds(t.linger_read_ms)};
+  std::map<std::string, const http::CompressionSettings*> compression_by_origin;  // routes inheriting one share it
   for (const RouteConfig& route : listener.routes) {
+    const http::CompressionSettings* compression = nullptr;
+    if (route.compress.enabled) {
+      const http::CompressionSettings*& shared = compression_by_origin[route.compress.json_path];
+      if (shared == nullptr) {
+        site.compression.push_back(compression_settings(route.compress));
+        shared = site.compression.back().get();
+      }
+      compression = shared;
+    }
     std::shared_ptr<Handler> handler = build_handler(config, route, registry);
     const std::string origin = registry.origin(route.handler);
     std::string label = "handler \"" + route.handler + "\"";
     if (origin != "built-in") label += " from plugin " + origin;
     try {
       site.router.add(route.methods, route.path, std::move(handler), std::move(label),
-                      &Metrics::instance().add_route(listener.name, route.path));
+                      &Metrics::instance().add_route(listener.name, route.path), compression);
     } catch (const std::invalid_argument& e) {
       throw ConfigError(config.file, route.json_path + ".path", e.what());
     }

@@ -68,7 +68,7 @@ void read_exactly(int fd, char* into, std::size_t length, std::uint64_t offset) 
 }  // namespace
 
 StaticHandler::StaticHandler(const HandlerParams& params)
-    : root_(params.path("root")), index_(params.string_or("index", "index.html")) {
+    : root_(params.path("root")), index_(params.string_or("index", "index.html")), precompressed_(params) {
   root_fd_.reset(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root_fd_) throw ParamError("root", "cannot open \"" + root_ + "\" as a folder: " + std::strerror(errno));
   if (index_.empty() || index_.find('/') != std::string::npos) {
@@ -76,9 +76,10 @@ StaticHandler::StaticHandler(const HandlerParams& params)
   }
 }
 
-std::optional<StaticHandler::OpenedFile> StaticHandler::open_file(http::Request& request, http::Response& response) {
+std::optional<StaticHandler::OpenedFile> StaticHandler::open_file(const std::string& name, http::Request& request,
+                                                                  http::Response& response) {
   OpenedFile opened;
-  opened.name.assign(request.param("*").value_or(std::string_view(request.path).substr(1)));
+  opened.name.assign(name);
   int error = 0;
   opened.fd = open_beneath(root_fd_.get(), opened.name, error);
   bool stated = opened.fd && ::fstat(opened.fd.get(), &opened.info) == 0;
@@ -193,11 +194,12 @@ Task<void> StaticHandler::handle(http::Request& request, http::Response& respons
     plain_status(response, 405, "method not allowed\n");
     co_return;
   }
-  const std::string key(request.param("*").value_or(std::string_view(request.path).substr(1)));
+  std::string key(request.param("*").value_or(std::string_view(request.path).substr(1)));
+  const PrecompressedChoice sibling = precompressed_.choose(root_fd_.get(), key, request, response);
   const CachedFile* entry = cached(key);
   std::optional<OpenedFile> opened;
   if (entry == nullptr) {
-    opened = open_file(request, response);
+    opened = open_file(key, request, response);
     if (!opened) co_return;  // an error or redirect response is set
     if (static_cast<std::uint64_t>(opened->info.st_size) <= kCacheFileLimit) {
       FileFacts facts = facts_of(*opened);
@@ -206,9 +208,11 @@ Task<void> StaticHandler::handle(http::Request& request, http::Response& respons
       entry = &remember(key, std::move(facts), std::move(content));
     }
   }
-  const FileFacts facts = entry != nullptr ? entry->facts : facts_of(*opened);
+  FileFacts facts = entry != nullptr ? entry->facts : facts_of(*opened);
+  if (sibling) facts.content_type = sibling.content_type;
   const std::optional<ByteRange> range = select(facts, request, response);
   if (!range) co_return;  // 304, 412 or 416
+  if (sibling) response.headers.add("Content-Encoding", http::coding_name(sibling.coding));
   const std::uint64_t length = facts.size == 0 ? 0 : range->last - range->first + 1;
   response.set_content_length(length);
   if (request.is_head()) co_return;

@@ -12,13 +12,14 @@
 
 #include "handlers/handler.hpp"
 #include "handlers/builtin/byte_range.hpp"
+#include "handlers/builtin/precompressed_sibling.hpp"
 #include "handlers/handler_params.hpp"
 #include "reactor/unique_fd.hpp"
 
 namespace tiffany {
 
 /// Params: `root` (required; relative to the config file), `index` (default
-/// "index.html"). The file is the route's `*` parameter, or the whole path for
+/// "index.html"), `precompressed` (see PrecompressedSiblings). The file is the route's `*` parameter, or the whole path for
 /// routes without one. Serves GET and HEAD with Content-Type by extension,
 /// ETag and Last-Modified (If-None-Match / If-Modified-Since → 304) and a
 /// single Range (206, or 416). Nothing outside the root is reachable: the
@@ -65,7 +66,7 @@ class StaticHandler final : public Handler {
 
   /// Opens the file the request names; sets an error or redirect response and
   /// returns nullopt when there is none to serve.
-  std::optional<OpenedFile> open_file(http::Request& request, http::Response& response);
+  std::optional<OpenedFile> open_file(const std::string& name, http::Request& request, http::Response& response);
   static FileFacts facts_of(const OpenedFile& opened);
   /// Sets validators and type, answers 304/416, and returns the bytes to send.
   static std::optional<ByteRange> select(const FileFacts& facts, const http::Request& request,
@@ -78,6 +79,7 @@ class StaticHandler final : public Handler {
   UniqueFd root_fd_;
   std::unordered_map<std::string, CachedFile> cache_;
   std::size_t cache_bytes_ = 0;
+  PrecompressedSiblings precompressed_;
 };
 
 }  // namespace tiffany

@@ -57,6 +57,7 @@ void HttpConnection::trim() noexcept {
   // must not keep a large upload's buffer while it waits for reuse.
   std::string& body = parser_.request().body;
   if (body.capacity() > kKeptBodyCapacity) std::string().swap(body);
+  compression_.trim();
 }
 
 void HttpConnection::arm_read_deadline() {
@@ -186,6 +187,7 @@ Task<bool> HttpConnection::answer() {
   http10_ = request.version_minor == 0;
   chunked_ = false;
   streamed_bytes_ = 0;
+  identity_bytes_ = 0;
   route_metrics_ = site_.unmatched;
   if (site_.tracker != nullptr && site_.tracker->draining()) keep_alive_ = false;  // shutting down: last one
   const std::optional<std::string_view> given_id = request.headers.get("X-Request-Id");
@@ -208,6 +210,7 @@ Task<bool> HttpConnection::answer() {
   }
   request_id_.clear();  // a parse error before the next request has none
   handler_label_ = nullptr;
+  compression_.end();
   co_return keep_open;
 }
 
@@ -250,6 +253,7 @@ Task<bool> HttpConnection::respond(Request& request) {
 
   kRoute.set(RouteInfo{*routed.pattern, *routed.label});
   handler_label_ = routed.label;
+  compression_.begin(routed.compression, request);
   std::exception_ptr failure;
   if (site_.timeouts.handler.count() > 0) {
     deadline_->rearm_after(site_.timeouts.handler);
@@ -282,7 +286,8 @@ Task<bool> HttpConnection::respond(Request& request) {
     co_return false;
   }
   if (response_.streaming()) co_return finish_stream();
-  append_whole_response(response_);
+  const bool encoded = compression_.apply_whole(response_, head_request_);
+  append_whole_response(response_, encoded);
   co_return keep_alive_;
 }
 
@@ -331,8 +336,11 @@ const Headers::Field* HttpConnection::append_head(const Response& response, std:
   return nullptr;
 }
 
-void HttpConnection::append_whole_response(const Response& response) {
-  const std::uint64_t length = response.content_length().value_or(response.body.size());
+void HttpConnection::append_whole_response(const Response& response, bool encoded) {
+  std::uint64_t length = response.content_length().value_or(response.body.size());
+  // Why none for HEAD: the encoded size is only known by encoding, and a
+  // HEAD answer may omit Content-Length but must not state a wrong one.
+  if (encoded) length = head_request_ ? UINT64_MAX : response.body.size();
   if (const Headers::Field* invalid = append_head(response, length, false)) {
     refuse(response, *invalid);
     return;
@@ -378,9 +386,14 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
   const bool bodyless = head_request_ || status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
+    const bool encoded = compression_.start_stream(response, bodyless);
+    // An encoded body's length is not the declared one: chunked (or up to the close) instead.
+    const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
     const Headers::Field* invalid = nullptr;
-    if (response.content_length() || bodyless) {
-      invalid = append_head(response, response.content_length().value_or(0), false);
+    if (encoded && bodyless) {
+      invalid = append_head(response, UINT64_MAX, false);
+    } else if (declared || bodyless) {
+      invalid = append_head(response, declared.value_or(0), false);
     } else if (http10_) {
       keep_alive_ = false;  // HTTP/1.0 has no chunking: the body ends when we close
       invalid = append_head(response, UINT64_MAX, false);
@@ -400,24 +413,34 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
     }
   }
   if (!bodyless && !piece.empty()) {
-    streamed_bytes_ += piece.size();
-    if (chunked_) {
-      append_number(out_, piece.size(), 16);
-      out_ += "\r\n";
-      out_.append(piece);
-      out_ += "\r\n";
-    } else {
-      out_.append(piece);
-    }
+    identity_bytes_ += piece.size();
+    // Why flushed: what the handler sent so far must reach the peer now,
+    // decodable, as it would without compression.
+    append_body_bytes(compression_.streaming() ? compression_.encode_piece(piece) : piece);
   }
   co_return co_await flush();
+}
+
+void HttpConnection::append_body_bytes(std::string_view bytes) {
+  if (bytes.empty()) return;  // an empty chunk would end the body
+  streamed_bytes_ += bytes.size();
+  if (chunked_) {
+    append_number(out_, bytes.size(), 16);
+    out_ += "\r\n";
+    out_.append(bytes);
+    out_ += "\r\n";
+  } else {
+    out_.append(bytes);
+  }
 }
 
 Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
   const bool head_out = co_await write_body(response, {});  // the head (and earlier pipelined answers)
   if (!head_out) co_return false;
   if (head_request_ || status_forbids_body(response.status) || length == 0) co_return true;
-  if (chunked_) co_return co_await BodySink::send_file(response, fd, offset, length);  // each piece a chunk
+  if (chunked_ || compression_.streaming()) {
+    co_return co_await BodySink::send_file(response, fd, offset, length);  // each piece a chunk, or encoded
+  }
   // Why straight to the stream: from the page cache to the socket, so a slow
   // reader of a large file holds no buffer of ours.
   const auto outer = deadline_->armed_until();
@@ -441,6 +464,7 @@ Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t o
     }
     add_stat(Stat::bytes_sent, static_cast<std::int64_t>(sent.bytes()));
     streamed_bytes_ += sent.bytes();
+    identity_bytes_ += sent.bytes();
     offset += sent.bytes();
     left -= sent.bytes();
   }
@@ -450,11 +474,12 @@ Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t o
 
 bool HttpConnection::finish_stream() {
   if (broken_) return false;  // a write failed mid-stream: the stream cannot be trusted
+  if (compression_.streaming()) append_body_bytes(compression_.finish_stream());
   if (chunked_) out_ += "0\r\n\r\n";
   const auto& declared = response_.content_length();
-  if (declared && !head_request_ && !status_forbids_body(response_.status) && streamed_bytes_ != *declared) {
+  if (declared && !head_request_ && !status_forbids_body(response_.status) && identity_bytes_ != *declared) {
     error_log().log(LogLevel::error, "handler streamed %llu bytes but declared %llu; closing",
-                    static_cast<unsigned long long>(streamed_bytes_), static_cast<unsigned long long>(*declared));
+                    static_cast<unsigned long long>(identity_bytes_), static_cast<unsigned long long>(*declared));
     keep_alive_ = false;
   }
   return keep_alive_;

@@ -10,6 +10,7 @@
 #include "reactor/read_lease.hpp"
 #include "server/byte_stream.hpp"
 #include "server/stream_protocol.hpp"
+#include "server/http/compression/response_compression.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http/request_parser.hpp"
 #include "server/http/response.hpp"
@@ -64,13 +65,16 @@ class HttpConnection final : public BodySink {
   /// appended; nullptr when the head was written.
   const Headers::Field* append_head(const Response& response, std::uint64_t content_length, bool chunked);
   /// Appends `response`, or a 500 in its place when append_head refuses it.
-  void append_whole_response(const Response& response);
+  /// `encoded`: compression replaced its body (Content-Length is the body's, none for HEAD).
+  void append_whole_response(const Response& response, bool encoded = false);
   /// Logs that the handler set `invalid` and appends a 500 (and close) instead.
   void refuse(const Response& response, const Headers::Field& invalid);
   void append_error(int status);
   /// Answers bad input the parser refused (or a timeout) with `status`, and
   /// counts and logs it with what was read of the request.
   void reject(int status);
+  /// Appends streamed body bytes as they go on the wire: a chunk, or as they are.
+  void append_body_bytes(std::string_view bytes);
   bool finish_stream();
 
   const HttpSite& site_;
@@ -79,6 +83,7 @@ class HttpConnection final : public BodySink {
   Deadline* deadline_ = nullptr;       // serve()'s: the current stage's timeout
   RequestParser parser_;
   Response response_;
+  ResponseCompression compression_;  // the route's content coding of response_
   std::string out_;  // responses waiting for the next write
   // Per request:
   std::optional<Scheduler::Clock::time_point> header_until_;  // the header section's budget, from its first wait
@@ -87,9 +92,10 @@ class HttpConnection final : public BodySink {
   bool head_request_ = false;
   bool http10_ = false;
   bool chunked_ = false;
-  bool broken_ = false;
-  bool closing_early_ = false;  // answering before the body was read: close after it  // a write failed: no more responses on this connection
-  std::uint64_t streamed_bytes_ = 0;
+  bool broken_ = false;         // a write failed: no more responses on this connection
+  bool closing_early_ = false;  // answering before the body was read: close after it
+  std::uint64_t streamed_bytes_ = 0;  // of the body on the wire
+  std::uint64_t identity_bytes_ = 0;  // the handler's, before any content coding
   RouteMetrics* route_metrics_ = nullptr;  // where this response is counted
   const std::string* handler_label_ = nullptr;  // the routed handler, for log lines; null before routing
   std::string request_id_;         // echoed as X-Request-Id; empty: no request parsed (a 400 before one)

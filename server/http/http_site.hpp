@@ -1,6 +1,10 @@
 // HttpSite: what one HTTP listener serves: its routes and its limits.
 #pragma once
 
+#include <memory>
+#include <vector>
+
+#include "server/http/compression/compression_settings.hpp"
 #include "server/http/http_limits.hpp"
 #include "server/http/router.hpp"
 
@@ -19,6 +23,8 @@ struct HttpSite {
   AccessLog* access_log = nullptr;   // one line per request when set; owned by the worker
   RouteMetrics* unmatched = nullptr;  // counts responses no route produced (404, 405, bad input)
   ConnectionTracker* tracker = nullptr;  // the worker's: limits and graceful shutdown
+  /// The routes' compression settings, which the router points into (one per distinct config); copies of a site share them.
+  std::vector<std::shared_ptr<const CompressionSettings>> compression;
 };
 
 }  // namespace tiffany::http

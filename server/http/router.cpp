@@ -33,9 +33,10 @@ bool Router::same_shape(const Route& a, const Route& b) noexcept {
 }
 
 void Router::add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler,
-                 std::string label, RouteMetrics* metrics) {
+                 std::string label, RouteMetrics* metrics, const CompressionSettings* compression) {
   if (pattern.empty() || pattern.front() != '/') throw std::invalid_argument("a path pattern must start with '/'");
-  Route route{std::move(methods), {}, std::move(handler), false, std::move(label), metrics, std::string(pattern)};
+  Route route{std::move(methods), {}, std::move(handler), false, std::move(label), metrics, std::string(pattern),
+              compression};
   std::vector<std::string_view> names;
   bool after_wildcard = false;
   for_each_segment(pattern, [&](std::string_view text, std::size_t end) {
@@ -139,7 +140,8 @@ Router::Result Router::route(Request& request) const {
   if (best != nullptr) {
     request.params.clear();
     matches(*best, request.path, &request);
-    return {Outcome::found, best->handler.get(), &best->label, &best->pattern, best->metrics, {}};
+    return {Outcome::found, best->handler.get(), &best->label, &best->pattern, best->metrics, {},
+            best->compression};
   }
   if (!path_matched) return {Outcome::not_found, nullptr, nullptr, nullptr, nullptr, {}};
 

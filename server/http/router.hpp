@@ -12,6 +12,9 @@ namespace tiffany {
 class Handler;
 struct RouteMetrics;
 }
+namespace tiffany::http {
+struct CompressionSettings;
+}
 
 namespace tiffany::http {
 
@@ -31,15 +34,19 @@ class Router {
     const std::string* pattern = nullptr;  // when found: the route's path pattern
     RouteMetrics* metrics = nullptr;     // when found: the route's counters, if any
     std::string allow;                  // when method_not_allowed: "GET, HEAD"
+    const CompressionSettings* compression = nullptr;  // when found: the route's, or nullptr (off)
   };
 
   /// Adds a route; an empty `methods` means any method. `label` names the
   /// handler in log lines (e.g. `handler "shop.cart" from /opt/libshop.so`).
+  /// `compression`: the route's content coding settings (nullptr: off); the
+  /// caller keeps them alive as long as the router.
   /// Throws std::invalid_argument naming the problem if `pattern` is
   /// malformed, or if an earlier route has the same shape of path (names of
   /// parameters aside) and a method in common: this one could never be reached.
   void add(std::vector<std::string> methods, std::string_view pattern, std::shared_ptr<Handler> handler,
-           std::string label = "handler", RouteMetrics* metrics = nullptr);
+           std::string label = "handler", RouteMetrics* metrics = nullptr,
+           const CompressionSettings* compression = nullptr);
 
   /// Finds the handler for `request` and fills `request.params`.
   Result route(Request& request) const;
@@ -60,6 +67,7 @@ class Router {
     std::string label;
     RouteMetrics* metrics;
     std::string pattern;
+    const CompressionSettings* compression;
   };
 
   static bool matches(const Route& route, std::string_view path, Request* capture);

@@ -67,7 +67,7 @@ TEST(CommandLine, RefusesInvalidJson) {
 TEST(CommandLine, RefusesAnUnknownKey) {
   EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "adress": "127.0.0.1:0", "protocol": "echo"}]})"),
             "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\", "
-            "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\"\n");
+            "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\", \"compress\"\n");
 }
 
 TEST(CommandLine, RefusesAWrongType) {
@@ -113,7 +113,7 @@ TEST(CommandLine, RefusesAHandlerParamOfTheWrongType) {
 TEST(CommandLine, RefusesAKeyTheHandlerDoesNotTake) {
   EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "text", "body": "x", "bodyy": "y"})")),
             "$.listeners[0].routes[0].bodyy: unknown key for handler \"text\"; expected one of \"method\", "
-            "\"path\", \"handler\", \"body\", \"content_type\", \"status\"\n");
+            "\"path\", \"handler\", \"compress\", \"body\", \"content_type\", \"status\"\n");
 }
 
 TEST(CommandLine, RefusesABadPathPattern) {

@@ -76,6 +76,8 @@ TEST(ConfigDoc, EveryObjectsTableListsExactlyTheKeysTheLoaderTakes) {
       {"`listeners[].limits` (`echo`)", "{\"listeners\": [{" + kEcho + ", \"limits\": {\"zz\": 1}}]}"},
       {"`listeners[].timeouts` (`http`, milliseconds)", "{\"listeners\": [{" + kHttp + ", \"timeouts\": {\"zz\": 1}}]}"},
       {"`listeners[].timeouts` (`echo`, milliseconds)", "{\"listeners\": [{" + kEcho + ", \"timeouts\": {\"zz\": 1}}]}"},
+      {"`listeners[].compress` (and `routes[].compress`)", "{\"listeners\": [{" + kHttp + ", \"compress\": {\"zz\": 1}}]}"},
+      {"`listeners[].compress.level`", "{\"listeners\": [{" + kHttp + ", \"compress\": {\"level\": {\"zz\": 1}}}]}"},
       {"`listeners[].tls`", "{\"listeners\": [{" + kHttp + ", \"tls\": {" + tls_entry + ", \"zz\": 1}}]}"},
       {"`listeners[].tls[]` (entries after the first)",
        "{\"listeners\": [{" + kHttp + ", \"tls\": [{" + tls_entry + "}, {\"server_names\": [\"a.test\"], " + tls_entry +
@@ -91,7 +93,7 @@ TEST(ConfigDoc, EveryObjectsTableListsExactlyTheKeysTheLoaderTakes) {
   }
   // The routes' own keys (the rest belong to handlers, which list theirs).
   ASSERT_TRUE(documented.count("`listeners[].routes[]`"));
-  EXPECT_EQ(documented.at("`listeners[].routes[]`"), (std::set<std::string>{"path", "handler", "method"}));
+  EXPECT_EQ(documented.at("`listeners[].routes[]`"), (std::set<std::string>{"path", "handler", "method", "compress"}));
   probed.insert("`listeners[].routes[]`");
   for (const auto& [section, keys] : documented) {
     EXPECT_TRUE(probed.count(section)) << "docs/config.md has a section this test does not check: " << section;
