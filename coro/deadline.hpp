@@ -20,7 +20,9 @@ class [[nodiscard]] Timed {
   bool timed_out() const noexcept { return !value_; }
   /// The value; only when !timed_out().
   T& operator*() noexcept { return *value_; }
+  const T& operator*() const noexcept { return *value_; }
   T* operator->() noexcept { return &*value_; }
+  const T* operator->() const noexcept { return &*value_; }
 
  private:
   Timed() = default;

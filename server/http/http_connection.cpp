@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "coro/deadline.hpp"
-#include "coro/task_canceled.hpp"
 #include "handlers/handler.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/server_stats.hpp"
@@ -145,22 +144,16 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
 
     // A request is incomplete: read the rest under its stage's timeout.
     arm_read_deadline();
-    IoResult got{0};
-    bool timed_out = false;
-    try {
-      got = co_await stream.read_pooled(input);
-    } catch (const TaskCanceled&) {
-      if (!deadline_->expired()) throw;  // canceled for another reason (shutdown): unwind
-      timed_out = true;
-    }
-    if (timed_out) {
-      count_timeout(parser_.in_headers() ? TimeoutStage::header : TimeoutStage::body);
+    const TimeoutStage stage = parser_.in_headers() ? TimeoutStage::header : TimeoutStage::body;
+    const Timed<IoResult> read = co_await within(*deadline_, stage, stream.read_pooled(input));
+    if (read.timed_out()) {
       keep_alive_ = false;
       reject(408);
       const bool flushed_error = co_await flush();
       if (flushed_error) stream.finish();
       co_return false;
     }
+    const IoResult got = *read;
     if (!got || got.bytes() == 0) {
       if (got && parser_.finish() == RequestParser::Event::error) {  // cut off mid-request
         reject(parser_.error_status());
@@ -260,13 +253,13 @@ Task<bool> HttpConnection::respond(Request& request) {
   } else {
     deadline_->disarm();  // handlers may take as long as they need
   }
+  Timed<void> ran;
   try {
-    co_await routed.handler->handle(request, response_);
+    ran = co_await within(*deadline_, TimeoutStage::handler, routed.handler->handle(request, response_));
   } catch (...) {
     failure = std::current_exception();
   }
-  if (failure && deadline_->expired()) {
-    count_timeout(TimeoutStage::handler);
+  if (ran.timed_out()) {
     error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms", routed.label->c_str(),
                     request.method.c_str(), request.path.c_str(),
                     static_cast<long long>(site_.timeouts.handler.count()));
@@ -448,16 +441,10 @@ Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t o
     // Like nginx's send_timeout: the limit is on a wait for progress, so a
     // slow but steady reader is served, and a stalled one is dropped.
     deadline_->rearm_after(site_.timeouts.write);
-    IoResult sent{0};
-    bool timed_out = false;
-    try {
-      sent = co_await stream_->send_file_some(fd, offset, static_cast<std::size_t>(left));
-    } catch (const TaskCanceled&) {
-      if (!deadline_->expired()) throw;
-      timed_out = true;
-    }
-    if (timed_out) count_timeout(TimeoutStage::write);
-    if (timed_out || !sent || sent.bytes() == 0) {  // the peer failed, stalled, or the file shrank
+    const Timed<IoResult> progress =
+        co_await within(*deadline_, TimeoutStage::write, stream_->send_file_some(fd, offset, static_cast<std::size_t>(left)));
+    const IoResult sent = progress.timed_out() ? IoResult{0} : *progress;
+    if (!sent || sent.bytes() == 0) {  // the peer failed, stalled (timed out), or the file shrank
       broken_ = true;
       keep_alive_ = false;
       co_return false;
@@ -491,13 +478,8 @@ Task<bool> HttpConnection::flush() {
   // must hold again once this write is done.
   const auto outer = deadline_->armed_until();
   deadline_->rearm_after(site_.timeouts.write);
-  bool written = false;
-  try {
-    written = static_cast<bool>(co_await stream_->write(out_.data(), out_.size()));
-  } catch (const TaskCanceled&) {
-    if (!deadline_->expired()) throw;
-    count_timeout(TimeoutStage::write);  // a peer that does not read
-  }
+  const Timed<IoResult> write = co_await within(*deadline_, TimeoutStage::write, stream_->write(out_.data(), out_.size()));
+  const bool written = !write.timed_out() && static_cast<bool>(*write);  // timed out: a peer that does not read
   if (written) add_stat(Stat::bytes_sent, static_cast<std::int64_t>(out_.size()));
   out_.clear();
   if (written) {
