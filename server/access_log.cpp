@@ -23,20 +23,7 @@ void append_number(std::string& out, std::uint64_t value) {
 // Appends `text` so that it cannot break the line or the quoting: quotes,
 // backslashes and control bytes become escapes (no log injection).
 void append_escaped(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += "\\u00";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
+  for (const char c : text) http::append_json_escaped_ascii(c, out);
 }
 
 // The current time in a log's format, recomputed at most once a second.

@@ -64,7 +64,6 @@ void append_utf8_replacing_invalid(std::string_view text, std::string& out) {
 }
 
 void append_json_string_content(std::string_view text, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
@@ -79,17 +78,23 @@ void append_json_string_content(std::string_view text, std::string& out) {
       }
       continue;
     }
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += "\\u00";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += c;
-    }
+    append_json_escaped_ascii(c, out);
     ++i;
+  }
+}
+
+void append_json_escaped_ascii(char c, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto byte = static_cast<unsigned char>(c);
+  if (c == '"' || c == '\\') {
+    out += '\\';
+    out += c;
+  } else if (byte < 0x20 || byte == 0x7f) {
+    out += "\\u00";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
+  } else {
+    out += c;
   }
 }
 

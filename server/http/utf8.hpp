@@ -25,4 +25,9 @@ void append_utf8_replacing_invalid(std::string_view text, std::string& out);
 /// accepted by a strict JSON parser and cannot break a line.
 void append_json_string_content(std::string_view text, std::string& out);
 
+/// Appends one byte as append_json_string_content would a byte below 0x80
+/// (`"` and `\` escaped, control bytes and DEL as \u00XX); any other byte
+/// as it is.
+void append_json_escaped_ascii(char c, std::string& out);
+
 }  // namespace tiffany::http

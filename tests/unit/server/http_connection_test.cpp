@@ -17,37 +17,14 @@
 #include "coro/syscalls.hpp"
 #include "handlers/handler.hpp"
 #include "server/http/request_context.hpp"
+#include "support/scripted_stream.hpp"
 
 namespace tiffany::http {
 namespace {
 
 using namespace std::chrono_literals;
 
-// Hands out scripted reads (then EOF) and records every write call.
-class ScriptedStream final : public ByteStream {
- public:
-  explicit ScriptedStream(std::vector<std::string> reads) : reads_(reads.begin(), reads.end()) {}
-  Task<IoResult> read(char* data, std::size_t size) override {
-    if (reads_.empty()) co_return IoResult{0};
-    std::string& next = reads_.front();
-    const std::size_t n = std::min(size, next.size());
-    next.copy(data, n);
-    next.erase(0, n);
-    if (next.empty()) reads_.pop_front();
-    co_return IoResult{static_cast<int>(n)};
-  }
-  Task<IoResult> write(const char* data, std::size_t size) override {
-    writes.emplace_back(data, size);
-    co_return IoResult{static_cast<int>(size)};
-  }
-  void finish() noexcept override { finished = true; }
-
-  std::vector<std::string> writes;
-  bool finished = false;
-
- private:
-  std::deque<std::string> reads_;
-};
+using testing::ScriptedStream;
 
 class Text final : public Handler {
  public:
