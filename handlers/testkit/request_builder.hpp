@@ -25,6 +25,7 @@ class RequestBuilder {
   RequestBuilder& body(std::string body);
   /// Sets the body and Content-Type application/json.
   RequestBuilder& json(std::string_view text);
+  RequestBuilder& json(const char* text) { return json(std::string_view(text)); }
   RequestBuilder& json(const picojson::value& value);
   /// Sets an urlencoded form body (`a=1&b=2`, encode it yourself) and its Content-Type.
   RequestBuilder& form(std::string_view encoded);

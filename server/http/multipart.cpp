@@ -26,13 +26,26 @@ bool is_boundary_char(char c) noexcept {
 }
 
 // After a delimiter: "--" (the close), or optional whitespace then CRLF.
-// Returns the offset past it, or npos; sets `closing`.
+// Returns the offset past it, or npos (then it was not a delimiter: the
+// boundary text is only the start of a longer line); sets `closing`.
 std::size_t after_delimiter(std::string_view body, std::size_t at, bool& closing) {
   closing = body.substr(at, 2) == "--";
   if (closing) return at + 2;
   while (at < body.size() && (body[at] == ' ' || body[at] == '\t')) ++at;
   if (body.substr(at, 2) != kCrlf) return std::string_view::npos;
   return at + 2;
+}
+
+// The next delimiter `inner` (CRLF "--" boundary) at or after `from` that
+// really is one; returns its offset (npos if none) and sets `next` to where
+// the following part's headers start and `closing`.
+std::size_t find_delimiter(std::string_view body, std::string_view inner, std::size_t from, std::size_t& next,
+                           bool& closing) {
+  for (std::size_t at = body.find(inner, from); at != std::string_view::npos; at = body.find(inner, at + 1)) {
+    next = after_delimiter(body, at + inner.size(), closing);
+    if (next != std::string_view::npos) return at;
+  }
+  return std::string_view::npos;
 }
 
 // Reads the header section starting at `at` into `part`; returns the offset
@@ -86,23 +99,24 @@ std::optional<std::string> multipart_boundary(std::string_view content_type) {
 
 MultipartResult parse_multipart(std::string_view body, std::string_view boundary, const MultipartLimits& limits) {
   MultipartResult result;
-  const std::string delimiter = "--" + std::string(boundary);
-  const std::string inner = "\r\n" + delimiter;  // a delimiter after a part's body
-  // The first delimiter opens the body or follows the preamble's CRLF.
-  std::size_t at = body.starts_with(delimiter) ? 0 : body.find(inner);
-  if (at == std::string_view::npos || boundary.empty()) {
+  if (boundary.empty()) {
     result.error = "no multipart boundary in the body";
     return result;
   }
-  at += at == 0 && body.starts_with(delimiter) ? delimiter.size() : inner.size();
-  for (;;) {
-    bool closing = false;
-    at = after_delimiter(body, at, closing);
-    if (at == std::string_view::npos) {
-      result.error = "a multipart boundary is not followed by CRLF or \"--\"";
-      break;
-    }
-    if (closing) return result;  // the epilogue is ignored
+  const std::string inner = "\r\n--" + std::string(boundary);  // CRLF, then the delimiter
+  // The first delimiter opens the body or follows the preamble's CRLF.
+  std::size_t at = 0;
+  bool closing = false;
+  if (body.substr(0, inner.size() - 2) == std::string_view(inner).substr(2)) {
+    at = after_delimiter(body, inner.size() - 2, closing);
+  } else {
+    at = std::string_view::npos;
+  }
+  if (at == std::string_view::npos && find_delimiter(body, inner, 0, at, closing) == std::string_view::npos) {
+    result.error = "no multipart boundary in the body";
+    return result;
+  }
+  while (!closing) {
     if (result.parts.size() >= limits.max_parts) {
       result.error = "over " + std::to_string(limits.max_parts) + " parts";
       break;
@@ -110,7 +124,8 @@ MultipartResult parse_multipart(std::string_view body, std::string_view boundary
     MultipartPart& part = result.parts.emplace_back();
     at = read_part_headers(body, at, limits, part, result.error);
     if (at == std::string_view::npos) break;
-    const std::size_t end = body.find(inner, at);
+    std::size_t next = 0;
+    const std::size_t end = find_delimiter(body, inner, at, next, closing);
     if (end == std::string_view::npos) {
       result.error = "the multipart body ends before its closing boundary";
       break;
@@ -118,14 +133,14 @@ MultipartResult parse_multipart(std::string_view body, std::string_view boundary
     part.body = body.substr(at, end - at);
     part.content_type = std::string(part.headers.get("Content-Type").value_or("text/plain"));
     if (const auto disposition = part.headers.get("Content-Disposition")) {
-      // Why a fake media type: the parameters read like a Content-Type's.
+      // Why a media-type reader: the parameters are written like a Content-Type's.
       if (auto name = media_type_param(*disposition, "name")) part.name = std::move(*name);
       part.filename = media_type_param(*disposition, "filename");
     }
-    at = end + inner.size();
+    at = next;
   }
-  result.parts.clear();
-  return result;
+  if (!result.ok()) result.parts.clear();
+  return result;  // the epilogue is ignored
 }
 
 MultipartResult parse_multipart(const Request& request, const MultipartLimits& limits) {
