@@ -27,6 +27,13 @@ void WorkerContext::cancel_tasks() noexcept {
   for (JoinHandle<void>& task : running_) task.cancel();
 }
 
+bool WorkerContext::tasks_finished() const noexcept {
+  for (const JoinHandle<void>& task : running_) {
+    if (!task.finished()) return false;
+  }
+  return true;
+}
+
 void WorkerContext::release_tasks() noexcept {
   running_.clear();  // detaches: the scheduler destroys what is left
   queued_.clear();

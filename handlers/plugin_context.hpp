@@ -120,6 +120,8 @@ class WorkerContext {
   void attach(Scheduler& scheduler);
   /// Cancels the background tasks; spawn() refuses from now on.
   void cancel_tasks() noexcept;
+  /// True when every background task has ended (after cancel_tasks: they ran their cleanup).
+  bool tasks_finished() const noexcept;
   /// Detaches from the scheduler (before it is destroyed); drops queued tasks.
   void release_tasks() noexcept;
   /// Destroys the state, newest first.

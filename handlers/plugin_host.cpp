@@ -63,7 +63,7 @@ void PluginHost::start(std::size_t workers) {
   for (auto& plugin : plugins_) {
     plugin->app_.set_workers(workers);
     plugin->workers_.clear();
-    plugin->worker_started_.assign(workers, false);
+    plugin->worker_started_.assign(workers, 0);
     for (std::size_t w = 0; w < workers; ++w) {
       plugin->workers_.push_back(std::make_unique<WorkerContext>(plugin->app_, static_cast<int>(w)));
     }
@@ -85,7 +85,7 @@ void PluginHost::start_worker(std::size_t index) {
     if (index >= plugin->workers_.size()) continue;
     try {
       if (plugin->hooks_) plugin->hooks_->start_worker(*plugin->workers_[index]);
-      plugin->worker_started_[index] = true;
+      plugin->worker_started_[index] = 1;
     } catch (...) {
       throw std::runtime_error("plugin \"" + plugin->name() + "\" (" + plugin->path() +
                                ") failed to start on the worker: " + what_of(std::current_exception()));
@@ -103,11 +103,18 @@ void PluginHost::drain_worker(std::size_t index) noexcept {
   for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) {
     LoadedPlugin& plugin = **it;
     if (index >= plugin.workers_.size() || !plugin.worker_started_[index]) continue;
-    plugin.worker_started_[index] = false;  // once
+    plugin.worker_started_[index] = 0;  // once
     WorkerContext& worker = *plugin.workers_[index];
     if (plugin.hooks_) run_stop_hook(plugin, "stop_worker", [&] { plugin.hooks_->stop_worker(worker); });
     worker.cancel_tasks();
   }
+}
+
+bool PluginHost::worker_tasks_finished(std::size_t index) const noexcept {
+  for (const auto& plugin : plugins_) {
+    if (index < plugin->workers_.size() && !plugin->workers_[index]->tasks_finished()) return false;
+  }
+  return true;
 }
 
 void PluginHost::detach_worker(std::size_t index) noexcept {

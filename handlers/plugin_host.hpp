@@ -35,7 +35,7 @@ class LoadedPlugin {
   WorkerContext checking_{app_, -1};
   std::vector<std::unique_ptr<WorkerContext>> workers_;
   bool started_ = false;
-  std::vector<bool> worker_started_;
+  std::vector<unsigned char> worker_started_;  // Why not vector<bool>: workers write their own entries at once
 };
 
 /// Owns every loaded plugin for the life of the process (declare it before
@@ -72,6 +72,8 @@ class PluginHost {
   /// each Plugin::stop_worker (errors logged), then background tasks canceled.
   /// Runs once per worker.
   void drain_worker(std::size_t index) noexcept;
+  /// Worker thread: have the background tasks of every plugin on worker `index` ended?
+  bool worker_tasks_finished(std::size_t index) const noexcept;
   /// Worker thread, before its scheduler is destroyed: forgets the tasks.
   void detach_worker(std::size_t index) noexcept;
   /// Worker thread, once its scheduler and handlers are gone: the worker state.

@@ -4,6 +4,7 @@
 #include "coro/scheduler.hpp"
 #include "coro/task_context.hpp"
 #include "coro/sleep.hpp"
+#include "coro/yield.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/plugin_host.hpp"
 #include "reactor/reactor_factory.hpp"
@@ -66,6 +67,20 @@ struct CloseIdleOnExit {
     for (const auto& protocol : protocols) protocol->close_idle();
   }
 };
+
+// The drain's last step, once the plugins' canceled background tasks have run
+// their cleanup (a task that will not end gets 1,000 turns): the tracker
+// closes idle connections and stops the scheduler when none is left.
+// Why a task: the drain request runs outside any task, and stopping the
+// scheduler from there would leave the canceled tasks no turn to end in.
+Task<void> drain_after_plugin_tasks(const PluginHost& plugins, std::size_t index, ConnectionTracker& tracker,
+                                    std::chrono::milliseconds grace) {
+  for (int turn = 0; turn < 1000; ++turn) {
+    if (plugins.worker_tasks_finished(index)) break;
+    co_await Yield{};
+  }
+  tracker.drain(grace, [] { Scheduler::current().stop(); });
+}
 
 // The plugins' side of a worker's life: on the way out, their worker stop
 // hooks run (if no drain ran them) and their background tasks are forgotten
@@ -178,8 +193,12 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     drain_ = [&](std::chrono::milliseconds grace) {
       for (JoinHandle<void>& loop : accept_loops) loop.cancel();  // stop accepting
       sockets_.clear();                                         // and close the listeners
-      if (plugins_ != nullptr) plugins_->drain_worker(index_);   // stop_worker hooks, background tasks canceled
-      tracker.drain(grace, [&scheduler] { scheduler.stop(); });
+      if (plugins_ == nullptr || plugins_->empty()) {
+        tracker.drain(grace, [&scheduler] { scheduler.stop(); });
+        return;
+      }
+      plugins_->drain_worker(index_);  // stop_worker hooks, background tasks canceled
+      (void)scheduler.spawn(drain_after_plugin_tasks(*plugins_, index_, tracker, grace));
     };
     const CloseIdleOnExit close_idle{protocols};  // before the scheduler goes, however we leave
     scheduler.run();

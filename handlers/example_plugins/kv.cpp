@@ -14,6 +14,7 @@
 #include <string>
 
 #include "coro/sleep.hpp"
+#include "coro/task_canceled.hpp"
 #include "handlers/plugin_api.hpp"
 #include "kv_store.hpp"
 #include "server/http/json_body.hpp"
@@ -29,14 +30,20 @@ constexpr std::chrono::milliseconds kSweepEvery{1000};
 
 kv::Clock::time_point now() { return tiffany::Scheduler::current().now(); }
 
-// Every worker drops expired keys once a second, until the worker drains.
+// Every worker drops expired keys once a second, until the worker drains
+// and cancels it.
 tiffany::Task<void> sweep_expired(kv::Store& store, kv::WorkerStats& stats, const tiffany::Logger& logger) {
-  for (;;) {
-    co_await tiffany::Sleep{kSweepEvery};
-    const std::size_t dropped = store.sweep(now());
-    ++stats.sweeps;
-    stats.expired += dropped;
-    if (dropped != 0) logger.logf(tiffany::LogLevel::info, "swept %zu expired keys", dropped);
+  try {
+    for (;;) {
+      co_await tiffany::Sleep{kSweepEvery};
+      const std::size_t dropped = store.sweep(now());
+      ++stats.sweeps;
+      stats.expired += dropped;
+      if (dropped != 0) logger.logf(tiffany::LogLevel::info, "swept %zu expired keys", dropped);
+    }
+  } catch (const tiffany::TaskCanceled&) {
+    logger.info("sweeper canceled");
+    throw;  // a canceled task ends canceled
   }
 }
 
@@ -50,6 +57,11 @@ class KvPlugin final : public tiffany::Plugin {
   void start_worker(tiffany::WorkerContext& worker) override {
     kv::WorkerStats& stats = worker.emplace<kv::WorkerStats>();
     worker.spawn(sweep_expired(worker.app().get<kv::Store>(), stats, worker.logger()));
+  }
+  void stop_worker(tiffany::WorkerContext& worker) override {
+    const kv::WorkerStats& stats = worker.get<kv::WorkerStats>();
+    worker.logger().logf(tiffany::LogLevel::info, "worker %d drains after %zu sweeps (%zu keys expired)",
+                         worker.index(), stats.sweeps, stats.expired);
   }
   void stop(tiffany::AppContext& app) override {
     app.logger().notice("stopping with " + std::to_string(app.get<kv::Store>().size()) + " keys");

@@ -200,7 +200,7 @@ TEST_F(PluginServer, KvExpiresKeysOnItsWorkersSweeper) {
   EXPECT_NE(curl(base_ + "/kv/short").out.find("HTTP/1.1 404 Not Found"), std::string::npos);
 }
 
-TEST_F(PluginServer, KvStartsBeforeServingAndStopsAfterTheDrainBeforeTheServerSaysStopped) {
+TEST_F(PluginServer, KvStartsBeforeServingAndStopsWorkerByWorkerThenWholeDuringTheDrain) {
   std::vector<std::string> put = {"-H", "Content-Type: application/json", "--data-binary", "\"kept\""};
   ASSERT_NE(curl_with("PUT", base_ + "/kv/k", put).out.find("204"), std::string::npos);
   server_->send_signal(SIGTERM);
@@ -209,13 +209,19 @@ TEST_F(PluginServer, KvStartsBeforeServingAndStopsAfterTheDrainBeforeTheServerSa
   const auto ready = err.find("plugin \"kv\": store ready for 10000 keys on ");
   const auto serving = err.find("listener \"web\" serving");
   const auto draining = err.find("SIGTERM received, draining");
+  const auto drains = err.find("plugin \"kv\": worker 0 drains after ");
+  const auto canceled = err.find("worker 0: plugin \"kv\": sweeper canceled");
   const auto stopping = err.find("plugin \"kv\": stopping with 1 keys");
   const auto stopped = err.find("[notice] stopped");
   ASSERT_NE(ready, std::string::npos) << err;
   ASSERT_NE(stopping, std::string::npos) << err;
   ASSERT_NE(stopped, std::string::npos) << err;
   EXPECT_LT(ready, serving) << err;
-  EXPECT_LT(draining, stopping) << err;
+  ASSERT_NE(drains, std::string::npos) << err;
+  ASSERT_NE(canceled, std::string::npos) << err;
+  EXPECT_LT(draining, drains) << err;    // stop_worker runs when the drain begins,
+  EXPECT_LT(drains, canceled) << err;    // then the worker's background task is canceled,
+  EXPECT_LT(canceled, stopping) << err;  // and the plugin stops once every worker ended
   EXPECT_LT(stopping, stopped) << err;
 }
 
