@@ -7,6 +7,8 @@ namespace tiffany::http {
 
 std::optional<FormFields> FormFields::parse(std::string_view encoded) {
   FormFields form;
+  // Why: %00 is refused by percent_decode; a raw NUL must not slip through either.
+  if (encoded.find('\0') != std::string_view::npos) return std::nullopt;
   while (!encoded.empty()) {
     const auto amp = encoded.find('&');
     const std::string_view piece = encoded.substr(0, amp);

@@ -21,7 +21,8 @@ class FormFields {
   using Field = std::pair<std::string, std::string>;
 
   /// Parses `encoded`; nullopt when a name or value holds a malformed or NUL
-  /// escape (`%zz`, `%00`): answer 400 rather than guess.
+  /// escape (`%zz`, `%00`) or a NUL byte: answer 400 rather than guess. So
+  /// no name or value ever holds a NUL.
   static std::optional<FormFields> parse(std::string_view encoded);
 
   /// The first value of `name`.

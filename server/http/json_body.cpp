@@ -1,6 +1,8 @@
 // JSON bodies: picojson parsing with a position in the error, serialising.
 #include "server/http/json_body.hpp"
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "server/http/media_type.hpp"
@@ -46,7 +48,16 @@ std::optional<picojson::value> parse_json(std::string_view text, std::string& er
   picojson::value value;
   picojson::default_parse_context context(&value);
   ParseInput in(text.data(), text.data() + text.size());
-  if (!picojson::_parse(context, in)) {
+  bool parsed = false;
+  try {
+    parsed = picojson::_parse(context, in);
+  } catch (const std::overflow_error&) {
+    // Why: picojson throws for a number beyond a double (1e999) instead of failing.
+    error = "bad JSON at " + position(text, std::min(in.offending(text.data()), text.size())) +
+            ": number out of range";
+    return std::nullopt;
+  }
+  if (!parsed) {
     const std::size_t at = in.offending(text.data());
     if (at >= text.size()) {
       error = "bad JSON at " + position(text, at) + ": unexpected end";

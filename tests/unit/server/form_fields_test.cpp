@@ -22,6 +22,7 @@ TEST(FormFields, RefusesAMalformedOrNulEscape) {
   EXPECT_FALSE(FormFields::parse("a=%zz"));
   EXPECT_FALSE(FormFields::parse("a=%0"));
   EXPECT_FALSE(FormFields::parse("a%00=1"));
+  EXPECT_FALSE(FormFields::parse(std::string_view("a=1\0b", 5)));  // a raw NUL too
   EXPECT_TRUE(FormFields::parse("")->empty());
 }
 

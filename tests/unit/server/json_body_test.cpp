@@ -19,6 +19,7 @@ TEST(ParseJson, SaysWhereTheJsonBreaks) {
   EXPECT_EQ(error_of("[1, 2"), "bad JSON at line 1, column 6: unexpected end");
   EXPECT_EQ(error_of("{} {}"), "bad JSON at line 1, column 4: more after the value");
   EXPECT_EQ(error_of("  \n "), "empty body, expected JSON");
+  EXPECT_EQ(error_of("{\"n\": 1e999}"), "bad JSON at line 1, column 12: number out of range");  // not an exception
   std::string error;
   const auto value = parse_json(" {\"a\": [1, true, null]} \n", error);
   ASSERT_TRUE(value) << error;
