@@ -17,8 +17,12 @@ set(TIFFANY_PUBLIC_HEADERS
   reactor/read_lease.hpp reactor/recv_pooled.hpp
   server/http/headers.hpp server/http/request.hpp server/http/response.hpp server/http/http_status.hpp
   server/http/uri.hpp server/http/http_date.hpp server/http/request_context.hpp
+  server/http/form_fields.hpp server/http/media_type.hpp server/http/cookies.hpp server/http/redirect.hpp
+  server/http/json_body.hpp server/http/multipart.hpp
+  conf/log_level.hpp
   handlers/handler.hpp handlers/handler_params.hpp handlers/handler_registry.hpp handlers/plugin_api.hpp
-  handlers/server_stats.hpp)
+  handlers/server_stats.hpp handlers/plugin_context.hpp handlers/plugin_state.hpp handlers/plugin_logger.hpp
+  handlers/testkit/request_builder.hpp handlers/testkit/plugin_harness.hpp)
 
 add_library(tiffany_sdk INTERFACE)
 target_include_directories(tiffany_sdk INTERFACE

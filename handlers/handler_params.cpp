@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <stdexcept>
 
 namespace tiffany {
 namespace {
@@ -15,6 +16,11 @@ std::string describe(const picojson::value& value) {
 }
 
 }  // namespace
+
+WorkerContext& HandlerParams::worker() const {
+  if (worker_ == nullptr) throw std::logic_error("only a plugin's handlers have a worker context");
+  return *worker_;
+}
 
 const picojson::value* HandlerParams::find(const std::string& key) const {
   if (std::find(std::begin(kRouteKeys), std::end(kRouteKeys), key) != std::end(kRouteKeys)) {

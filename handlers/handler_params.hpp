@@ -14,6 +14,8 @@
 
 namespace tiffany {
 
+class WorkerContext;
+
 /// Thrown by factories for a bad parameter. The server turns it into a
 /// config error naming the file and the route's JSON path plus `key`.
 class ParamError : public std::runtime_error {
@@ -37,8 +39,18 @@ class HandlerParams {
 
   /// `base_directory` is the config file's folder: relative paths in params
   /// are resolved against it (see path()).
-  explicit HandlerParams(const picojson::object& params, std::string base_directory = ".")
-      : params_(&params), base_directory_(std::move(base_directory)) {}
+  /// `worker`: the plugin's context on the worker the handler is built for
+  /// (or its config-check context); null for built-in handlers.
+  explicit HandlerParams(const picojson::object& params, std::string base_directory = ".",
+                         WorkerContext* worker = nullptr)
+      : params_(&params), base_directory_(std::move(base_directory)), worker_(worker) {}
+
+  /// The plugin's context on the worker this handler serves (its app()
+  /// holds the process-wide state). Keep the reference: it outlives the
+  /// handler. While the config is checked it is a context of its own
+  /// (checking() is true, no state): reach state in handle(). Throws
+  /// std::logic_error for a handler that is not a plugin's.
+  WorkerContext& worker() const;
 
   std::string string(const std::string& key) const;                              // required
   std::string string_or(const std::string& key, std::string fallback) const;      // optional
@@ -61,6 +73,7 @@ class HandlerParams {
   const picojson::object* params_;
   std::string base_directory_;
   mutable std::set<std::string> known_;
+  WorkerContext* worker_;
 };
 
 }  // namespace tiffany

@@ -5,8 +5,8 @@
 
 namespace tiffany {
 
-void HandlerRegistry::add(const std::string& name, HandlerFactory factory, std::string origin) {
-  if (!entries_.emplace(name, Entry{std::move(factory), std::move(origin)}).second) {
+void HandlerRegistry::add(const std::string& name, HandlerFactory factory, std::string origin, LoadedPlugin* plugin) {
+  if (!entries_.emplace(name, Entry{std::move(factory), std::move(origin), plugin}).second) {
     throw std::invalid_argument("handler \"" + name + "\" is registered twice");
   }
 }
@@ -25,6 +25,15 @@ std::vector<std::string> HandlerRegistry::names() const {
   std::vector<std::string> names;
   for (const auto& [name, entry] : entries_) names.push_back(name);
   return names;
+}
+
+}  // namespace tiffany
+
+namespace tiffany {
+
+LoadedPlugin* HandlerRegistry::plugin(const std::string& name) const {
+  const auto it = entries_.find(name);
+  return it == entries_.end() ? nullptr : it->second.plugin;
 }
 
 }  // namespace tiffany

@@ -12,6 +12,8 @@
 
 namespace tiffany {
 
+class LoadedPlugin;
+
 /// Builds a Handler from a route's params; throws ParamError when they are wrong.
 using HandlerFactory = std::function<std::unique_ptr<Handler>(const HandlerParams& params)>;
 
@@ -20,17 +22,22 @@ class HandlerRegistry {
  public:
   /// Registers `factory` as `name`; throws std::invalid_argument if taken.
   /// `origin` says where it came from: "built-in" or a plugin's path.
-  void add(const std::string& name, HandlerFactory factory, std::string origin = "built-in");
+  /// `plugin`: the plugin it came from (its contexts), null for a built-in.
+  void add(const std::string& name, HandlerFactory factory, std::string origin = "built-in",
+           LoadedPlugin* plugin = nullptr);
   /// The factory called `name`, or nullptr.
   const HandlerFactory* find(const std::string& name) const;
   /// Where `name` came from ("built-in", or the plugin's path); empty if unknown.
   std::string origin(const std::string& name) const;
   std::vector<std::string> names() const;
+  /// The plugin `name` came from, or nullptr (built-in or unknown).
+  LoadedPlugin* plugin(const std::string& name) const;
 
  private:
   struct Entry {
     HandlerFactory factory;
     std::string origin;
+    LoadedPlugin* plugin;
   };
   std::map<std::string, Entry> entries_;
 };

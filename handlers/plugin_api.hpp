@@ -1,9 +1,12 @@
 // The handler plugin ABI: what a plugin .so exports, and what it registers with.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "handlers/handler_registry.hpp"
+#include "handlers/plugin_context.hpp"
+#include "handlers/plugin_logger.hpp"
 
 namespace tiffany {
 
@@ -11,6 +14,8 @@ namespace tiffany {
 /// that crosses the plugin boundary (Handler, Request, Response, Task, the
 /// scheduler and reactor awaitables, HandlerParams) changes layout or meaning;
 /// a plugin built for another version is refused at start-up.
+/// 2 (not yet released) also brings Plugin, AppContext, WorkerContext,
+/// Logger, PluginRegistrar::set_plugin and HandlerParams::worker().
 inline constexpr unsigned kPluginAbiVersion = 2;  // 2: Task frames, TaskRecord, move-only futures, BodySink::send_file
 
 /// Handed to a plugin's entry point to register its handlers.
@@ -22,6 +27,10 @@ class PluginRegistrar {
   /// "shop.cart"). Throws std::invalid_argument if the name is malformed or
   /// already taken (by a built-in or another plugin).
   virtual void add_handler(const std::string& name, HandlerFactory factory) = 0;
+  /// Gives the plugin its lifecycle hooks and contexts (see Plugin): at most
+  /// once; throws std::logic_error on a second call. Without it a plugin
+  /// still has contexts (HandlerParams::worker()), just no hooks.
+  virtual void set_plugin(std::unique_ptr<Plugin> plugin) = 0;
 };
 
 }  // namespace tiffany

@@ -24,7 +24,8 @@ bool is_valid_handler_name(const std::string& name) {
 // Registers a plugin's handlers, remembering which plugin each came from.
 class RegistryRegistrar final : public PluginRegistrar {
  public:
-  RegistryRegistrar(HandlerRegistry& registry, const std::string& origin) : registry_(registry), origin_(origin) {}
+  RegistryRegistrar(HandlerRegistry& registry, LoadedPlugin& plugin)
+      : registry_(registry), origin_(plugin.path()), plugin_(plugin) {}
 
   void add_handler(const std::string& name, HandlerFactory factory) override {
     if (!is_valid_handler_name(name)) {
@@ -33,17 +34,20 @@ class RegistryRegistrar final : public PluginRegistrar {
     if (registry_.find(name) != nullptr) {
       throw std::invalid_argument("handler \"" + name + "\" is already registered by " + registry_.origin(name));
     }
-    registry_.add(name, std::move(factory), origin_);
+    registry_.add(name, std::move(factory), origin_, &plugin_);
   }
+
+  void set_plugin(std::unique_ptr<Plugin> plugin) override { PluginHost::set_hooks(plugin_, std::move(plugin)); }
 
  private:
   HandlerRegistry& registry_;
   const std::string& origin_;
+  LoadedPlugin& plugin_;
 };
 
 }  // namespace
 
-void load_plugin(const std::string& path, HandlerRegistry& registry) {
+void load_plugin(const std::string& path, HandlerRegistry& registry, PluginHost& host) {
   if (::access(path.c_str(), R_OK) != 0) throw PluginError("cannot find plugin file \"" + path + "\"");
   // Why: RTLD_NOW finds missing symbols at start-up rather than mid-request;
   // RTLD_LOCAL keeps two plugins' own symbols from colliding.
@@ -66,13 +70,14 @@ void load_plugin(const std::string& path, HandlerRegistry& registry) {
                       ", but this tiffany speaks plugin ABI " + std::to_string(kPluginAbiVersion) +
                       "; rebuild it against this tiffany's SDK");
   }
-  RegistryRegistrar registrar(registry, path);
+  LoadedPlugin& plugin = host.add(path, library);
+  RegistryRegistrar registrar(registry, plugin);
   try {
     init(registrar, kPluginAbiVersion);
   } catch (const std::exception& e) {
     throw PluginError("\"" + path + "\" refused to load: " + e.what());
   }
-  // The library stays loaded for the life of the process (see the header).
+  // The library stays mapped for the life of the process (see PluginHost).
 }
 
 }  // namespace tiffany

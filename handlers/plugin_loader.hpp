@@ -5,6 +5,7 @@
 #include <string>
 
 #include "handlers/handler_registry.hpp"
+#include "handlers/plugin_host.hpp"
 
 namespace tiffany {
 
@@ -19,8 +20,8 @@ class PluginError : public std::runtime_error {
 /// for a missing file, a file that is not a Tiffany plugin, an ABI mismatch,
 /// a handler name already taken, or a plugin whose init refuses.
 ///
-/// Plugins are loaded once per process and never unloaded: handlers built
-/// from them live as long as the server.
-void load_plugin(const std::string& path, HandlerRegistry& registry);
+/// The plugin joins `host`, which owns its hooks and contexts and runs them
+/// with the server's lifecycle; declare `host` before `registry`.
+void load_plugin(const std::string& path, HandlerRegistry& registry, PluginHost& host);
 
 }  // namespace tiffany

@@ -9,6 +9,7 @@
 #include "conf/config_error.hpp"
 #include "handlers/handler_registry.hpp"
 #include "handlers/metrics.hpp"
+#include "handlers/plugin_host.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/echo_protocol.hpp"
 #include "server/http/compression/compression_settings.hpp"
@@ -26,13 +27,14 @@ std::string quoted_list(const std::vector<std::string>& items) {
 }
 
 std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& route,
-                                       const HandlerRegistry& registry) {
+                                       const HandlerRegistry& registry, int worker) {
   const HandlerFactory* factory = registry.find(route.handler);
   if (factory == nullptr) {
     throw ConfigError(config.file, route.json_path + ".handler",
                       "unknown handler \"" + route.handler + "\"; expected one of " + quoted_list(registry.names()));
   }
-  const HandlerParams params(route.params, config.directory);
+  LoadedPlugin* plugin = registry.plugin(route.handler);
+  const HandlerParams params(route.params, config.directory, plugin != nullptr ? &plugin->worker(worker) : nullptr);
   std::unique_ptr<Handler> handler;
   try {
     handler = (*factory)(params);
@@ -64,7 +66,7 @@ std::unique_ptr<const http::CompressionSettings> compression_settings(const Comp
 
 std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerConfig& listener,
                                            const HandlerRegistry& registry, AccessLog* access_log,
-                                           ConnectionTracker* tracker) {
+                                           ConnectionTracker* tracker, int worker) {
   http::HttpSite site;
   site.access_log = access_log;
   site.tracker = tracker;
@@ -95,7 +97,7 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
       }
       compression = shared;
     }
-    std::shared_ptr<Handler> handler = build_handler(config, route, registry);
+    std::shared_ptr<Handler> handler = build_handler(config, route, registry, worker);
     const std::string origin = registry.origin(route.handler);
     std::string label = "handler \"" + route.handler + "\"";
     if (origin != "built-in") label += " from plugin " + origin;
@@ -128,13 +130,14 @@ TlsContexts build_tls_contexts(const Config& config) {
 std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
                                                                  const HandlerRegistry& registry,
                                                                  const TlsContexts& tls_contexts,
-                                                                 AccessLog* access_log, ConnectionTracker* tracker) {
+                                                                 AccessLog* access_log, ConnectionTracker* tracker,
+                                                                 int worker) {
   std::vector<std::unique_ptr<ConnectionProtocol>> protocols;
   for (std::size_t i = 0; i < config.listeners.size(); ++i) {
     const ListenerConfig& listener = config.listeners[i];
     std::unique_ptr<StreamProtocol> protocol;
     if (listener.protocol == Protocol::http) {
-      protocol = build_http(config, listener, registry, access_log, tracker);
+      protocol = build_http(config, listener, registry, access_log, tracker, worker);
     } else {
       protocol = std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
                                                 std::chrono::milliseconds(listener.timeouts.write_ms));

@@ -46,13 +46,15 @@ TlsContexts build_tls_contexts(const Config& config);
 
 /// Builds each listener's protocol (for HTTP: its routes and handlers), in
 /// config order; HTTP requests are logged to `access_log` if given, and
-/// connections join `tracker` (limits, graceful shutdown) if given. Throws
-/// ConfigError naming the JSON path of any problem.
+/// connections join `tracker` (limits, graceful shutdown) if given. A
+/// plugin's handlers get its context on `worker` (< 0: the config-check
+/// context). Throws ConfigError naming the JSON path of any problem.
 std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
                                                                  const HandlerRegistry& registry,
                                                                  const TlsContexts& tls_contexts,
                                                                  AccessLog* access_log = nullptr,
-                                                                 ConnectionTracker* tracker = nullptr);
+                                                                 ConnectionTracker* tracker = nullptr,
+                                                                 int worker = -1);
 
 /// "127.0.0.1:5000" or "[::1]:5000".
 std::string format_peer(const sockaddr_storage& peer);

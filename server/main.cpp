@@ -12,6 +12,7 @@
 #include "coro/offload_pool.hpp"
 #include "handlers/handler_registry.hpp"
 #include "handlers/plugin_loader.hpp"
+#include "handlers/plugin_logger.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/error_log.hpp"
 #include "server/server.hpp"
@@ -47,6 +48,15 @@ void refuse(const char* kind, const char* what) {
   if (!tiffany::error_log().to_stderr()) tiffany::error_log().log(tiffany::LogLevel::crit, "%s: %s", kind, what);
 }
 
+// Plugins' Logger lines go to the error log, with its level and format.
+class ErrorLogSink final : public tiffany::LogSink {
+ public:
+  bool enabled(tiffany::LogLevel level) const noexcept override { return tiffany::error_log().enabled(level); }
+  void write(tiffany::LogLevel level, std::string_view line) noexcept override {
+    tiffany::error_log().log(level, "%.*s", static_cast<int>(line.size()), line.data());
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,11 +89,14 @@ int main(int argc, char** argv) {
     tiffany::Config config = tiffany::load_config(config_path);
     // Why: --check-config only reads; opening the log would create its file.
     if (!check_only) tiffany::open_error_log(config);
+    static ErrorLogSink plugin_log_sink;  // Why static: plugins may log until the process exits
+    tiffany::set_log_sink(&plugin_log_sink);
+    tiffany::PluginHost plugin_host;  // before the registry: it outlives the factories
     tiffany::HandlerRegistry registry;
     tiffany::register_builtin_handlers(registry);
     for (const tiffany::PluginConfig& plugin : config.plugins) {
       try {
-        tiffany::load_plugin(plugin.path, registry);
+        tiffany::load_plugin(plugin.path, registry, plugin_host);
       } catch (const tiffany::PluginError& e) {
         throw tiffany::ConfigError(config.file, plugin.json_path, e.what());
       }
@@ -97,7 +110,7 @@ int main(int argc, char** argv) {
     if (config.offload_threads != 0) tiffany::OffloadPool::configure_default(config.offload_threads);
     tiffany::UniqueFd signals = tiffany::block_shutdown_signals();
     const std::vector<tiffany::PluginConfig> plugins = config.plugins;
-    tiffany::Server server(std::move(config), registry);
+    tiffany::Server server(std::move(config), registry, &plugin_host);
     // Why: only once everything is checked, so a refusal stays one line.
     for (const tiffany::PluginConfig& plugin : plugins) {
       tiffany::error_log().log(tiffany::LogLevel::info, "loaded plugin %s", plugin.path.c_str());

@@ -16,6 +16,7 @@
 
 #include "conf/config_error.hpp"
 #include "server/connection_protocol.hpp"
+#include "handlers/plugin_host.hpp"
 #include "server/error_log.hpp"
 #include "server/version.hpp"
 
@@ -50,9 +51,10 @@ const char* next_signal(int signal_fd, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-Server::Server(Config config, const HandlerRegistry& registry)
+Server::Server(Config config, const HandlerRegistry& registry, PluginHost* plugins)
     : config_(std::move(config)),
       registry_(registry),
+      plugins_(plugins),
       workers_(config_.workers != 0 ? config_.workers : std::max(1u, std::thread::hardware_concurrency())) {
   config_.workers = workers_;
   tls_contexts_ = build_tls_contexts(config_);                // certificates and keys are read here
@@ -84,11 +86,20 @@ Server::Server(Config config, const HandlerRegistry& registry)
 
 int Server::run(int signal_fd) {
   ErrorLog& log = error_log();
+  // Why first: the plugins stop after every worker ended (the workers below
+  // are destroyed, so joined, before this guard), however run() leaves.
+  struct StopPlugins {
+    PluginHost* host;
+    ~StopPlugins() {
+      if (host != nullptr) host->stop();
+    }
+  } const stop_plugins{plugins_};
+  if (plugins_ != nullptr) plugins_->start(workers_);
   std::vector<std::unique_ptr<Worker>> workers;
   WorkerBackend backend;
   for (std::size_t w = 0; w < workers_; ++w) {
     workers.push_back(std::make_unique<Worker>(w, config_, registry_, tls_contexts_, peer_limits_, std::move(sockets_[w]),
-                                               access_log_file_ ? access_log_file_.get() : -1));
+                                               access_log_file_ ? access_log_file_.get() : -1, plugins_));
     backend = workers.back()->start();
   }
   log.log(LogLevel::notice, "tiffany %s: %zu worker%s, I/O backend %s", kVersion, workers_, workers_ == 1 ? "" : "s",
@@ -137,6 +148,7 @@ int Server::run(int signal_fd) {
     }
   }
   for (auto& worker : workers) worker->join();
+  if (plugins_ != nullptr) plugins_->stop();
   log.log(LogLevel::notice, "stopped");
   return 0;
 }

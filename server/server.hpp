@@ -15,6 +15,7 @@
 namespace tiffany {
 
 class HandlerRegistry;
+class PluginHost;
 
 /// Everything that can fail at start-up happens in the constructor, so a bad
 /// route or a port in use is reported before anything runs.
@@ -24,19 +25,23 @@ class Server {
   /// the access log and binds every listener for every worker, after checking
   /// that no other socket listens on its address unless it says share_port
   /// (may block up to 200 ms per taken address); throws ConfigError naming the
-  /// JSON path of the first problem.
-  Server(Config config, const HandlerRegistry& registry);
+  /// JSON path of the first problem. `plugins` (may be null) must outlive
+  /// the server; run() starts and stops them.
+  Server(Config config, const HandlerRegistry& registry, PluginHost* plugins = nullptr);
 
   /// Starts the workers, logs the I/O backend and one line per listener,
   /// and serves until SIGINT/SIGTERM arrives on `signal_fd`; then drains
   /// (listeners closed, requests in flight finished, idle connections closed)
   /// and returns 0 when drained or at the drain timeout. A second signal
-  /// during the drain exits at once.
+  /// during the drain exits at once. Plugins start (Plugin::start) before
+  /// the workers and stop (Plugin::stop) after every worker ended; a plugin
+  /// failing to start throws std::runtime_error naming it.
   int run(int signal_fd);
 
  private:
   Config config_;
   const HandlerRegistry& registry_;
+  PluginHost* plugins_;
   std::size_t workers_;
   TlsContexts tls_contexts_;                       // [listener], shared by the workers
   PeerConnectionLimits peer_limits_;               // [listener], shared by the workers

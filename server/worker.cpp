@@ -4,7 +4,9 @@
 #include "coro/scheduler.hpp"
 #include "coro/task_context.hpp"
 #include "coro/sleep.hpp"
+#include "coro/yield.hpp"
 #include "handlers/metrics.hpp"
+#include "handlers/plugin_host.hpp"
 #include "reactor/reactor_factory.hpp"
 #include "server/access_log.hpp"
 #include "server/accept_loop.hpp"
@@ -66,18 +68,56 @@ struct CloseIdleOnExit {
   }
 };
 
+// The drain's last step, once the plugins' canceled background tasks have run
+// their cleanup (a task that will not end gets 1,000 turns): the tracker
+// closes idle connections and stops the scheduler when none is left.
+// Why a task: the drain request runs outside any task, and stopping the
+// scheduler from there would leave the canceled tasks no turn to end in.
+Task<void> drain_after_plugin_tasks(const PluginHost& plugins, std::size_t index, ConnectionTracker& tracker,
+                                    std::chrono::milliseconds grace) {
+  for (int turn = 0; turn < 1000; ++turn) {
+    if (plugins.worker_tasks_finished(index)) break;
+    co_await Yield{};
+  }
+  tracker.drain(grace, [] { Scheduler::current().stop(); });
+}
+
+// The plugins' side of a worker's life: on the way out, their worker stop
+// hooks run (if no drain ran them) and their background tasks are forgotten
+// before the scheduler goes; their worker state goes after it.
+struct WorkerPlugins {
+  PluginHost* host;
+  std::size_t index;
+  ~WorkerPlugins() {
+    if (host == nullptr) return;
+    host->drain_worker(index);  // no-op when it ran already
+    host->detach_worker(index);
+    host->end_worker(index);
+  }
+};
+struct WorkerPluginTasks {
+  PluginHost* host;
+  std::size_t index;
+  ~WorkerPluginTasks() {
+    if (host == nullptr) return;
+    host->drain_worker(index);
+    host->detach_worker(index);
+  }
+};
+
 }  // namespace
 
 Worker::Worker(std::size_t index, const Config& config, const HandlerRegistry& registry,
                const TlsContexts& tls_contexts, const PeerConnectionLimits& peer_limits,
-               std::vector<ListenSocket> sockets, int access_log_fd)
+               std::vector<ListenSocket> sockets, int access_log_fd, PluginHost* plugins)
     : index_(index),
       config_(config),
       registry_(registry),
       tls_contexts_(tls_contexts),
       peer_limits_(peer_limits),
       sockets_(std::move(sockets)),
-      access_log_fd_(access_log_fd) {}
+      access_log_fd_(access_log_fd),
+      plugins_(plugins) {}
 
 Worker::~Worker() {
   stop();
@@ -112,7 +152,11 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
       listener_limits.push_back(std::make_unique<ListenerLimits>(listener.name, (total + workers - 1) / workers,
                                                                  peer_limits_.at(i).get()));
     }
-    const auto protocols = build_protocols(config_, registry_, tls_contexts_, access_log.get(), &tracker);
+    // Plugins' worker hooks run before the handlers are built; their state outlives the scheduler.
+    const WorkerPlugins plugins{plugins_, index_};
+    if (plugins_ != nullptr) plugins_->start_worker(index_);
+    const auto protocols = build_protocols(config_, registry_, tls_contexts_, access_log.get(), &tracker,
+                                           static_cast<int>(index_));
     // Why: declared after everything the tasks use, so its destructor (which
     // destroys unfinished connection tasks) runs while those still exist.
     const SchedulerConfig& tuning = config_.scheduler;
@@ -125,6 +169,8 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
         .worker = static_cast<int>(index_)});
     scheduler.set_failure_logger(log_task_failure);
     scheduler.set_slow_task_logger(log_slow_task);
+    const WorkerPluginTasks plugin_tasks{plugins_, index_};  // before the scheduler goes
+    if (plugins_ != nullptr) plugins_->attach_worker(index_, scheduler);
 
     std::vector<JoinHandle<void>> accept_loops;
     for (std::size_t i = 0; i < sockets_.size(); ++i) {
@@ -147,7 +193,12 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     drain_ = [&](std::chrono::milliseconds grace) {
       for (JoinHandle<void>& loop : accept_loops) loop.cancel();  // stop accepting
       sockets_.clear();                                         // and close the listeners
-      tracker.drain(grace, [&scheduler] { scheduler.stop(); });
+      if (plugins_ == nullptr || plugins_->empty()) {
+        tracker.drain(grace, [&scheduler] { scheduler.stop(); });
+        return;
+      }
+      plugins_->drain_worker(index_);  // stop_worker hooks, background tasks canceled
+      (void)scheduler.spawn(drain_after_plugin_tasks(*plugins_, index_, tracker, grace));
     };
     const CloseIdleOnExit close_idle{protocols};  // before the scheduler goes, however we leave
     scheduler.run();

@@ -21,6 +21,7 @@
 namespace tiffany {
 
 class HandlerRegistry;
+class PluginHost;
 
 /// The I/O backend a worker runs on, for the start-up lines.
 struct WorkerBackend {
@@ -34,9 +35,11 @@ struct WorkerBackend {
 class Worker {
  public:
   /// `access_log_fd` < 0: no access log. `peer_limits` (one per listener,
-  /// shared by the workers) must outlive the worker.
+  /// shared by the workers) and `plugins` (started; may be null) must
+  /// outlive the worker.
   Worker(std::size_t index, const Config& config, const HandlerRegistry& registry, const TlsContexts& tls_contexts,
-         const PeerConnectionLimits& peer_limits, std::vector<ListenSocket> sockets, int access_log_fd);
+         const PeerConnectionLimits& peer_limits, std::vector<ListenSocket> sockets, int access_log_fd,
+         PluginHost* plugins = nullptr);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
   ~Worker();
@@ -64,6 +67,7 @@ class Worker {
   const PeerConnectionLimits& peer_limits_;
   std::vector<ListenSocket> sockets_;
   int access_log_fd_;
+  PluginHost* plugins_;
   std::thread thread_;
   std::mutex queue_mutex_;
   std::shared_ptr<RemoteQueue> queue_;  // the scheduler's, once it runs

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/http/form_fields.hpp"
 #include "server/http/headers.hpp"
 
 namespace tiffany::http {
@@ -34,6 +35,18 @@ struct Request {
   std::optional<std::string_view> param(std::string_view name) const noexcept;
   /// The first query parameter `name`, percent-decoded ('+' is a space).
   std::optional<std::string> query_param(std::string_view name) const;
+  /// Every value of query parameter `name`, in order, percent-decoded
+  /// (`?tag=a&tag=b` gives {"a", "b"}); pairs with a malformed escape are skipped.
+  std::vector<std::string> query_params(std::string_view name) const;
+  /// All query parameters, decoded, in order, for iteration; nullopt if
+  /// any holds a malformed escape (answer 400).
+  std::optional<FormFields> query_fields() const;
+  /// The body's fields when Content-Type is application/x-www-form-urlencoded;
+  /// nullopt for another type or a malformed escape.
+  std::optional<FormFields> form() const;
+  /// The value of cookie `name` from the Cookie header(s), as sent (not
+  /// decoded), a view into `headers`; see cookies.hpp for Set-Cookie.
+  std::optional<std::string_view> cookie(std::string_view name) const noexcept;
 
   /// Empties every field but keeps their storage for the next request.
   void clear() noexcept;

@@ -8,6 +8,7 @@
 
 #include "coro/task.hpp"
 #include "server/http/headers.hpp"
+#include "server/http/http_status.hpp"
 
 namespace tiffany::http {
 
@@ -45,6 +46,8 @@ class Response {
   std::string body;
 
   void set_content_type(std::string_view type) { headers.set("Content-Type", type); }
+  /// `status` by name: `response.set_status(Status::created)`.
+  void set_status(Status code) noexcept { status = to_int(code); }
 
   /// Declares the exact size of a streamed body (e.g. a file).
   void set_content_length(std::uint64_t length) noexcept { content_length_ = length; }

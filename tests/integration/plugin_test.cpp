@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "server_process.hpp"
@@ -67,7 +69,7 @@ TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
   }
   for (const char* private_header : {"server/http/request_parser.hpp", "server/http/router.hpp",
                                      "reactor/uring_reactor.hpp", "conf/config.hpp", "handlers/plugin_loader.hpp",
-                                     "server/server.hpp"}) {
+                                     "handlers/plugin_host.hpp", "server/server.hpp"}) {
     EXPECT_FALSE(fs::exists(include + "/" + private_header)) << private_header << " leaked into the SDK";
   }
   std::vector<std::string> headers;
@@ -84,16 +86,37 @@ TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
   }
 }
 
+TEST_F(InstalledSdk, InstallsTheTestKitLibraryAndItsHeaders) {
+  EXPECT_TRUE(fs::exists(prefix_ + "/lib/libtiffany_testkit.a") || fs::exists(prefix_ + "/lib64/libtiffany_testkit.a"));
+  for (const char* header : {"handlers/testkit/plugin_harness.hpp", "handlers/testkit/request_builder.hpp",
+                             "handlers/plugin_context.hpp", "handlers/plugin_logger.hpp", "server/http/json_body.hpp",
+                             "server/http/multipart.hpp", "server/http/cookies.hpp"}) {
+    EXPECT_TRUE(fs::exists(prefix_ + "/include/tiffany/" + header)) << header;
+  }
+}
+
+// The example project's kv_test: a plugin's unit tests written against the
+// installed test kit alone (Tiffany::testkit), built out of tree, run here.
+TEST_F(InstalledSdk, APluginsUnitTestsBuiltAgainstTheInstalledTestKitPass) {
+  ASSERT_TRUE(fs::exists(plugins_ + "/kv_test")) << "the example project did not build kv_test (GoogleTest missing?)";
+  const RunResult run = run_program(plugins_ + "/kv_test", {}, 120s);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("[  PASSED  ] 4 tests."), std::string::npos) << run.out;
+}
+
 class PluginServer : public InstalledSdk {
  protected:
   void SetUp() override {
     InstalledSdk::SetUp();
     const std::string config = R"({"plugins": [")" + plugins_ + R"(/libhello.so", ")" + plugins_ +
-                               R"(/libfanout.so"], "listeners": [{"name": "web", "address": "127.0.0.1:0",
+                               R"(/libfanout.so", ")" + plugins_ + R"(/libkv.so"], "listeners": [{"name": "web", "address": "127.0.0.1:0",
         "protocol": "http", "routes": [
           {"method": "GET", "path": "/hello/:name", "handler": "hello.greet", "greeting": "Hi"},
           {"method": "GET", "path": "/fail", "handler": "hello.fail"},
           {"method": "GET", "path": "/fanout", "handler": "fanout.sleepers", "children": 10, "delay_ms": 100},
+          {"method": "GET", "path": "/kv/:key", "handler": "kv.get"},
+          {"method": "PUT", "path": "/kv/:key", "handler": "kv.put", "max_ttl_ms": 60000},
+          {"method": "DELETE", "path": "/kv/:key", "handler": "kv.delete"},
           {"method": "GET", "path": "/plaintext", "handler": "text", "body": "built-in"}]}]})";
     // The installed binary: exactly what an SDK user runs.
     server_ = std::make_unique<ServerProcess>(config, std::vector<std::string>{}, prefix_ + "/bin/tiffany");
@@ -128,6 +151,78 @@ TEST_F(PluginServer, AThrowingPluginHandlerGives500ALogLineAndTheServerGoesOn) {
                                 "/libhello.so failed on GET /fail: hello.fail always fails"),
             std::string::npos)
       << server_->err();
+}
+
+RunResult curl_with(const std::string& method, const std::string& url, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"-sS", "-i", "--max-time", "20", "-X", method};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(url);
+  return run_program("curl", args);
+}
+
+TEST_F(PluginServer, KvStoresGetsAndDeletesJsonValuesThroughTheRealBinary) {
+  const std::vector<std::string> json = {"-H", "Content-Type: application/json"};
+  std::vector<std::string> put = json;
+  put.insert(put.end(), {"--data-binary", R"({"n": [1, 2]})"});
+  EXPECT_NE(curl_with("PUT", base_ + "/kv/a", put).out.find("HTTP/1.1 204 No Content"), std::string::npos)
+      << server_->err();
+  const RunResult got = curl(base_ + "/kv/a");
+  EXPECT_NE(got.out.find("HTTP/1.1 200 OK"), std::string::npos) << got.out;
+  EXPECT_NE(got.out.find(R"({"key":"a","value":{"n":[1,2]}})"), std::string::npos) << got.out;
+
+  std::vector<std::string> bad = json;
+  bad.insert(bad.end(), {"--data-binary", "{\"n\": tru}"});
+  const RunResult refused = curl_with("PUT", base_ + "/kv/b", bad);
+  EXPECT_NE(refused.out.find("HTTP/1.1 400 Bad Request"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find(R"({"error":"bad JSON at line 1, column 10: unexpected \"}\""})"), std::string::npos)
+      << refused.out;
+
+  const RunResult deleted = curl_with("DELETE", base_ + "/kv/a", {"-H", "X-Request-Id: kv-delete-1"});
+  EXPECT_NE(deleted.out.find("HTTP/1.1 204 No Content"), std::string::npos) << deleted.out;
+  EXPECT_NE(curl(base_ + "/kv/a").out.find("HTTP/1.1 404 Not Found"), std::string::npos);
+  EXPECT_NE(curl_with("DELETE", base_ + "/kv/a").out.find("HTTP/1.1 404 Not Found"), std::string::npos);
+  // The plugin's Logger writes to the error log, tagged with plugin, route and request id.
+  EXPECT_NE(server_->err().find("[info] worker "), std::string::npos) << server_->err();
+  EXPECT_NE(server_->err().find(": plugin \"kv\" on route /kv/:key: deleted \"a\", request_id: kv-delete-1\n"),
+            std::string::npos)
+      << server_->err();
+}
+
+TEST_F(PluginServer, KvExpiresKeysOnItsWorkersSweeper) {
+  std::vector<std::string> put = {"-H", "Content-Type: application/json", "--data-binary", "1"};
+  ASSERT_NE(curl_with("PUT", base_ + "/kv/short?ttl_ms=200", put).out.find("204"), std::string::npos);
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (server_->err().find("plugin \"kv\": swept 1 expired keys") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_NE(server_->err().find("plugin \"kv\": swept 1 expired keys"), std::string::npos) << server_->err();
+  EXPECT_NE(curl(base_ + "/kv/short").out.find("HTTP/1.1 404 Not Found"), std::string::npos);
+}
+
+TEST_F(PluginServer, KvStartsBeforeServingAndStopsWorkerByWorkerThenWholeDuringTheDrain) {
+  std::vector<std::string> put = {"-H", "Content-Type: application/json", "--data-binary", "\"kept\""};
+  ASSERT_NE(curl_with("PUT", base_ + "/kv/k", put).out.find("204"), std::string::npos);
+  server_->send_signal(SIGTERM);
+  EXPECT_EQ(server_->wait_for_exit(20s), 0) << server_->err();
+  const std::string err = server_->err();
+  const auto ready = err.find("plugin \"kv\": store ready for 10000 keys on ");
+  const auto serving = err.find("listener \"web\" serving");
+  const auto draining = err.find("SIGTERM received, draining");
+  const auto drains = err.find("plugin \"kv\": worker 0 drains after ");
+  const auto canceled = err.find("worker 0: plugin \"kv\": sweeper canceled");
+  const auto stopping = err.find("plugin \"kv\": stopping with 1 keys");
+  const auto stopped = err.find("[notice] stopped");
+  ASSERT_NE(ready, std::string::npos) << err;
+  ASSERT_NE(stopping, std::string::npos) << err;
+  ASSERT_NE(stopped, std::string::npos) << err;
+  EXPECT_LT(ready, serving) << err;
+  ASSERT_NE(drains, std::string::npos) << err;
+  ASSERT_NE(canceled, std::string::npos) << err;
+  EXPECT_LT(draining, drains) << err;    // stop_worker runs when the drain begins,
+  EXPECT_LT(drains, canceled) << err;    // then the worker's background task is canceled,
+  EXPECT_LT(canceled, stopping) << err;  // and the plugin stops once every worker ended
+  EXPECT_LT(stopping, stopped) << err;
 }
 
 // Starts the in-tree binary with `plugins` and `route`; returns its one-line refusal.

@@ -1,0 +1,33 @@
+// shop's unit tests: the SDK test kit, no server (compiled by the test suite).
+#include <gtest/gtest.h>
+
+#include "handlers/plugin_api.hpp"
+#include "handlers/testkit/plugin_harness.hpp"
+
+extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigned abi_version);
+
+using tiffany::testkit::PluginHarness;
+using tiffany::testkit::RequestBuilder;
+
+TEST(Shop, AddsItemsFromAFormAndShowsTheCart) {
+  PluginHarness harness(tiffany_plugin_init, "shop");  // runs start and start_worker
+  auto add = harness.handler("shop.add");
+  auto show = harness.handler("shop.cart", R"({"currency": "CHF"})");
+
+  const auto added = harness.run(
+      *add, RequestBuilder("POST", "/carts/42/items").form("item=apple&item=pear&item=apple").param("id", "42"),
+      "/carts/:id/items");
+  EXPECT_EQ(added.status(), 303);
+  EXPECT_EQ(added.header("Location"), "/carts/42");
+  EXPECT_TRUE(harness.logged("plugin \"shop\" on route /carts/:id/items: added 3 items to cart 42"));
+
+  const auto shown = harness.run(*show, RequestBuilder("GET", "/carts/42").param("id", "42"));
+  EXPECT_EQ(shown.body(), R"({"cart":"42","currency":"CHF","items":{"apple":2,"pear":1}})");
+  EXPECT_EQ(shown.header("Set-Cookie"), "visited=1; Path=/; HttpOnly");
+}
+
+TEST(Shop, ReportsEachMinuteOnVirtualTime) {
+  PluginHarness harness(tiffany_plugin_init, "shop");
+  harness.advance(std::chrono::minutes(2));  // instant: the clock is the harness's
+  EXPECT_TRUE(harness.logged("worker 0 served 0 requests"));
+}

@@ -1,0 +1,201 @@
+// PluginHarness: registration, lifecycle and running a handler on virtual time.
+#include "handlers/testkit/plugin_harness.hpp"
+
+#include <stdexcept>
+
+#include "server/http/request_context.hpp"
+
+namespace tiffany::testkit {
+
+// Collects a plugin's handlers and hooks, as the server's loader does.
+class PluginHarness::Registrar final : public PluginRegistrar {
+ public:
+  explicit Registrar(PluginHarness& harness) : harness_(harness) {}
+  void add_handler(const std::string& name, HandlerFactory factory) override {
+    if (!harness_.factories_.emplace(name, std::move(factory)).second) {
+      throw std::invalid_argument("handler \"" + name + "\" is registered twice");
+    }
+  }
+  void set_plugin(std::unique_ptr<Plugin> plugin) override {
+    if (harness_.hooks_) throw std::logic_error("set_plugin called twice");
+    harness_.hooks_ = std::move(plugin);
+  }
+
+ private:
+  PluginHarness& harness_;
+};
+
+// Records every line, and says every level is enabled.
+class PluginHarness::RecordingSink final : public LogSink {
+ public:
+  bool enabled(LogLevel) const noexcept override { return true; }
+  void write(LogLevel level, std::string_view line) noexcept override {
+    try {
+      const std::string* id = http::kRequestId.get();
+      std::lock_guard lock(mutex_);
+      lines_.push_back(LogLine{level, std::string(line), id != nullptr ? *id : std::string()});
+    } catch (...) {
+    }
+  }
+  std::vector<LogLine> lines() const {
+    std::lock_guard lock(mutex_);
+    return lines_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<LogLine> lines_;
+};
+
+namespace {
+
+// Records streamed pieces instead of sending them.
+class CollectingSink final : public http::BodySink {
+ public:
+  explicit CollectingSink(Outcome& outcome) : outcome_(outcome) {}
+  Task<bool> write_body(http::Response& response, std::string_view piece) override {
+    response.mark_head_sent();
+    outcome_.streamed.emplace_back(piece);
+    co_return true;
+  }
+
+ private:
+  Outcome& outcome_;
+};
+
+// The server's per-request set-up: the request id and route as task-local values.
+Task<void> serve(Handler& handler, http::Request& request, http::Response& response, std::string id,
+                 http::RouteInfo route) {
+  http::kRequestId.set(std::move(id));
+  http::kRoute.set(route);
+  co_await handler.handle(request, response);
+}
+
+}  // namespace
+
+std::string Outcome::body() const {
+  std::string all = response.body;
+  for (const std::string& piece : streamed) all += piece;
+  return all;
+}
+
+picojson::value Outcome::json() const {
+  picojson::value value;
+  const std::string text = body();
+  const std::string error = picojson::parse(value, text);
+  if (!error.empty()) throw std::runtime_error("response body is not JSON (" + error + "): " + text);
+  return value;
+}
+
+PluginHarness::PluginHarness(std::string plugin_name)
+    : sink_(std::make_unique<RecordingSink>()),
+      app_(std::make_unique<AppContext>(std::move(plugin_name), 1)),
+      worker_(std::make_unique<WorkerContext>(*app_, 0)),
+      scheduler_(std::make_unique<Scheduler>(SchedulerOptions{.clock = &clock_})) {
+  set_log_sink(sink_.get());
+  start();
+}
+
+PluginHarness::PluginHarness(InitFunction init, std::string plugin_name)
+    : sink_(std::make_unique<RecordingSink>()),
+      app_(std::make_unique<AppContext>(std::move(plugin_name), 1)),
+      worker_(std::make_unique<WorkerContext>(*app_, 0)),
+      scheduler_(std::make_unique<Scheduler>(SchedulerOptions{.clock = &clock_})) {
+  set_log_sink(sink_.get());
+  try {
+    Registrar registrar(*this);
+    init(registrar, kPluginAbiVersion);
+    start();
+  } catch (...) {
+    set_log_sink(nullptr);
+    throw;
+  }
+}
+
+void PluginHarness::start() {
+  if (hooks_) hooks_->start(*app_);
+  started_ = true;
+  if (hooks_) hooks_->start_worker(*worker_);
+  worker_started_ = true;
+  worker_->attach(*scheduler_);
+  scheduler_->run_until_idle();
+}
+
+PluginHarness::~PluginHarness() {
+  try {
+    if (worker_started_ && hooks_) hooks_->stop_worker(*worker_);
+  } catch (...) {
+  }
+  worker_->cancel_tasks();
+  scheduler_->run_until_idle();
+  worker_->release_tasks();
+  scheduler_.reset();  // destroys what is left before the state it may use
+  try {
+    if (started_ && hooks_) hooks_->stop(*app_);
+  } catch (...) {
+  }
+  worker_->clear_state();
+  app_->clear_state();
+  set_log_sink(nullptr);
+}
+
+HandlerParams PluginHarness::params(std::string_view params_json) {
+  picojson::value value;
+  const std::string error = picojson::parse(value, std::string(params_json));
+  if (!error.empty() || !value.is<picojson::object>()) {
+    throw std::invalid_argument("test params are not a JSON object: " + std::string(params_json));
+  }
+  params_.push_back(value.get<picojson::object>());
+  return HandlerParams(params_.back(), ".", worker_.get());
+}
+
+std::unique_ptr<Handler> PluginHarness::handler(const std::string& name, std::string_view params_json) {
+  const auto found = factories_.find(name);
+  if (found == factories_.end()) throw std::invalid_argument("the plugin registered no handler \"" + name + "\"");
+  const HandlerParams route_params = params(params_json);
+  std::unique_ptr<Handler> built = found->second(route_params);
+  if (const auto unknown = route_params.unknown_keys(); !unknown.empty()) {
+    throw ParamError(unknown.front(), "unknown key for handler \"" + name + "\"");
+  }
+  return built;
+}
+
+Outcome PluginHarness::run(Handler& handler, http::Request& request, std::string_view route,
+                           std::chrono::milliseconds limit, std::string request_id) {
+  Outcome outcome;
+  CollectingSink sink(outcome);
+  outcome.response.attach(&sink);
+  const std::string label = "handler under test";
+  JoinHandle<void> done = scheduler_->spawn(
+      serve(handler, request, outcome.response, std::move(request_id), http::RouteInfo{route, label}));
+  scheduler_->run_until_idle();
+  for (std::chrono::milliseconds waited{0}; !done.finished(); waited += std::chrono::milliseconds(1)) {
+    if (waited >= limit) {
+      done.cancel();
+      scheduler_->run_until_idle();
+      outcome.response.attach(nullptr);
+      throw std::runtime_error("the handler had not finished after " + std::to_string(limit.count()) +
+                               " ms of virtual time");
+    }
+    scheduler_->advance(std::chrono::milliseconds(1));
+  }
+  done.take_result();  // rethrows the handler's exception
+  outcome.response.attach(nullptr);
+  return outcome;
+}
+
+Outcome PluginHarness::run(Handler& handler, const RequestBuilder& request, std::string_view route) {
+  http::Request built = request.build();
+  return run(handler, built, route);
+}
+
+std::vector<LogLine> PluginHarness::logs() const { return sink_->lines(); }
+
+bool PluginHarness::logged(std::string_view part) const {
+  for (const LogLine& line : sink_->lines()) {
+    if (line.text.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace tiffany::testkit
