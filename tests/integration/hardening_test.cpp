@@ -36,7 +36,7 @@ std::chrono::milliseconds timed_request(int port) {
   char buffer[4096];
   for (;;) {
     pollfd p{fd.get(), POLLIN, 0};
-    if (::poll(&p, 1, 2000) <= 0) return 1h;
+    if (::poll(&p, 1, 10'000) <= 0) return 1h;  // a late answer is measured (and fails the bound), not lost
     const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, 0);
     if (n <= 0) break;
     reply.append(buffer, static_cast<std::size_t>(n));
@@ -84,8 +84,10 @@ TEST(Hardening, SlowlorisConnectionsAreClosedWhileOthersAreServedFast) {
   constexpr auto kBound = 100ms;  // the goal: checked by the plain build
 #else
   // Why: under ASan+UBSan/TSan, answering 2,000 timed-out connections at
-  // once takes several times longer; only the plain build measures latency.
-  constexpr auto kBound = 1000ms;
+  // once takes several times longer (a CI run saw over 2 s with other builds
+  // on the two cores); only the plain build measures latency, these check
+  // that normal clients are still answered while the slow ones are.
+  constexpr auto kBound = 5000ms;
 #endif
   EXPECT_LT(worst, kBound) << "a normal client waited behind the slow ones";
   // Why wait for each answer (up to 10 s in all): under TSan on a loaded
