@@ -18,7 +18,7 @@ using namespace tiffany;
 
 Task<void> empty_task() { co_return; }
 
-// Argument 0: bare. Argument 1: the README's production settings, a slow-task
+// Argument 0: bare. Argument 1: the settings docs/tasks.md suggests in production, a slow-task
 // warning at 100 ms and a trace ring of 4,096 events.
 SchedulerOptions options_for(const benchmark::State& state) {
   if (state.range(0) == 0) return SchedulerOptions{};
