@@ -129,7 +129,7 @@ void answer(Request& request, const HttpLimits& limits) {
   if (auto rest = request.param("*")) touched += rest->size();
   if (auto q = request.query_param("q")) touched += q->size();
   if (auto id = request.query_param("id")) touched += id->size();
-  if (auto host = request.headers.get("Host")) touched += host->size();
+  if (auto host_field = request.headers.get("Host")) touched += host_field->size();
   touched += request.headers.get_all("Cookie").size();
   for (const auto& field : request.headers) touched += field.name.size() + field.value.size();
   touched += request.is_head() ? 1 : 0;
