@@ -76,6 +76,20 @@ inline Task<bool> gather_void_child(std::shared_ptr<GatherState> state, Task<voi
   co_return true;
 }
 
+// Waits until every child has finished or one failed; rethrows the first
+// error. Canceling the gather cancels the children that still run.
+template <class Handle>
+Task<void> await_gathered(GatherState& state, std::vector<Handle>& handles) {
+  Future<void> done = state.done.future();
+  try {
+    co_await std::move(done);
+  } catch (const TaskCanceled&) {
+    for (Handle& handle : handles) handle.cancel();
+    throw;
+  }
+  state.rethrow_if_failed();
+}
+
 }  // namespace detail
 
 /// Runs `tasks` concurrently (each as its own scheduler task) and returns
@@ -88,17 +102,10 @@ template <class T>
 Task<std::vector<T>> gather(std::vector<Task<T>> tasks) {
   if (tasks.empty()) co_return std::vector<T>{};
   auto state = std::make_shared<detail::GatherState>(tasks.size());
-  Future<void> done = state->done.future();
   std::vector<JoinHandle<std::optional<T>>> handles;
   handles.reserve(tasks.size());
   for (Task<T>& task : tasks) handles.push_back(co_await Spawn{detail::gather_child(state, std::move(task))});
-  try {
-    co_await std::move(done);
-  } catch (const TaskCanceled&) {
-    for (auto& handle : handles) handle.cancel();
-    throw;
-  }
-  state->rethrow_if_failed();
+  co_await detail::await_gathered(*state, handles);
   // Why: `done` fires from the last child just before it returns, and no task
   // runs in between, so every child has finished: take results directly.
   std::vector<T> results;
@@ -111,17 +118,10 @@ Task<std::vector<T>> gather(std::vector<Task<T>> tasks) {
 inline Task<void> gather(std::vector<Task<void>> tasks) {
   if (tasks.empty()) co_return;
   auto state = std::make_shared<detail::GatherState>(tasks.size());
-  Future<void> done = state->done.future();
   std::vector<JoinHandle<bool>> handles;
   handles.reserve(tasks.size());
   for (Task<void>& task : tasks) handles.push_back(co_await Spawn{detail::gather_void_child(state, std::move(task))});
-  try {
-    co_await std::move(done);
-  } catch (const TaskCanceled&) {
-    for (auto& handle : handles) handle.cancel();
-    throw;
-  }
-  state->rethrow_if_failed();
+  co_await detail::await_gathered(*state, handles);
   for (auto& handle : handles) (void)handle.take_result();  // all finished (see above)
 }
 

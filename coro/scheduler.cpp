@@ -9,6 +9,7 @@
 #include "coro/cancelable_wait.hpp"
 #include "coro/cycle_clock.hpp"
 #include "coro/deadline.hpp"
+#include "coro/exception_message.hpp"
 #include "coro/manual_clock.hpp"
 #include "coro/task_canceled.hpp"
 #include "coro/task_context.hpp"
@@ -19,13 +20,8 @@ namespace {
 constexpr std::size_t kRecordsPerChunk = 256;
 
 void log_failure_to_stderr(TaskId id, const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tiffany: task %llu failed: %s\n", static_cast<unsigned long long>(id), e.what());
-  } catch (...) {
-    std::fprintf(stderr, "tiffany: task %llu failed: unknown exception\n", static_cast<unsigned long long>(id));
-  }
+  std::fprintf(stderr, "tiffany: task %llu failed: %s\n", static_cast<unsigned long long>(id),
+               exception_message(error).c_str());
 }
 
 void log_slow_task_to_stderr(TaskId id, std::chrono::nanoseconds ran, const TaskContext*) {

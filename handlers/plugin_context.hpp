@@ -22,10 +22,13 @@ namespace tiffany {
 /// runs) and destroy it in Plugin::stop (after every worker ended); between
 /// the two, workers may call get/find at once, and what the state does
 /// inside must be thread-safe (a mutex, atomics: the workers share it).
-class AppContext {
+class AppContext : public detail::ContextState {
  public:
   AppContext(std::string plugin_name, std::size_t workers)
-      : logger_(plugin_name), name_(std::move(plugin_name)), workers_(workers) {}
+      : ContextState("plugin \"" + plugin_name + "\" has no process-wide state of that type (made in Plugin::start?)"),
+        logger_(plugin_name),
+        name_(std::move(plugin_name)),
+        workers_(workers) {}
   AppContext(const AppContext&) = delete;
   AppContext& operator=(const AppContext&) = delete;
 
@@ -35,34 +38,16 @@ class AppContext {
   std::size_t workers() const noexcept { return workers_; }
   const Logger& logger() const noexcept { return logger_; }
 
-  /// Makes the plugin's process-wide T (main thread, in Plugin::start);
-  /// throws std::logic_error if it has one already.
-  template <class T, class... Args>
-  T& emplace(Args&&... args) {
-    return state_.emplace<T>(std::forward<Args>(args)...);
-  }
-  /// The T made by emplace; throws std::logic_error when there is none.
-  template <class T>
-  T& get() const {
-    if (T* found = state_.find<T>()) return *found;
-    throw std::logic_error("plugin \"" + name_ + "\" has no process-wide state of that type (made in Plugin::start?)");
-  }
-  /// The T made by emplace, or nullptr.
-  template <class T>
-  T* find() const noexcept {
-    return state_.find<T>();
-  }
+  // emplace<T>(args...) makes the plugin's process-wide T (main thread, in
+  // Plugin::start); get<T>() and find<T>() reach it (see ContextState).
 
   // ---- the server's side ----
   void set_workers(std::size_t workers) noexcept { workers_ = workers; }
-  /// Destroys the state, newest first.
-  void clear_state() noexcept { state_.clear(); }
 
  private:
   Logger logger_;
   std::string name_;
   std::size_t workers_;
-  detail::StateSlots state_;
 };
 
 /// One plugin's context on one worker: its per-worker state and background
@@ -74,10 +59,14 @@ class AppContext {
 /// Config checks build handlers with a context of their own, checking() ==
 /// true, that has no state and runs no task: factories should only read
 /// their params and keep the context; reach state when handling a request.
-class WorkerContext {
+class WorkerContext : public detail::ContextState {
  public:
   /// `index` < 0: the context config checks build handlers with.
-  WorkerContext(AppContext& app, int index) : app_(app), index_(index) {}
+  WorkerContext(AppContext& app, int index)
+      : ContextState("plugin \"" + app.plugin_name() +
+                     "\" has no per-worker state of that type (made in Plugin::start_worker?)"),
+        app_(app),
+        index_(index) {}
   WorkerContext(const WorkerContext&) = delete;
   WorkerContext& operator=(const WorkerContext&) = delete;
   ~WorkerContext() { release_tasks(); }
@@ -89,23 +78,8 @@ class WorkerContext {
   bool checking() const noexcept { return index_ < 0; }
   const Logger& logger() const noexcept { return app_.logger(); }
 
-  /// Makes this worker's T (in Plugin::start_worker, or lazily from a handler);
-  /// throws std::logic_error if it has one already.
-  template <class T, class... Args>
-  T& emplace(Args&&... args) {
-    return state_.emplace<T>(std::forward<Args>(args)...);
-  }
-  /// This worker's T; throws std::logic_error when there is none.
-  template <class T>
-  T& get() const {
-    if (T* found = state_.find<T>()) return *found;
-    throw std::logic_error("plugin \"" + app_.plugin_name() +
-                           "\" has no per-worker state of that type (made in Plugin::start_worker?)");
-  }
-  template <class T>
-  T* find() const noexcept {
-    return state_.find<T>();
-  }
+  // emplace<T>(args...) makes this worker's T (in Plugin::start_worker, or
+  // lazily from a handler); get<T>() and find<T>() reach it (see ContextState).
 
   /// Runs `task` in the background on this worker until the worker drains:
   /// after Plugin::stop_worker it is canceled (its next co_await throws
@@ -124,13 +98,10 @@ class WorkerContext {
   bool tasks_finished() const noexcept;
   /// Detaches from the scheduler (before it is destroyed); drops queued tasks.
   void release_tasks() noexcept;
-  /// Destroys the state, newest first.
-  void clear_state() noexcept { state_.clear(); }
 
  private:
   AppContext& app_;
   int index_;
-  detail::StateSlots state_;
   Scheduler* scheduler_ = nullptr;
   bool stopped_ = false;
   std::vector<Task<void>> queued_;

@@ -4,18 +4,10 @@
 #include <exception>
 #include <stdexcept>
 
+#include "coro/exception_message.hpp"
+
 namespace tiffany {
 namespace {
-
-std::string what_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown exception";
-  }
-}
 
 // Runs a stop hook; what it throws becomes an error line tagged with the plugin.
 template <class Hook>
@@ -23,7 +15,7 @@ void run_stop_hook(const LoadedPlugin& plugin, const char* which, Hook&& hook) n
   try {
     hook();
   } catch (...) {
-    plugin.logger().error(std::string(which) + " failed: " + what_of(std::current_exception()));
+    plugin.logger().error(std::string(which) + " failed: " + exception_message(std::current_exception()));
   }
 }
 
@@ -73,7 +65,7 @@ void PluginHost::start(std::size_t workers) {
       if (plugin->hooks_) plugin->hooks_->start(plugin->app_);
       plugin->started_ = true;
     } catch (...) {
-      const std::string why = what_of(std::current_exception());
+      const std::string why = exception_message(std::current_exception());
       stop();
       throw std::runtime_error("plugin \"" + plugin->name() + "\" (" + plugin->path() + ") failed to start: " + why);
     }
@@ -88,7 +80,7 @@ void PluginHost::start_worker(std::size_t index) {
       plugin->worker_started_[index] = 1;
     } catch (...) {
       throw std::runtime_error("plugin \"" + plugin->name() + "\" (" + plugin->path() +
-                               ") failed to start on the worker: " + what_of(std::current_exception()));
+                               ") failed to start on the worker: " + exception_message(std::current_exception()));
     }
   }
 }

@@ -57,4 +57,43 @@ class StateSlots {
   std::vector<Slot> slots_;
 };
 
+/// What both plugin contexts (AppContext, WorkerContext) offer their plugin:
+/// one object per type, made by emplace and reached by get or find. The
+/// context's own comment says which thread may call what when.
+class ContextState {
+ public:
+  ContextState(const ContextState&) = delete;
+  ContextState& operator=(const ContextState&) = delete;
+
+  /// Makes the context's T; throws std::logic_error if it has one already.
+  template <class T, class... Args>
+  T& emplace(Args&&... args) {
+    return slots_.emplace<T>(std::forward<Args>(args)...);
+  }
+  /// The T made by emplace; throws std::logic_error, naming the plugin and
+  /// where the state should have been made, when there is none.
+  template <class T>
+  T& get() const {
+    if (T* found = slots_.find<T>()) return *found;
+    throw std::logic_error(missing_message_);
+  }
+  /// The T made by emplace, or nullptr.
+  template <class T>
+  T* find() const noexcept {
+    return slots_.find<T>();
+  }
+
+  // ---- the server's side ----
+  /// Destroys the state, newest first.
+  void clear_state() noexcept { slots_.clear(); }
+
+ protected:
+  explicit ContextState(std::string missing_message) : missing_message_(std::move(missing_message)) {}
+  ~ContextState() = default;
+
+ private:
+  StateSlots slots_;
+  std::string missing_message_;
+};
+
 }  // namespace tiffany::detail

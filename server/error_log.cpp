@@ -137,14 +137,4 @@ void open_error_log(const Config& config) {
   error_log().reset(std::move(fd), wanted.level);
 }
 
-std::string exception_message(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown exception";
-  }
-}
-
 }  // namespace tiffany

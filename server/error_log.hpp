@@ -75,7 +75,4 @@ ErrorLog& error_log() noexcept;
 /// Main thread, before the workers start.
 void open_error_log(const Config& config);
 
-/// The message of an exception: what() or "unknown exception".
-std::string exception_message(const std::exception_ptr& error);
-
 }  // namespace tiffany

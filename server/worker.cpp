@@ -1,6 +1,7 @@
 // Worker: the thread body, and the main thread's handles on it.
 #include "server/worker.hpp"
 
+#include "coro/exception_message.hpp"
 #include "coro/scheduler.hpp"
 #include "coro/task_context.hpp"
 #include "coro/sleep.hpp"

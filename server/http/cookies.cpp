@@ -9,12 +9,6 @@
 namespace tiffany::http {
 namespace {
 
-std::string_view trim(std::string_view text) noexcept {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
 // RFC 6265 §4.1.1 cookie-octet.
 bool is_cookie_octet(char c) noexcept {
   const auto byte = static_cast<unsigned char>(c);
@@ -38,12 +32,12 @@ std::vector<std::pair<std::string_view, std::string_view>> parse_cookies(std::st
   std::vector<std::pair<std::string_view, std::string_view>> cookies;
   while (!field.empty()) {
     const auto semi = field.find(';');
-    const std::string_view piece = trim(field.substr(0, semi));
+    const std::string_view piece = trim_ows(field.substr(0, semi));
     field = semi == std::string_view::npos ? std::string_view{} : field.substr(semi + 1);
     const auto eq = piece.find('=');
     if (eq == std::string_view::npos) continue;
-    const std::string_view name = trim(piece.substr(0, eq));
-    std::string_view value = trim(piece.substr(eq + 1));
+    const std::string_view name = trim_ows(piece.substr(0, eq));
+    std::string_view value = trim_ows(piece.substr(eq + 1));
     if (name.empty()) continue;
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
     cookies.emplace_back(name, value);
@@ -57,11 +51,11 @@ std::optional<std::string_view> find_cookie(const Headers& headers, std::string_
     std::string_view rest = field.value;
     while (!rest.empty()) {  // like parse_cookies, without allocating
       const auto semi = rest.find(';');
-      const std::string_view piece = trim(rest.substr(0, semi));
+      const std::string_view piece = trim_ows(rest.substr(0, semi));
       rest = semi == std::string_view::npos ? std::string_view{} : rest.substr(semi + 1);
       const auto eq = piece.find('=');
-      if (eq == std::string_view::npos || trim(piece.substr(0, eq)) != name) continue;
-      std::string_view value = trim(piece.substr(eq + 1));
+      if (eq == std::string_view::npos || trim_ows(piece.substr(0, eq)) != name) continue;
+      std::string_view value = trim_ows(piece.substr(eq + 1));
       if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
       return value;
     }

@@ -13,6 +13,9 @@ namespace tiffany::http {
 /// True when `a` and `b` are equal ignoring ASCII case.
 bool iequals(std::string_view a, std::string_view b) noexcept;
 
+/// `text` without optional whitespace (RFC 9110 §5.6.3 OWS: spaces and tabs) at either end.
+std::string_view trim_ows(std::string_view text) noexcept;
+
 /// True when `c` may be part of a token (RFC 9110 §5.6.2): a letter, digit
 /// or one of ``!#$%&'*+-.^_`|~``.
 bool is_token_char(char c) noexcept;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "coro/deadline.hpp"
+#include "coro/exception_message.hpp"
 #include "handlers/handler.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/server_stats.hpp"

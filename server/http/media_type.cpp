@@ -4,18 +4,9 @@
 #include "server/http/headers.hpp"
 
 namespace tiffany::http {
-namespace {
-
-std::string_view trim(std::string_view text) noexcept {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
-}  // namespace
 
 bool media_type_is(std::string_view content_type, std::string_view type) noexcept {
-  return iequals(trim(content_type.substr(0, content_type.find(';'))), type);
+  return iequals(trim_ows(content_type.substr(0, content_type.find(';'))), type);
 }
 
 std::optional<std::string> media_type_param(std::string_view content_type, std::string_view name) {
@@ -25,7 +16,7 @@ std::optional<std::string> media_type_param(std::string_view content_type, std::
     while (i < content_type.size() && (content_type[i] == ' ' || content_type[i] == '\t')) ++i;
     const std::size_t eq = content_type.find('=', i);
     if (eq == std::string_view::npos) return std::nullopt;
-    const std::string_view key = trim(content_type.substr(i, eq - i));
+    const std::string_view key = trim_ows(content_type.substr(i, eq - i));
     std::string value;
     std::size_t j = eq + 1;
     if (j < content_type.size() && content_type[j] == '"') {  // quoted-string
@@ -43,7 +34,7 @@ std::optional<std::string> media_type_param(std::string_view content_type, std::
       if (j < content_type.size() && content_type[j] != ';') return std::nullopt;
     } else {
       const std::size_t end = content_type.find(';', j);
-      value = std::string(trim(content_type.substr(j, end == std::string_view::npos ? std::string_view::npos : end - j)));
+      value = std::string(trim_ows(content_type.substr(j, end == std::string_view::npos ? std::string_view::npos : end - j)));
       j = end == std::string_view::npos ? content_type.size() : end;
     }
     if (iequals(key, name)) return value;

@@ -1,6 +1,7 @@
 // multipart/form-data: delimiters, part headers, Content-Disposition.
 #include "server/http/multipart.hpp"
 
+#include "server/http/headers.hpp"
 #include "server/http/media_type.hpp"
 #include "server/http/request.hpp"
 
@@ -8,12 +9,6 @@ namespace tiffany::http {
 namespace {
 
 constexpr std::string_view kCrlf = "\r\n";
-
-std::string_view trim(std::string_view text) noexcept {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
 
 // RFC 2046 bchars.
 bool is_boundary_char(char c) noexcept {
@@ -70,7 +65,7 @@ std::size_t read_part_headers(std::string_view body, std::size_t at, const Multi
       error = "a part's header line is not a field";
       return std::string_view::npos;
     }
-    const std::string_view value = trim(line.substr(colon + 1));
+    const std::string_view value = trim_ows(line.substr(colon + 1));
     if (find_invalid_field_value_byte(value) != std::string_view::npos) {
       error = "a part's header value holds a control byte";
       return std::string_view::npos;
@@ -87,7 +82,7 @@ std::size_t read_part_headers(std::string_view body, std::size_t at, const Multi
 }  // namespace
 
 std::optional<std::string> multipart_boundary(std::string_view content_type) {
-  const std::string_view media = trim(content_type.substr(0, content_type.find(';')));
+  const std::string_view media = trim_ows(content_type.substr(0, content_type.find(';')));
   if (media.size() < 10 || !iequals(media.substr(0, 10), "multipart/")) return std::nullopt;
   std::optional<std::string> boundary = media_type_param(content_type, "boundary");
   if (!boundary || boundary->empty() || boundary->size() > 70 || boundary->back() == ' ') return std::nullopt;

@@ -112,38 +112,29 @@ Task<bool> TlsStream::handshake() {
   }
 }
 
-Task<IoResult> TlsStream::read(char* data, std::size_t size) {
-  for (;;) {
-    ERR_clear_error();
-    const int n = SSL_read(ssl_.get(), data, clamp_to_int(size));
-    if (n > 0) co_return IoResult{n};
-    const int error = SSL_get_error(ssl_.get(), n);
-    ERR_clear_error();
-    if (ciphertext_.has_output()) {  // a ticket, a key update answer, or an alert
-      const IoResult sent = co_await flush();
-      if (!sent) co_return sent;
-    }
-    if (error == SSL_ERROR_ZERO_RETURN) co_return IoResult{0};  // close_notify
-    if (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE) co_return IoResult{-EPROTO};
-    if (error == SSL_ERROR_WANT_WRITE) continue;  // flushed above: room again
-    const IoResult got = co_await fill();
-    if (!got || got.bytes() == 0) co_return got;  // reset, or the peer left without close_notify
-  }
-}
+Task<IoResult> TlsStream::read(char* data, std::size_t size) { return decrypt(data, size, nullptr); }
 
-Task<IoResult> TlsStream::read_pooled(ReadLease& lease) {
+Task<IoResult> TlsStream::read_pooled(ReadLease& lease) { return decrypt(nullptr, kReadBufferSize, &lease); }
+
+Task<IoResult> TlsStream::decrypt(char* data, std::size_t size, ReadLease* lease) {
   bool retry = false;  // OpenSSL asked to retry after a flush: no need to wait for the socket
   for (;;) {
     if (!retry && !has_buffered_input()) {
       const IoResult got = co_await fill();  // holding no buffer of ours
-      if (!got || got.bytes() == 0) co_return got;
+      if (!got || got.bytes() == 0) co_return got;  // reset, or the peer left without close_notify
     }
-    ReadLease plaintext = SpareReadBuffers::for_this_thread().take();
+    ReadLease plaintext;
+    if (lease != nullptr) {
+      plaintext = SpareReadBuffers::for_this_thread().take();
+      data = plaintext.data();
+    }
     ERR_clear_error();
-    const int n = SSL_read(ssl_.get(), plaintext.data(), clamp_to_int(kReadBufferSize));
+    const int n = SSL_read(ssl_.get(), data, clamp_to_int(size));
     if (n > 0) {
-      plaintext.set_size(static_cast<std::size_t>(n));
-      lease = std::move(plaintext);
+      if (lease != nullptr) {
+        plaintext.set_size(static_cast<std::size_t>(n));
+        *lease = std::move(plaintext);
+      }
       co_return IoResult{n};
     }
     plaintext.reset();  // back before any wait: a record cut short must not pin it

@@ -72,6 +72,10 @@ class TlsStream final : public ByteStream {
 
  private:
   void attach(SslPtr ssl);
+  /// Both reads: waits for ciphertext only when none is buffered, then
+  /// decrypts into `data`, or (`lease` given) into a spare buffer taken just
+  /// for the SSL_read and handed over in `*lease`.
+  Task<IoResult> decrypt(char* data, std::size_t size, ReadLease* lease);
   /// Receives ciphertext into a pooled buffer; bytes() == 0 at TCP EOF.
   Task<IoResult> fill();
   /// Sends every byte OpenSSL has produced so far.

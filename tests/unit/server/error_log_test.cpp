@@ -208,10 +208,5 @@ TEST(ErrorLog, AFileThatCannotBeOpenedIsAConfigErrorNamingItsPath) {
   EXPECT_TRUE(error_log().to_stderr());  // unchanged
 }
 
-TEST(ErrorLog, DescribesExceptions) {
-  EXPECT_EQ(exception_message(std::make_exception_ptr(std::runtime_error("boom"))), "boom");
-  EXPECT_EQ(exception_message(std::make_exception_ptr(42)), "unknown exception");
-}
-
 }  // namespace
 }  // namespace tiffany
