@@ -66,6 +66,25 @@ struct FutureState {
   }
 };
 
+// What a Future's and a SharedFuture's awaiters share: the state they wait
+// on, and what a woken waiter throws (its own cancellation, or the error the
+// promise was set with).
+template <class T>
+class FutureWait : protected CancelableWait {
+ public:
+  FutureWait(const FutureWait&) = delete;
+  FutureWait& operator=(const FutureWait&) = delete;
+
+ protected:
+  explicit FutureWait(FutureState<T>& state) noexcept : state_(state) {}
+  ~FutureWait() = default;
+  void throw_if_failed() const {
+    Scheduler::current().throw_if_canceled();
+    if (state_.error) std::rethrow_exception(state_.error);
+  }
+  FutureState<T>& state_;
+};
+
 }  // namespace detail
 
 /// The writing end. Set it once (value or exception); destroying it unset
@@ -122,11 +141,11 @@ class Future {
   Future(const Future&) = delete;
   Future& operator=(const Future&) = delete;
 
-  class Awaiter final : private CancelableWait {
+  class Awaiter final : private detail::FutureWait<T> {
+    using detail::FutureWait<T>::state_;
+
    public:
-    explicit Awaiter(detail::FutureState<T>& state) noexcept : state_(state) {}
-    Awaiter(const Awaiter&) = delete;
-    Awaiter& operator=(const Awaiter&) = delete;
+    explicit Awaiter(detail::FutureState<T>& state) noexcept : detail::FutureWait<T>(state) {}
     // Why: a task destroyed while parked here (its scheduler went away) must
     // not stay registered, or the promise would later wake a freed task.
     ~Awaiter() {
@@ -144,8 +163,7 @@ class Future {
       state_.wait_sequence = task_->wait_sequence();
     }
     T await_resume() {
-      Scheduler::current().throw_if_canceled();
-      if (state_.error) std::rethrow_exception(state_.error);
+      this->throw_if_failed();
       return state_.slot.take();
     }
 
@@ -154,7 +172,6 @@ class Future {
       state_.waiter = nullptr;
       Scheduler::current().wake(task);
     }
-    detail::FutureState<T>& state_;
     TaskRecord* task_ = nullptr;  // set while registered as the waiter
   };
 
@@ -176,11 +193,11 @@ class Future {
 template <class T = void>
 class SharedFuture {
  public:
-  class Awaiter final : private CancelableWait {
+  class Awaiter final : private detail::FutureWait<T> {
+    using detail::FutureWait<T>::state_;
+
    public:
-    explicit Awaiter(detail::FutureState<T>& state) noexcept : state_(state) {}
-    Awaiter(const Awaiter&) = delete;
-    Awaiter& operator=(const Awaiter&) = delete;
+    explicit Awaiter(detail::FutureState<T>& state) noexcept : detail::FutureWait<T>(state) {}
     ~Awaiter() {
       if (waiting_.task != nullptr) state_.unlink(waiting_);  // destroyed while parked
     }
@@ -194,8 +211,7 @@ class SharedFuture {
       state_.link(waiting_);
     }
     T await_resume() const {
-      Scheduler::current().throw_if_canceled();
-      if (state_.error) std::rethrow_exception(state_.error);
+      this->throw_if_failed();
       if constexpr (!std::is_void_v<T>) return *state_.slot.value;
     }
 
@@ -204,7 +220,6 @@ class SharedFuture {
       state_.unlink(waiting_);
       Scheduler::current().wake(task);
     }
-    detail::FutureState<T>& state_;
     detail::SharedWaiter waiting_;
   };
 
