@@ -49,20 +49,6 @@ class PluginHarness::RecordingSink final : public LogSink {
 
 namespace {
 
-// Records streamed pieces instead of sending them.
-class CollectingSink final : public http::BodySink {
- public:
-  explicit CollectingSink(Outcome& outcome) : outcome_(outcome) {}
-  Task<bool> write_body(http::Response& response, std::string_view piece) override {
-    response.mark_head_sent();
-    outcome_.streamed.emplace_back(piece);
-    co_return true;
-  }
-
- private:
-  Outcome& outcome_;
-};
-
 // The server's per-request set-up: the request id and route as task-local values.
 Task<void> serve(Handler& handler, http::Request& request, http::Response& response, std::string id,
                  http::RouteInfo route) {
@@ -72,6 +58,12 @@ Task<void> serve(Handler& handler, http::Request& request, http::Response& respo
 }
 
 }  // namespace
+
+Task<bool> CollectingSink::write_body(http::Response& response, std::string_view piece) {
+  response.mark_head_sent();
+  outcome_.streamed.emplace_back(piece);
+  co_return true;
+}
 
 std::string Outcome::body() const {
   std::string all = response.body;

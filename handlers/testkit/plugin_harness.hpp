@@ -44,6 +44,17 @@ struct Outcome {
   picojson::value json() const;
 };
 
+/// A BodySink that records streamed pieces in an Outcome instead of sending
+/// them: attach it to the Response a handler writes (PluginHarness does).
+class CollectingSink final : public http::BodySink {
+ public:
+  explicit CollectingSink(Outcome& outcome) : outcome_(outcome) {}
+  Task<bool> write_body(http::Response& response, std::string_view piece) override;
+
+ private:
+  Outcome& outcome_;
+};
+
 /// A plugin, its contexts and one worker on a scheduler with a ManualClock,
 /// with no reactor and no sockets: handlers run exactly as on a worker
 /// (task-local request id and route set, the plugin's hooks run in the

@@ -3,38 +3,16 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "coro/scheduler.hpp"
 #include "handlers/handler.hpp"
 #include "handlers/handler_params.hpp"
+#include "handlers/testkit/plugin_harness.hpp"
 
 namespace tiffany::testing {
 
-/// What a handler produced: the response plus any streamed pieces.
-struct Outcome {
-  http::Response response;
-  std::vector<std::string> streamed;
-  std::string body() const {  // whole or streamed
-    std::string all = response.body;
-    for (const auto& piece : streamed) all += piece;
-    return all;
-  }
-};
-
-/// Records streamed pieces instead of sending them.
-class CollectingSink final : public http::BodySink {
- public:
-  explicit CollectingSink(Outcome& outcome) : outcome_(outcome) {}
-  Task<bool> write_body(http::Response& response, std::string_view piece) override {
-    response.mark_head_sent();
-    outcome_.streamed.emplace_back(piece);
-    co_return true;
-  }
-
- private:
-  Outcome& outcome_;
-};
+using testkit::CollectingSink;
+using testkit::Outcome;
 
 /// Runs `handler` on `request` to completion on a fresh scheduler.
 inline std::unique_ptr<Outcome> run_handler(Handler& handler, http::Request& request) {
