@@ -20,7 +20,7 @@ set(TIFFANY_PUBLIC_HEADERS
   server/http/form_fields.hpp server/http/media_type.hpp server/http/cookies.hpp server/http/redirect.hpp
   server/http/json_body.hpp server/http/multipart.hpp
   conf/log_level.hpp
-  handlers/handler.hpp handlers/handler_params.hpp handlers/handler_registry.hpp handlers/plugin_api.hpp
+  handlers/handler.hpp handlers/handler_params.hpp handlers/handler_registry.hpp handlers/plugin_api.hpp handlers/plugin_build_flags.hpp
   handlers/server_stats.hpp handlers/plugin_context.hpp handlers/plugin_state.hpp handlers/plugin_logger.hpp
   handlers/testkit/request_builder.hpp handlers/testkit/plugin_harness.hpp)
 
@@ -33,7 +33,7 @@ set_target_properties(tiffany_sdk PROPERTIES EXPORT_NAME sdk)
 add_library(Tiffany::sdk ALIAS tiffany_sdk)
 include(${CMAKE_CURRENT_LIST_DIR}/TiffanyPlugin.cmake)
 
-file(STRINGS ${PROJECT_SOURCE_DIR}/handlers/plugin_api.hpp abi_line REGEX "kPluginAbiVersion = [0-9]+")
+file(STRINGS ${PROJECT_SOURCE_DIR}/handlers/plugin_api.hpp abi_line REGEX "kPluginAbiNumber = [0-9]+")
 string(REGEX REPLACE ".*= ([0-9]+).*" "\\1" TIFFANY_PLUGIN_ABI_VERSION "${abi_line}")
 
 foreach(header IN LISTS TIFFANY_PUBLIC_HEADERS)

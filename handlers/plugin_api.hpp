@@ -5,18 +5,26 @@
 #include <string>
 
 #include "handlers/handler_registry.hpp"
+#include "handlers/plugin_build_flags.hpp"
 #include "handlers/plugin_context.hpp"
 #include "handlers/plugin_logger.hpp"
 
 namespace tiffany {
 
-/// The plugin ABI this build of Tiffany speaks. It changes whenever a type
-/// that crosses the plugin boundary (Handler, Request, Response, Task, the
-/// scheduler and reactor awaitables, HandlerParams) changes layout or meaning;
-/// a plugin built for another version is refused at start-up.
-/// 2 (not yet released) also brings Plugin, AppContext, WorkerContext,
-/// Logger, PluginRegistrar::set_plugin and HandlerParams::worker().
-inline constexpr unsigned kPluginAbiVersion = 2;  // 2: Task frames, TaskRecord, move-only futures, BodySink::send_file
+/// The plugin ABI number this build of Tiffany speaks. It changes whenever a
+/// type that crosses the plugin boundary (Handler, Request, Response, Task,
+/// the scheduler and reactor awaitables, HandlerParams) changes layout or
+/// meaning; a plugin built for another number is refused at start-up.
+/// 2 (not yet released): Task frames, TaskRecord, move-only futures,
+/// BodySink::send_file, Plugin, AppContext, WorkerContext, Logger,
+/// PluginRegistrar::set_plugin, HandlerParams::worker(), and the build flags.
+inline constexpr unsigned kPluginAbiNumber = 2;
+
+/// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in
+/// the low 16 bits, and above them the build flags of whoever compiled this
+/// header (detail::PluginBuildFlag), so that the server also refuses a plugin
+/// compiled with settings that change standard types' layout.
+inline constexpr unsigned kPluginAbiVersion = kPluginAbiNumber | (detail::kPluginBuildFlags << 16);
 
 /// Handed to a plugin's entry point to register its handlers.
 /// Valid only during the call to tiffany_plugin_init.

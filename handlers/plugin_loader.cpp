@@ -4,7 +4,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <optional>
+
 #include "handlers/plugin_api.hpp"
+#include "handlers/plugin_file.hpp"
 
 namespace tiffany {
 namespace {
@@ -45,10 +48,29 @@ class RegistryRegistrar final : public PluginRegistrar {
   LoadedPlugin& plugin_;
 };
 
+// Refuses, with a sentence, a plugin whose exported version stamp differs
+// from ours: another ABI number, or other build flags.
+void check_abi_version(const std::string& path, unsigned theirs) {
+  const unsigned their_number = theirs & 0xffffu;
+  if (their_number != kPluginAbiNumber) {
+    throw PluginError("\"" + path + "\" was built for plugin ABI " + std::to_string(their_number) +
+                      ", but this tiffany speaks plugin ABI " + std::to_string(kPluginAbiNumber) +
+                      "; rebuild it against this tiffany's SDK");
+  }
+  if (theirs != kPluginAbiVersion) {
+    throw PluginError("\"" + path + "\" was " +
+                      detail::describe_build_flag_mismatch(theirs >> 16, kPluginAbiVersion >> 16) +
+                      "; rebuild it with the SDK's settings (find_package(Tiffany) and tiffany_add_plugin add none of these)");
+  }
+}
+
 }  // namespace
 
 void load_plugin(const std::string& path, HandlerRegistry& registry, PluginHost& host) {
   if (::access(path.c_str(), R_OK) != 0) throw PluginError("cannot find plugin file \"" + path + "\"");
+  // Why before dlopen: a plugin built with other flags may fail to load with
+  // a bare mangled "undefined symbol", and its constructors would run first.
+  if (const std::optional<unsigned> stamp = read_plugin_abi_version(path)) check_abi_version(path, *stamp);
   // Why: RTLD_NOW finds missing symbols at start-up rather than mid-request;
   // RTLD_LOCAL keeps two plugins' own symbols from colliding.
   void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -63,12 +85,11 @@ void load_plugin(const std::string& path, HandlerRegistry& registry, PluginHost&
     throw PluginError("\"" + path + "\" is not a Tiffany plugin: it does not export " +
                       (version == nullptr ? "tiffany_plugin_abi_version" : "tiffany_plugin_init"));
   }
-  if (*version != kPluginAbiVersion) {
-    const unsigned theirs = *version;
+  try {
+    check_abi_version(path, *version);  // again: the file may not have said (not ELF data we read)
+  } catch (...) {
     ::dlclose(library);
-    throw PluginError("\"" + path + "\" was built for plugin ABI " + std::to_string(theirs) +
-                      ", but this tiffany speaks plugin ABI " + std::to_string(kPluginAbiVersion) +
-                      "; rebuild it against this tiffany's SDK");
+    throw;
   }
   LoadedPlugin& plugin = host.add(path, library);
   RegistryRegistrar registrar(registry, plugin);

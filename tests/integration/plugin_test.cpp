@@ -270,6 +270,14 @@ TEST(PluginLoading, RefusesAnAbiMismatchNamingBothVersions) {
                 "rebuild it against this tiffany's SDK\n");
 }
 
+TEST(PluginLoading, RefusesAPluginBuiltWithOtherFlagsNamingThem) {
+  EXPECT_EQ(refusal_for({kBroken + "/libold_string_abi_plugin.so"}, kHealthRoute),
+            "$.plugins[0]: \"" + kBroken +
+                "/libold_string_abi_plugin.so\" was built with -D_GLIBCXX_USE_CXX11_ABI=0 (GCC's old std::string and "
+                "std::list), which this tiffany was not; rebuild it with the SDK's settings (find_package(Tiffany) and "
+                "tiffany_add_plugin add none of these)\n");
+}
+
 TEST(PluginLoading, RefusesADuplicateHandlerName) {
   EXPECT_EQ(refusal_for({kBroken + "/libname_clash_plugin.so"}, kHealthRoute),
             "$.plugins[0]: \"" + kBroken +
