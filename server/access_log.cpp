@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "coro/sleep.hpp"
-#include "server/http/utf8.hpp"
+#include "http/utf8.hpp"
 
 namespace tiffany {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "coro/task.hpp"
-#include "server/http/request.hpp"
+#include "http/request.hpp"
 
 namespace tiffany {
 

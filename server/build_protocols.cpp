@@ -12,7 +12,7 @@
 #include "handlers/plugin_host.hpp"
 #include "server/connection_protocol.hpp"
 #include "server/echo_protocol.hpp"
-#include "server/http/compression/compression_settings.hpp"
+#include "http/compression/compression_settings.hpp"
 #include "server/http_protocol.hpp"
 #include "server/plain_transport.hpp"
 #include "server/tls/tls_transport.hpp"

@@ -1,7 +1,7 @@
 // ErrorLog: line formatting, the one-write(2)-per-line output, the process's log.
 #include "server/error_log.hpp"
 
-#include "server/http/request_context.hpp"
+#include "http/request_context.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "conf/config.hpp"
 #include "conf/config_error.hpp"
@@ -125,8 +126,12 @@ ErrorLog& error_log() noexcept {
 
 void open_error_log(const Config& config) {
   const ErrorLogConfig& wanted = config.error_log;
+  const std::optional<LogLevel> level = log_level_from_name(wanted.level);
+  if (!level) {  // the loader accepts only kLogLevelNames; a Config built in code may not
+    throw ConfigError(config.file, wanted.json_path + ".level", "unknown level \"" + wanted.level + "\"");
+  }
   if (wanted.path == "-") {
-    error_log().reset(UniqueFd(), wanted.level);
+    error_log().reset(UniqueFd(), *level);
     return;
   }
   UniqueFd fd(::open(wanted.path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
@@ -134,7 +139,7 @@ void open_error_log(const Config& config) {
     throw ConfigError(config.file, wanted.json_path + ".path",
                       "cannot open \"" + wanted.path + "\" for appending: " + std::strerror(errno));
   }
-  error_log().reset(std::move(fd), wanted.level);
+  error_log().reset(std::move(fd), *level);
 }
 
 std::string exception_message(const std::exception_ptr& error) {

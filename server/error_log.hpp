@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "conf/log_level.hpp"
+#include "handlers/log_level.hpp"
 #include "reactor/unique_fd.hpp"
 
 namespace tiffany {

@@ -13,7 +13,7 @@
 #include "server/connection_protocol.hpp"
 #include "server/connection_tracker.hpp"
 #include "server/error_log.hpp"
-#include "server/http/request_context.hpp"
+#include "http/request_context.hpp"
 #include "server/memory_trim.hpp"
 
 namespace tiffany {

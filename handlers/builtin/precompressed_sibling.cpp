@@ -9,7 +9,7 @@
 
 #include "handlers/builtin/mime_types.hpp"
 #include "reactor/unique_fd.hpp"
-#include "server/http/compression/accept_encoding.hpp"
+#include "http/compression/accept_encoding.hpp"
 
 namespace tiffany {
 namespace {

@@ -17,7 +17,7 @@
 #include "coro/task_canceled.hpp"
 #include "handlers/plugin_api.hpp"
 #include "kv_store.hpp"
-#include "server/http/json_body.hpp"
+#include "http/json_body.hpp"
 
 namespace {
 

@@ -10,10 +10,10 @@
 #include "reactor/read_lease.hpp"
 #include "server/byte_stream.hpp"
 #include "server/stream_protocol.hpp"
-#include "server/http/compression/response_compression.hpp"
+#include "http/compression/response_compression.hpp"
 #include "server/http/http_site.hpp"
-#include "server/http/request_parser.hpp"
-#include "server/http/response.hpp"
+#include "http/request_parser.hpp"
+#include "http/response.hpp"
 
 namespace tiffany {
 class Deadline;

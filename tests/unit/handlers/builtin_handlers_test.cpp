@@ -15,7 +15,7 @@
 #include "handlers/handler_registry.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/server_stats.hpp"
-#include "server/http/utf8.hpp"
+#include "http/utf8.hpp"
 
 namespace tiffany::testing {
 namespace {

@@ -4,8 +4,8 @@
 #include <random>
 #include <string>
 
-#include "server/http/compression/encoder_pool.hpp"
-#include "server/http/compression/response_compression.hpp"
+#include "http/compression/encoder_pool.hpp"
+#include "http/compression/response_compression.hpp"
 #include "support/decode_content.hpp"
 
 namespace tiffany::http {

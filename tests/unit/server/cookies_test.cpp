@@ -1,8 +1,8 @@
 // Cookie parsing and the Set-Cookie builder.
 #include <gtest/gtest.h>
 
-#include "server/http/cookies.hpp"
-#include "server/http/response.hpp"
+#include "http/cookies.hpp"
+#include "http/response.hpp"
 
 namespace tiffany::http {
 namespace {

@@ -177,7 +177,7 @@ TEST(ErrorLog, OpensTheConfiguredFileForAppending) {
   Config config;
   config.file = "test.json";
   config.error_log.path = file.path();
-  config.error_log.level = LogLevel::error;
+  config.error_log.level = "error";
   open_error_log(config);
   EXPECT_FALSE(error_log().to_stderr());
   error_log().log(LogLevel::warn, "not written");

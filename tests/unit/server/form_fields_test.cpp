@@ -1,8 +1,8 @@
 // FormFields and the Request query/form/cookie conveniences.
 #include <gtest/gtest.h>
 
-#include "server/http/form_fields.hpp"
-#include "server/http/request.hpp"
+#include "http/form_fields.hpp"
+#include "http/request.hpp"
 
 namespace tiffany::http {
 namespace {

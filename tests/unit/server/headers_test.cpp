@@ -1,5 +1,5 @@
 // Header field checks: which names and values may be written.
-#include "server/http/headers.hpp"
+#include "http/headers.hpp"
 
 #include <gtest/gtest.h>
 

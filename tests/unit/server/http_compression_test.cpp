@@ -8,7 +8,7 @@
 #include "coro/scheduler.hpp"
 #include "coro/sleep.hpp"
 #include "handlers/handler.hpp"
-#include "server/http/compression/compression_settings.hpp"
+#include "http/compression/compression_settings.hpp"
 #include "server/http_protocol.hpp"
 #include "server/serve_stream.hpp"
 #include "support/decode_content.hpp"

@@ -16,7 +16,7 @@
 #include "coro/sleep.hpp"
 #include "coro/syscalls.hpp"
 #include "handlers/handler.hpp"
-#include "server/http/request_context.hpp"
+#include "http/request_context.hpp"
 #include "support/scripted_stream.hpp"
 
 namespace tiffany::http {

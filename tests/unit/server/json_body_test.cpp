@@ -1,9 +1,9 @@
 // JSON request and response helpers: precise 400s, 415, and writing.
 #include <gtest/gtest.h>
 
-#include "server/http/json_body.hpp"
-#include "server/http/request.hpp"
-#include "server/http/response.hpp"
+#include "http/json_body.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
 
 namespace tiffany::http {
 namespace {

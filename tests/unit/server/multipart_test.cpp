@@ -1,8 +1,8 @@
 // multipart/form-data: parts, names and files, and every malformed shape refused.
 #include <gtest/gtest.h>
 
-#include "server/http/multipart.hpp"
-#include "server/http/request.hpp"
+#include "http/multipart.hpp"
+#include "http/request.hpp"
 
 namespace tiffany::http {
 namespace {

@@ -1,8 +1,8 @@
 // redirect(): statuses, percent-encoded Location, and the Status enum.
 #include <gtest/gtest.h>
 
-#include "server/http/redirect.hpp"
-#include "server/http/response.hpp"
+#include "http/redirect.hpp"
+#include "http/response.hpp"
 
 namespace tiffany::http {
 namespace {

@@ -1,9 +1,9 @@
 // URI helpers and query parameters.
-#include "server/http/uri.hpp"
+#include "http/uri.hpp"
 
 #include <gtest/gtest.h>
 
-#include "server/http/request.hpp"
+#include "http/request.hpp"
 
 namespace tiffany::http {
 namespace {
