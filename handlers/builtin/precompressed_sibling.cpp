@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "handlers/builtin/mime_types.hpp"
-#include "reactor/unique_fd.hpp"
 #include "http/compression/accept_encoding.hpp"
+#include "reactor/unique_fd.hpp"
 
 namespace tiffany {
 namespace {

@@ -10,15 +10,15 @@
 #include "handlers/handler.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/server_stats.hpp"
-#include "server/access_log.hpp"
-#include "server/connection_tracker.hpp"
-#include "server/error_log.hpp"
 #include "http/http_date.hpp"
 #include "http/http_status.hpp"
 #include "http/request_context.hpp"
 #include "http/request_id.hpp"
-#include "server/lingering_close.hpp"
-#include "server/stage_timeout.hpp"
+#include "server/log/access_log.hpp"
+#include "server/log/error_log.hpp"
+#include "server/transport/connection_tracker.hpp"
+#include "server/transport/lingering_close.hpp"
+#include "server/transport/stage_timeout.hpp"
 
 namespace tiffany::http {
 namespace {

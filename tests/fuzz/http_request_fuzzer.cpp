@@ -12,8 +12,8 @@
 #include "http/request.hpp"
 #include "http/request_parser.hpp"
 #include "http/response.hpp"
-#include "server/http/router.hpp"
 #include "http/uri.hpp"
+#include "server/http/router.hpp"
 
 namespace {
 
