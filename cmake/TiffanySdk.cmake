@@ -15,11 +15,11 @@ set(TIFFANY_PUBLIC_HEADERS
   reactor/io_result.hpp reactor/io_operation.hpp reactor/reactor.hpp reactor/unique_fd.hpp
   reactor/recv.hpp reactor/send.hpp reactor/accept.hpp reactor/connect.hpp reactor/readiness.hpp
   reactor/read_lease.hpp reactor/recv_pooled.hpp
-  server/http/headers.hpp server/http/request.hpp server/http/response.hpp server/http/http_status.hpp
-  server/http/uri.hpp server/http/http_date.hpp server/http/request_context.hpp
-  server/http/form_fields.hpp server/http/media_type.hpp server/http/cookies.hpp server/http/redirect.hpp
-  server/http/json_body.hpp server/http/multipart.hpp
-  conf/log_level.hpp
+  http/headers.hpp http/request.hpp http/response.hpp http/http_status.hpp
+  http/uri.hpp http/http_date.hpp http/request_context.hpp
+  http/form_fields.hpp http/media_type.hpp http/cookies.hpp http/redirect.hpp
+  http/json_body.hpp http/multipart.hpp
+  handlers/log_level.hpp
   handlers/handler.hpp handlers/handler_params.hpp handlers/handler_registry.hpp handlers/plugin_api.hpp handlers/plugin_build_flags.hpp
   handlers/server_stats.hpp handlers/plugin_context.hpp handlers/plugin_state.hpp handlers/plugin_logger.hpp
   handlers/testkit/request_builder.hpp handlers/testkit/plugin_harness.hpp)

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "conf/listen_address.hpp"
-#include "conf/log_level.hpp"
 
 namespace tiffany {
 
@@ -136,7 +135,9 @@ struct AccessLogConfig {
 /// `error_log`: the server's diagnostics (start-up, failures, warnings).
 struct ErrorLogConfig {
   std::string path = "-";  // "-": standard error; otherwise made absolute against the config folder
-  LogLevel level = LogLevel::info;  // lines below this level are not written
+  // Lines below this level are not written. Its name, one of handlers/log_level.hpp's
+  // kLogLevelNames (the loader accepts only those): conf/ includes nothing of ours.
+  std::string level = "info";
   std::string json_path = "$.error_log";
 };
 

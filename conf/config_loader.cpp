@@ -196,9 +196,7 @@ ErrorLogConfig read_error_log(const JsonNode& node, const std::string& directory
     if (log.path != "-" && log.path.front() != '/') log.path = directory + "/" + log.path;
   }
   if (auto level = reader.optional("level")) {
-    const std::string name = level->as_choice({"debug", "info", "notice", "warn", "error", "crit"});
-    const auto found = std::find(kLogLevelNames.begin(), kLogLevelNames.end(), name);
-    log.level = static_cast<LogLevel>(found - kLogLevelNames.begin());
+    log.level = level->as_choice({"debug", "info", "notice", "warn", "error", "crit"});
   }
   return log;
 }

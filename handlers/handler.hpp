@@ -2,8 +2,8 @@
 #pragma once
 
 #include "coro/task.hpp"
-#include "server/http/request.hpp"
-#include "server/http/response.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
 
 namespace tiffany {
 

@@ -7,7 +7,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "server/http/request_context.hpp"
+#include "http/request_context.hpp"
 
 namespace tiffany {
 namespace {

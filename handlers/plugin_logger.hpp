@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "conf/log_level.hpp"
+#include "handlers/log_level.hpp"
 
 namespace tiffany {
 

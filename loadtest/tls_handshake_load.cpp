@@ -20,7 +20,7 @@
 #include "reactor/connect.hpp"
 #include "reactor/unique_fd.hpp"
 #include "reactor/uring_reactor.hpp"
-#include "server/tls/tls_stream.hpp"
+#include "server/transport/tls/tls_stream.hpp"
 
 namespace {
 

@@ -15,9 +15,10 @@
 #include "coro/spawn.hpp"
 #include "handlers/metrics.hpp"
 #include "reactor/accept.hpp"
-#include "server/connection_tracker.hpp"
-#include "server/error_log.hpp"
-#include "server/listener_limits.hpp"
+#include "server/log/error_log.hpp"
+#include "server/transport/connection_tracker.hpp"
+#include "server/transport/format_peer.hpp"
+#include "server/transport/listener_limits.hpp"
 
 namespace tiffany {
 namespace {
@@ -33,7 +34,7 @@ bool is_fatal(int error) { return error == EBADF || error == EINVAL || error == 
 
 }  // namespace
 
-Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker,
+Task<void> accept_loop(int listen_fd, Transport& protocol, ConnectionTracker& tracker,
                        ListenerLimits& limits) {
   std::optional<std::chrono::steady_clock::time_point> last_backoff_line;
   std::optional<std::chrono::steady_clock::time_point> last_refusal_line;

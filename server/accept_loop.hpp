@@ -2,7 +2,7 @@
 #pragma once
 
 #include "coro/task.hpp"
-#include "server/connection_protocol.hpp"
+#include "server/transport/transport.hpp"
 
 namespace tiffany {
 
@@ -17,7 +17,7 @@ class ListenerLimits;
 /// instead of spinning; an error that means the socket itself is broken ends
 /// the loop with an exception. `protocol`, `tracker` and `limits` must
 /// outlive the loop and its connections.
-Task<void> accept_loop(int listen_fd, ConnectionProtocol& protocol, ConnectionTracker& tracker,
+Task<void> accept_loop(int listen_fd, Transport& protocol, ConnectionTracker& tracker,
                        ListenerLimits& limits);
 
 }  // namespace tiffany

@@ -1,6 +1,5 @@
 // build_protocols: config listeners → protocol objects; HTTP routes → handlers.
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include "server/build_protocols.hpp"
 
 #include <map>
 #include <stdexcept>
@@ -10,12 +9,11 @@
 #include "handlers/handler_registry.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/plugin_host.hpp"
-#include "server/connection_protocol.hpp"
-#include "server/echo_protocol.hpp"
-#include "server/http/compression/compression_settings.hpp"
-#include "server/http_protocol.hpp"
-#include "server/plain_transport.hpp"
-#include "server/tls/tls_transport.hpp"
+#include "http/compression/compression_settings.hpp"
+#include "server/echo/echo_protocol.hpp"
+#include "server/http/http_protocol.hpp"
+#include "server/transport/plain_transport.hpp"
+#include "server/transport/tls/tls_transport.hpp"
 
 namespace tiffany {
 namespace {
@@ -113,26 +111,10 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
 
 }  // namespace
 
-TlsContexts build_tls_contexts(const Config& config) {
-  TlsContexts contexts;
-  for (const ListenerConfig& listener : config.listeners) {
-    if (!listener.tls) {
-      contexts.push_back(nullptr);
-      continue;
-    }
-    // Why ALPN only for http: it names the application protocol, and echo has none to agree on.
-    contexts.push_back(std::make_shared<const tls::TlsContext>(*listener.tls, config.file,
-                                                               listener.protocol == Protocol::http ? "http/1.1" : ""));
-  }
-  return contexts;
-}
-
-std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& config,
-                                                                 const HandlerRegistry& registry,
-                                                                 const TlsContexts& tls_contexts,
-                                                                 AccessLog* access_log, ConnectionTracker* tracker,
-                                                                 int worker) {
-  std::vector<std::unique_ptr<ConnectionProtocol>> protocols;
+std::vector<std::unique_ptr<Transport>> build_protocols(const Config& config, const HandlerRegistry& registry,
+                                                        const TlsContexts& tls_contexts, AccessLog* access_log,
+                                                        ConnectionTracker* tracker, int worker) {
+  std::vector<std::unique_ptr<Transport>> protocols;
   for (std::size_t i = 0; i < config.listeners.size(); ++i) {
     const ListenerConfig& listener = config.listeners[i];
     std::unique_ptr<StreamProtocol> protocol;
@@ -149,18 +131,6 @@ std::vector<std::unique_ptr<ConnectionProtocol>> build_protocols(const Config& c
     }
   }
   return protocols;
-}
-
-std::string format_peer(const sockaddr_storage& peer) {
-  char host[INET6_ADDRSTRLEN] = "?";
-  if (peer.ss_family == AF_INET6) {
-    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(peer);
-    inet_ntop(AF_INET6, &in6.sin6_addr, host, sizeof host);
-    return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6.sin6_port));
-  }
-  const auto& in4 = reinterpret_cast<const sockaddr_in&>(peer);
-  inet_ntop(AF_INET, &in4.sin_addr, host, sizeof host);
-  return std::string(host) + ":" + std::to_string(ntohs(in4.sin_port));
 }
 
 }  // namespace tiffany

@@ -7,8 +7,8 @@
 
 #include "coro/sleep.hpp"
 #include "reactor/spare_read_buffers.hpp"
-#include "server/connection_tracker.hpp"
-#include "server/tls/spare_output_buffers.hpp"
+#include "server/transport/connection_tracker.hpp"
+#include "server/transport/tls/spare_output_buffers.hpp"
 
 namespace tiffany {
 

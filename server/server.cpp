@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "conf/config_error.hpp"
-#include "server/connection_protocol.hpp"
 #include "handlers/plugin_host.hpp"
-#include "server/error_log.hpp"
+#include "server/build_protocols.hpp"
+#include "server/log/error_log.hpp"
 #include "server/version.hpp"
 
 namespace tiffany {

@@ -7,9 +7,9 @@
 
 #include "conf/config.hpp"
 #include "reactor/unique_fd.hpp"
-#include "server/connection_protocol.hpp"
+#include "server/build_tls_contexts.hpp"
 #include "server/listen_socket.hpp"
-#include "server/listener_limits.hpp"
+#include "server/transport/listener_limits.hpp"
 #include "server/worker.hpp"
 
 namespace tiffany {

@@ -3,19 +3,19 @@
 
 #include "coro/exception_message.hpp"
 #include "coro/scheduler.hpp"
-#include "coro/task_context.hpp"
 #include "coro/sleep.hpp"
+#include "coro/task_context.hpp"
 #include "coro/yield.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/plugin_host.hpp"
+#include "http/request_context.hpp"
 #include "reactor/reactor_factory.hpp"
-#include "server/access_log.hpp"
 #include "server/accept_loop.hpp"
-#include "server/connection_protocol.hpp"
-#include "server/connection_tracker.hpp"
-#include "server/error_log.hpp"
-#include "server/http/request_context.hpp"
+#include "server/build_protocols.hpp"
+#include "server/log/access_log.hpp"
+#include "server/log/error_log.hpp"
 #include "server/memory_trim.hpp"
+#include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {
 namespace {
@@ -63,7 +63,7 @@ void log_slow_task(TaskId id, std::chrono::nanoseconds ran, const TaskContext* c
 // Closes the connections parked outside any task. Why while the scheduler
 // still exists: their slots' release may wake tasks waiting for room.
 struct CloseIdleOnExit {
-  const std::vector<std::unique_ptr<ConnectionProtocol>>& protocols;
+  const std::vector<std::unique_ptr<Transport>>& protocols;
   ~CloseIdleOnExit() {
     for (const auto& protocol : protocols) protocol->close_idle();
   }

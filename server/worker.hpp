@@ -14,9 +14,9 @@
 
 #include "conf/config.hpp"
 #include "coro/remote_queue.hpp"
-#include "server/connection_protocol.hpp"
+#include "server/build_tls_contexts.hpp"
 #include "server/listen_socket.hpp"
-#include "server/listener_limits.hpp"
+#include "server/transport/listener_limits.hpp"
 
 namespace tiffany {
 

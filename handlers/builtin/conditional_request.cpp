@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "server/http/http_date.hpp"
+#include "http/http_date.hpp"
 
 namespace tiffany {
 namespace {

@@ -5,7 +5,7 @@
 #include <ctime>
 #include <string_view>
 
-#include "server/http/request.hpp"
+#include "http/request.hpp"
 
 namespace tiffany {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/http/utf8.hpp"
+#include "http/utf8.hpp"
 
 namespace tiffany {
 namespace {

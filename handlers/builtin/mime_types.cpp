@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "server/http/headers.hpp"
+#include "http/headers.hpp"
 
 namespace tiffany {
 namespace {

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "handlers/builtin/mime_types.hpp"
+#include "http/compression/accept_encoding.hpp"
 #include "reactor/unique_fd.hpp"
-#include "server/http/compression/accept_encoding.hpp"
 
 namespace tiffany {
 namespace {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "handlers/handler_params.hpp"
-#include "server/http/compression/coding.hpp"
-#include "server/http/request.hpp"
-#include "server/http/response.hpp"
+#include "http/compression/coding.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
 
 namespace tiffany {
 

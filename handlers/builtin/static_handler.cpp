@@ -15,8 +15,8 @@
 #include "handlers/builtin/byte_range.hpp"
 #include "handlers/builtin/conditional_request.hpp"
 #include "handlers/builtin/mime_types.hpp"
-#include "server/http/http_date.hpp"
-#include "server/http/uri.hpp"
+#include "http/http_date.hpp"
+#include "http/uri.hpp"
 
 namespace tiffany {
 namespace {

@@ -16,8 +16,8 @@
 #include "coro/sleep.hpp"
 #include "coro/task_canceled.hpp"
 #include "handlers/plugin_api.hpp"
+#include "http/json_body.hpp"
 #include "kv_store.hpp"
-#include "server/http/json_body.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "server/http/request_context.hpp"
+#include "http/request_context.hpp"
 
 namespace tiffany::testkit {
 

@@ -19,7 +19,7 @@
 #include "handlers/handler_params.hpp"
 #include "handlers/plugin_api.hpp"
 #include "handlers/testkit/request_builder.hpp"
-#include "server/http/response.hpp"
+#include "http/response.hpp"
 
 namespace tiffany::testkit {
 

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "server/http/uri.hpp"
+#include "http/uri.hpp"
 
 namespace tiffany::testkit {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/http/request.hpp"
+#include "http/request.hpp"
 
 namespace tiffany::testkit {
 

@@ -7,13 +7,13 @@
 
 #include "coro/scheduler.hpp"
 #include "coro/task.hpp"
+#include "http/compression/response_compression.hpp"
+#include "http/request_parser.hpp"
+#include "http/response.hpp"
 #include "reactor/read_lease.hpp"
-#include "server/byte_stream.hpp"
-#include "server/stream_protocol.hpp"
-#include "server/http/compression/response_compression.hpp"
 #include "server/http/http_site.hpp"
-#include "server/http/request_parser.hpp"
-#include "server/http/response.hpp"
+#include "server/transport/byte_stream.hpp"
+#include "server/transport/stream_protocol.hpp"
 
 namespace tiffany {
 class Deadline;

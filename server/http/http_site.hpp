@@ -4,8 +4,8 @@
 #include <memory>
 #include <vector>
 
-#include "server/http/compression/compression_settings.hpp"
-#include "server/http/http_limits.hpp"
+#include "http/compression/compression_settings.hpp"
+#include "http/http_limits.hpp"
 #include "server/http/router.hpp"
 
 namespace tiffany {

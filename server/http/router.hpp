@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/http/request.hpp"
+#include "http/request.hpp"
 
 namespace tiffany {
 class Handler;

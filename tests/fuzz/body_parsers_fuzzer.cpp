@@ -8,11 +8,11 @@
 #include <string>
 #include <string_view>
 
-#include "server/http/cookies.hpp"
-#include "server/http/form_fields.hpp"
-#include "server/http/json_body.hpp"
-#include "server/http/media_type.hpp"
-#include "server/http/multipart.hpp"
+#include "http/cookies.hpp"
+#include "http/form_fields.hpp"
+#include "http/json_body.hpp"
+#include "http/media_type.hpp"
+#include "http/multipart.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tiffany::http;

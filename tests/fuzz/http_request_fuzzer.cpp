@@ -8,12 +8,12 @@
 #include <string_view>
 
 #include "handlers/handler.hpp"
-#include "server/http/http_limits.hpp"
-#include "server/http/request.hpp"
-#include "server/http/request_parser.hpp"
-#include "server/http/response.hpp"
+#include "http/http_limits.hpp"
+#include "http/request.hpp"
+#include "http/request_parser.hpp"
+#include "http/response.hpp"
+#include "http/uri.hpp"
 #include "server/http/router.hpp"
-#include "server/http/uri.hpp"
 
 namespace {
 

@@ -64,10 +64,10 @@ std::string InstalledSdk::setup_failures_;
 TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
   const std::string include = prefix_ + "/include/tiffany";
   for (const char* public_header : {"handlers/plugin_api.hpp", "handlers/handler.hpp", "coro/syscalls.hpp",
-                                    "reactor/recv.hpp", "server/http/request.hpp", "server/http/response.hpp"}) {
+                                    "reactor/recv.hpp", "http/request.hpp", "http/response.hpp"}) {
     EXPECT_TRUE(fs::exists(include + "/" + public_header)) << public_header;
   }
-  for (const char* private_header : {"server/http/request_parser.hpp", "server/http/router.hpp",
+  for (const char* private_header : {"http/request_parser.hpp", "server/http/router.hpp",
                                      "reactor/uring_reactor.hpp", "conf/config.hpp", "handlers/plugin_loader.hpp",
                                      "handlers/plugin_host.hpp", "server/server.hpp"}) {
     EXPECT_FALSE(fs::exists(include + "/" + private_header)) << private_header << " leaked into the SDK";
@@ -89,8 +89,8 @@ TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
 TEST_F(InstalledSdk, InstallsTheTestKitLibraryAndItsHeaders) {
   EXPECT_TRUE(fs::exists(prefix_ + "/lib/libtiffany_testkit.a") || fs::exists(prefix_ + "/lib64/libtiffany_testkit.a"));
   for (const char* header : {"handlers/testkit/plugin_harness.hpp", "handlers/testkit/request_builder.hpp",
-                             "handlers/plugin_context.hpp", "handlers/plugin_logger.hpp", "server/http/json_body.hpp",
-                             "server/http/multipart.hpp", "server/http/cookies.hpp"}) {
+                             "handlers/plugin_context.hpp", "handlers/plugin_logger.hpp", "http/json_body.hpp",
+                             "http/multipart.hpp", "http/cookies.hpp"}) {
     EXPECT_TRUE(fs::exists(prefix_ + "/include/tiffany/" + header)) << header;
   }
 }

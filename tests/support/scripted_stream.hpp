@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "server/byte_stream.hpp"
+#include "server/transport/byte_stream.hpp"
 
 namespace tiffany::testing {
 

@@ -8,9 +8,9 @@
 
 #include "coro/sleep.hpp"
 #include "handlers/plugin_api.hpp"
-#include "server/http/cookies.hpp"
-#include "server/http/json_body.hpp"
-#include "server/http/redirect.hpp"
+#include "http/cookies.hpp"
+#include "http/json_body.hpp"
+#include "http/redirect.hpp"
 
 namespace {
 

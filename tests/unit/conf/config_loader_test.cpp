@@ -6,6 +6,7 @@
 #include <string>
 
 #include "conf/config_error.hpp"
+#include "handlers/log_level.hpp"
 
 namespace tiffany {
 namespace {
@@ -110,7 +111,7 @@ TEST(ConfigLoader, ErrorLogDefaultsToStandardErrorAtInfo) {
   const Config config = parse_config(R"({"listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
                                      "conf/test.json");
   EXPECT_EQ(config.error_log.path, "-");
-  EXPECT_EQ(config.error_log.level, LogLevel::info);
+  EXPECT_EQ(config.error_log.level, "info");
   EXPECT_EQ(config.error_log.json_path, "$.error_log");
 }
 
@@ -119,12 +120,12 @@ TEST(ConfigLoader, ReadsTheErrorLogWithAPathRelativeToTheConfigFile) {
       "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
                                      "conf/test.json");
   EXPECT_EQ(config.error_log.path, "conf/logs/error.log");
-  EXPECT_EQ(config.error_log.level, LogLevel::warn);
+  EXPECT_EQ(config.error_log.level, "warn");
   const Config absolute = parse_config(R"({"error_log": {"path": "/var/log/tiffany/error.log"},
       "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
                                        "conf/test.json");
   EXPECT_EQ(absolute.error_log.path, "/var/log/tiffany/error.log");
-  EXPECT_EQ(absolute.error_log.level, LogLevel::info);
+  EXPECT_EQ(absolute.error_log.level, "info");
 }
 
 TEST(ConfigLoader, ReadsEveryErrorLogLevelAndStandardError) {
@@ -134,8 +135,8 @@ TEST(ConfigLoader, ReadsEveryErrorLogLevelAndStandardError) {
         "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
                                        "test.json");
     EXPECT_EQ(config.error_log.path, "-");
-    EXPECT_EQ(config.error_log.level, static_cast<LogLevel>(i)) << name;
-    EXPECT_EQ(log_level_name(config.error_log.level), name);
+    EXPECT_EQ(config.error_log.level, name);
+    EXPECT_EQ(log_level_from_name(config.error_log.level), static_cast<LogLevel>(i)) << name;
   }
 }
 
@@ -144,7 +145,7 @@ TEST(ConfigLoader, ShippedDefaultConfigIsValid) {
   ASSERT_EQ(config.listeners.size(), 3u);
   ASSERT_TRUE(config.listeners[2].tls.has_value());  // the HTTPS listener; its files are read at start-up
   EXPECT_EQ(config.error_log.path, "-");
-  EXPECT_EQ(config.error_log.level, LogLevel::info);
+  EXPECT_EQ(config.error_log.level, "info");
   EXPECT_EQ(config.listeners[2].tls->certificates[0].cert_file,
             std::string(TIFFANY_SOURCE_DIR) + "/conf/tls/self-signed.crt");
 }

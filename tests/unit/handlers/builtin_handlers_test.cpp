@@ -6,16 +6,16 @@
 #include <utility>
 #include <vector>
 
+#include "coro/scheduler_stats.hpp"
 #include "handler_harness.hpp"
 #include "handlers/builtin/echo_handler.hpp"
 #include "handlers/builtin/health_handler.hpp"
 #include "handlers/builtin/json_handler.hpp"
 #include "handlers/builtin/text_handler.hpp"
-#include "coro/scheduler_stats.hpp"
 #include "handlers/handler_registry.hpp"
 #include "handlers/metrics.hpp"
 #include "handlers/server_stats.hpp"
-#include "server/http/utf8.hpp"
+#include "http/utf8.hpp"
 
 namespace tiffany::testing {
 namespace {

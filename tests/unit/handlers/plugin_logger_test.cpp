@@ -6,7 +6,7 @@
 
 #include "coro/scheduler.hpp"
 #include "handlers/plugin_logger.hpp"
-#include "server/http/request_context.hpp"
+#include "http/request_context.hpp"
 
 namespace tiffany {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "handler_harness.hpp"
 #include "handlers/builtin/byte_range.hpp"
-#include "server/http/http_date.hpp"
+#include "http/http_date.hpp"
 
 namespace tiffany::testing {
 namespace {

@@ -1,0 +1,55 @@
+// Request: one parsed HTTP request as a handler sees it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "http/form_fields.hpp"
+#include "http/headers.hpp"
+
+namespace tiffany::http {
+
+/// A complete request: line, headers and the whole body (bodies are read, up
+/// to the configured limit, before the handler runs).
+///
+/// Lifetime: owned by the connection and reused for the next request on it;
+/// a handler must not keep references past its own completion.
+struct Request {
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // the request-target exactly as received
+  std::string path;    // percent-decoded, dot-segments removed, starts with '/' (or is "*")
+  std::string query;   // after '?', still percent-encoded; empty if none
+  int version_major = 1;
+  int version_minor = 1;
+  Headers headers;
+  std::string body;
+  /// Route parameters: {"id", "42"} for "/users/:id"; {"*", "a/b"} for "/static/*".
+  std::vector<std::pair<std::string, std::string>> params;
+  std::string_view peer;  // "127.0.0.1:54321"; the connection owns the text
+
+  bool is_head() const noexcept { return method == "HEAD"; }
+  /// The route parameter `name`, if the route captured it.
+  std::optional<std::string_view> param(std::string_view name) const noexcept;
+  /// The first query parameter `name`, percent-decoded ('+' is a space).
+  std::optional<std::string> query_param(std::string_view name) const;
+  /// Every value of query parameter `name`, in order, percent-decoded
+  /// (`?tag=a&tag=b` gives {"a", "b"}); pairs with a malformed escape are skipped.
+  std::vector<std::string> query_params(std::string_view name) const;
+  /// All query parameters, decoded, in order, for iteration; nullopt if
+  /// any holds a malformed escape (answer 400).
+  std::optional<FormFields> query_fields() const;
+  /// The body's fields when Content-Type is application/x-www-form-urlencoded;
+  /// nullopt for another type or a malformed escape.
+  std::optional<FormFields> form() const;
+  /// The value of cookie `name` from the Cookie header(s), as sent (not
+  /// decoded), a view into `headers`; see cookies.hpp for Set-Cookie.
+  std::optional<std::string_view> cookie(std::string_view name) const noexcept;
+
+  /// Empties every field but keeps their storage for the next request.
+  void clear() noexcept;
+};
+
+}  // namespace tiffany::http

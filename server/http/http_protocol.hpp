@@ -1,0 +1,31 @@
+// The HTTP/1.1 protocol of one listener: its site (routes, limits).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "server/http/http_connection.hpp"
+#include "server/http/http_site.hpp"
+#include "server/transport/stream_protocol.hpp"
+
+namespace tiffany {
+
+/// Serves each burst with an HttpConnection state, reused from burst to
+/// burst and connection to connection: idle connections hold none, busy ones
+/// keep the buffers they grew.
+class HttpProtocol final : public StreamProtocol {
+ public:
+  /// Spare states kept for reuse; more are freed.
+  static constexpr std::size_t kMaxSpareStates = 256;
+
+  explicit HttpProtocol(http::HttpSite site) : site_(std::move(site)) {}
+  Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) override;
+  std::chrono::milliseconds idle_timeout() const noexcept override { return site_.timeouts.keepalive; }
+  const char* name() const noexcept override { return "http"; }
+
+ private:
+  http::HttpSite site_;
+  std::vector<std::unique_ptr<http::HttpConnection>> spare_states_;
+};
+
+}  // namespace tiffany

@@ -1,0 +1,25 @@
+// ByteStream's default file sending: through a spare read buffer.
+#include "server/transport/byte_stream.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace tiffany {
+
+Task<IoResult> ByteStream::send_file_some(int file_fd, std::uint64_t offset, std::size_t max) {
+  ReadLease buffer = SpareReadBuffers::for_this_thread().take();
+  const std::size_t want = std::min(max, kReadBufferSize);
+  ssize_t got = -1;
+  do {
+    got = ::pread(file_fd, buffer.data(), want, static_cast<off_t>(offset));
+  } while (got < 0 && errno == EINTR);
+  if (got < 0) co_return IoResult{-errno};
+  if (got == 0) co_return IoResult{0};
+  const IoResult written = co_await write(buffer.data(), static_cast<std::size_t>(got));
+  if (!written) co_return written;
+  co_return IoResult{static_cast<int>(got)};
+}
+
+}  // namespace tiffany

@@ -1,0 +1,59 @@
+// ConnectionTracker: membership list, room for more, and draining.
+#include "server/transport/connection_tracker.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace tiffany {
+
+ConnectionTracker::Slot::~Slot() {
+  if (tracker_ == nullptr) return;
+  add_stat(Stat::connections_open, -1);
+  if (listener_ != nullptr) listener_->remove(peer_);
+  --tracker_->size_;
+  for (Promise<void>& waiting : std::exchange(tracker_->room_, {})) waiting.set_value();  // each re-checks
+  tracker_->maybe_finish_drain();
+}
+
+ConnectionTracker::Membership::Membership(ConnectionTracker& tracker, Deadline& deadline)
+    : tracker_(tracker), deadline_(deadline), task_(Scheduler::current().current_task()) {
+  tracker_.members_.push_front(*this);
+}
+
+ConnectionTracker::Membership::~Membership() {
+  tracker_.members_.remove(*this);
+}
+
+void ConnectionTracker::Membership::set_idle(bool idle) {
+  idle_ = idle;
+  // Why: a connection that goes idle during a drain gets the same short grace.
+  if (idle && tracker_.draining_) deadline_.rearm_after(tracker_.idle_grace_);
+}
+
+Task<void> ConnectionTracker::wait_for_room() {
+  while (size_ >= limit_) {
+    Future<void> freed = room_.emplace_back().future();
+    co_await std::move(freed);
+  }
+}
+
+void ConnectionTracker::drain(std::chrono::milliseconds idle_grace, std::function<void()> on_drained) {
+  draining_ = true;
+  idle_grace_ = idle_grace;
+  on_drained_ = std::move(on_drained);
+  for (Membership* member = members_.front(); member != nullptr; member = members_.next(*member)) {
+    if (member->idle_) member->deadline_.rearm_after(idle_grace);  // a request on its way still gets served
+  }
+  for (DrainListener* listener : drain_listeners_) listener->on_drain(idle_grace);
+  maybe_finish_drain();
+}
+
+void ConnectionTracker::remove_drain_listener(DrainListener& listener) noexcept {
+  std::erase(drain_listeners_, &listener);
+}
+
+void ConnectionTracker::maybe_finish_drain() {
+  if (draining_ && size_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
+}
+
+}  // namespace tiffany

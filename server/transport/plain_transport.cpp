@@ -1,0 +1,30 @@
+// PlainTransport: park, serve a burst in a task, park again.
+#include "server/transport/plain_transport.hpp"
+
+#include "coro/deadline.hpp"
+#include "server/transport/format_peer.hpp"
+#include "server/transport/socket_stream.hpp"
+
+namespace tiffany {
+
+PlainTransport::PlainTransport(std::unique_ptr<StreamProtocol> protocol, ConnectionTracker* tracker)
+    : protocol_(std::move(protocol)),
+      park_(protocol_->idle_timeout(), tracker,
+            [this](ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point) {
+              return serve_input(std::move(connection), std::move(first));
+            }) {}
+
+Task<void> PlainTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
+  park_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr});
+  co_return;
+}
+
+Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease first) {
+  SocketStream stream(connection.socket.get());
+  Deadline deadline = Deadline::unarmed();  // the protocol arms it for each stage that waits
+  ConnectionContext context{deadline, connection.peer};
+  const bool keep_open = co_await protocol_->serve(stream, context, std::move(first));
+  if (keep_open) park_.park(std::move(connection));
+}
+
+}  // namespace tiffany

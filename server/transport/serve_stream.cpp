@@ -1,0 +1,35 @@
+// serve_stream: the idle wait, the idle timeout, and bursts of service.
+#include "server/transport/serve_stream.hpp"
+
+#include <optional>
+
+#include "coro/deadline.hpp"
+#include "server/transport/connection_tracker.hpp"
+#include "server/transport/stage_timeout.hpp"
+
+namespace tiffany {
+
+Task<void> serve_stream(StreamProtocol& protocol, ByteStream& stream, std::string peer, ConnectionTracker* tracker) {
+  Deadline deadline = Deadline::unarmed();  // armed at the top of each wait
+  std::optional<ConnectionTracker::Membership> membership;
+  if (tracker != nullptr) membership.emplace(*tracker, deadline);
+  ConnectionContext context{deadline, peer};
+  for (;;) {
+    deadline.rearm_after(protocol.idle_timeout());
+    if (membership) membership->set_idle(true);
+    ReadLease input;
+    Timed<IoResult> read = co_await within(deadline, TimeoutStage::idle, stream.read_pooled(input));
+    if (read.timed_out()) co_return;
+    const IoResult got = *read;
+    if (membership) membership->set_idle(false);
+    if (!got) co_return;  // reset or error
+    if (got.bytes() == 0) {
+      stream.finish();  // the peer is done sending: end our side too (TLS: close_notify)
+      co_return;
+    }
+    const bool keep_open = co_await protocol.serve(stream, context, std::move(input));
+    if (!keep_open) co_return;
+  }
+}
+
+}  // namespace tiffany

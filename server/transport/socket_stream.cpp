@@ -1,0 +1,67 @@
+// SocketStream: Recv, Send-until-done, and a lingering half-close.
+#include "server/transport/socket_stream.hpp"
+
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "reactor/readiness.hpp"
+#include "reactor/recv.hpp"
+#include "reactor/recv_pooled.hpp"
+#include "reactor/send.hpp"
+
+namespace tiffany {
+namespace {
+constexpr std::size_t kMaxSendFileChunk = 4 * 1024 * 1024;  // per call: keeps the count within an IoResult
+}  // namespace
+
+Task<IoResult> SocketStream::read(char* data, std::size_t size) { co_return co_await Recv{fd_, data, size}; }
+
+Task<IoResult> SocketStream::read_pooled(ReadLease& lease) { co_return co_await RecvPooled{fd_, lease}; }
+
+Task<IoResult> SocketStream::write(const char* data, std::size_t size) {
+  std::size_t sent = 0;
+  while (sent < size) {
+    const IoResult put = co_await Send{fd_, data + sent, size - sent};
+    if (!put) co_return put;
+    sent += put.bytes();
+  }
+  co_return IoResult{0};  // success; callers wanted all of it, and a size could overflow the int
+}
+
+Task<IoResult> SocketStream::send_file_some(int file_fd, std::uint64_t offset, std::size_t max) {
+  if (!nonblocking_) {
+    // Why: io_uring accepts blocking sockets (its own operations never
+    // block the thread), but sendfile(2) would wait in the kernel for a slow
+    // peer and stall the whole worker.
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) < 0) co_return IoResult{-errno};
+    nonblocking_ = true;
+  }
+  const std::size_t chunk = std::min(max, kMaxSendFileChunk);
+  for (;;) {
+    off_t at = static_cast<off_t>(offset);
+    const ssize_t sent = ::sendfile(fd_, file_fd, &at, chunk);
+    if (sent >= 0) co_return IoResult{static_cast<int>(sent)};
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) co_return IoResult{-errno};
+    const IoResult ready = co_await WriteWait{fd_};  // the socket buffer is full: wait for room
+    if (!ready) co_return ready;
+  }
+}
+
+void SocketStream::finish() noexcept { finish_socket(fd_); }
+
+void finish_socket(int fd) noexcept {
+  ::shutdown(fd, SHUT_WR);
+  // Why: closing with unread input makes the kernel send RST, which can
+  // destroy our last response in the peer's buffer before it reads it.
+  char sink[4096];
+  for (int i = 0; i < 16 && ::recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+  }
+}
+
+}  // namespace tiffany

@@ -1,0 +1,32 @@
+// SocketStream: ByteStream over a TCP socket, with Recv/Send awaitables.
+#pragma once
+
+#include "server/transport/byte_stream.hpp"
+
+namespace tiffany {
+
+/// Speaks over a socket it does not own (the connection's owner closes it).
+class SocketStream final : public ByteStream {
+ public:
+  explicit SocketStream(int fd) noexcept : fd_(fd) {}
+
+  Task<IoResult> read(char* data, std::size_t size) override;
+  /// Waits without a buffer: the reactor lends one when bytes arrive.
+  Task<IoResult> read_pooled(ReadLease& lease) override;
+  Task<IoResult> write(const char* data, std::size_t size) override;
+  /// sendfile(2) whenever the socket can take more, waiting for writability
+  /// in between: no user-space buffer however slowly the peer reads.
+  Task<IoResult> send_file_some(int file_fd, std::uint64_t offset, std::size_t max) override;
+  void finish() noexcept override;
+  int fd() const noexcept { return fd_; }
+
+ private:
+  int fd_;
+  bool nonblocking_ = false;  // set for sendfile, which has no per-call flag
+};
+
+/// ByteStream::finish for a socket: half-closes it (SHUT_WR) and drops input
+/// that is already waiting, without blocking. The socket stays open.
+void finish_socket(int fd) noexcept;
+
+}  // namespace tiffany

@@ -1,0 +1,43 @@
+// StreamProtocol: what runs over an established connection (echo, HTTP),
+// whatever carries it: a plain socket or TLS.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "coro/task.hpp"
+#include "reactor/read_lease.hpp"
+#include "server/transport/byte_stream.hpp"
+
+namespace tiffany {
+
+class Deadline;
+
+/// What a protocol gets to know about the connection it serves.
+struct ConnectionContext {
+  /// The serving task's deadline: the protocol arms it for each stage
+  /// (headers, body, handler, write); a stage that overruns is canceled.
+  Deadline& deadline;
+  /// "127.0.0.1:5000" or "[::1]:5000".
+  const std::string& peer;
+};
+
+/// One per listener and worker, shared by its connections; must outlive
+/// them. A protocol serves a connection in bursts: a transport waits for
+/// input on an idle connection (holding no buffer, see IdlePark), then calls
+/// serve() with the bytes that arrived.
+class StreamProtocol {
+ public:
+  virtual ~StreamProtocol() = default;
+  /// Serves `first` and whatever input it takes to finish what it started
+  /// (the rest of a request, its body), writes the answers, and returns
+  /// true once the connection is idle again (nothing owed, nothing half
+  /// read) or false if it must close. `stream` outlives the call.
+  virtual Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) = 0;
+  /// How long an idle connection may wait for its next input.
+  virtual std::chrono::milliseconds idle_timeout() const noexcept = 0;
+  /// "echo", "http": for start-up lines.
+  virtual const char* name() const noexcept = 0;
+};
+
+}  // namespace tiffany

@@ -1,0 +1,108 @@
+// AccessLog: the two formats, escaping against log injection, batching.
+#include "server/log/access_log.hpp"
+
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace tiffany {
+namespace {
+
+// The write end of a pipe, and everything read back from it.
+struct Pipe {
+  int fds[2];
+  Pipe() { EXPECT_EQ(::pipe(fds), 0); }
+  ~Pipe() {
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+  std::string drain() {
+    std::string text;
+    char buffer[4096];
+    ::close(fds[1]);
+    fds[1] = ::open("/dev/null", O_WRONLY);  // keep the destructor's close harmless
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+    return text;
+  }
+};
+
+http::Request sample() {
+  http::Request request;
+  request.method = "GET";
+  request.target = "/a\"b?q=1";
+  request.path = "/a\"b";
+  request.query = "q=1";
+  request.peer = "10.1.2.3:5555";
+  request.headers.add("User-Agent", "evil\nagent");
+  return request;
+}
+
+TEST(AccessLog, WritesCombinedLogFormatWithTheRequestTime) {
+  Pipe pipe;
+  {
+    AccessLog log(pipe.fds[1], AccessLogFormat::common);
+    log.record(sample(), sample().peer, "req-1", 404, 12, std::chrono::microseconds(345));
+  }  // flushed on destruction
+  const std::string line = pipe.drain();
+  // 10.1.2.3 - - [25/Nov/2026:21:43:42 +0000] "GET /a\"b?q=1 HTTP/1.1" 404 12 "-" "evil\u000aagent" 345
+  ASSERT_EQ(line.rfind("10.1.2.3 - - [", 0), 0u) << line;
+  const auto stamp_end = line.find("] ");
+  ASSERT_EQ(stamp_end, 14u + 26u) << line;  // [dd/Mon/yyyy:hh:mm:ss +0000]
+  EXPECT_EQ(line.substr(stamp_end - 6, 6), " +0000");
+  EXPECT_EQ(line.substr(stamp_end + 2),
+            "\"GET /a\\\"b?q=1 HTTP/1.1\" 404 12 \"-\" \"evil\\u000aagent\" 345 req-1\n");
+}
+
+TEST(AccessLog, WritesJsonLines) {
+  Pipe pipe;
+  {
+    AccessLog log(pipe.fds[1], AccessLogFormat::json);
+    log.record(sample(), sample().peer, "req-2", 200, 13, std::chrono::microseconds(7));
+  }
+  const std::string line = pipe.drain();
+  EXPECT_NE(line.find(R"("peer":"10.1.2.3:5555","method":"GET","path":"/a\"b","query":"q=1","status":200,)"
+                      R"("bytes":13,"duration_us":7,"user_agent":"evil\u000aagent","request_id":"req-2"})"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);  // exactly one line
+}
+
+TEST(AccessLog, JsonLogsTheTargetAsReceivedAndStaysValidUtf8) {
+  Pipe pipe;
+  {
+    AccessLog log(pipe.fds[1], AccessLogFormat::json);
+    http::Request request = sample();
+    request.target = "/static/%2e%2e/\xff\xc3\xa9?q=\xc0";
+    request.path = "/secret.txt";  // what normalisation made of it: not logged
+    log.record(request, request.peer, "id", 404, 0, std::chrono::microseconds(1));
+  }
+  const std::string line = pipe.drain();
+  EXPECT_NE(line.find("\"path\":\"/static/%2e%2e/\\ufffd\xc3\xa9\",\"query\":\"q=\\ufffd\""), std::string::npos) << line;
+}
+
+TEST(AccessLog, LogsARequestRefusedBeforeItsLineWithADash) {
+  Pipe pipe;
+  {
+    AccessLog log(pipe.fds[1], AccessLogFormat::common);
+    log.record(http::Request{}, "10.0.0.1:7", "", 400, 12, std::chrono::microseconds(0));
+  }
+  const std::string line = pipe.drain();
+  EXPECT_NE(line.find("] \"-\" 400 12 \"-\" \"-\" 0 -\n"), std::string::npos) << line;
+}
+
+TEST(AccessLog, BuffersUntilFlushed) {
+  Pipe pipe;
+  AccessLog log(pipe.fds[1], AccessLogFormat::common);
+  log.record(sample(), sample().peer, "", 200, 1, std::chrono::microseconds(1));
+  char probe;
+  ::fcntl(pipe.fds[0], F_SETFL, O_NONBLOCK);
+  EXPECT_EQ(::read(pipe.fds[0], &probe, 1), -1);  // nothing written yet: no syscall per request
+  log.flush();
+  EXPECT_EQ(::read(pipe.fds[0], &probe, 1), 1);
+}
+
+}  // namespace
+}  // namespace tiffany
