@@ -134,8 +134,8 @@ CONF
   } >"$work/h2o.conf"
 }
 
-# peer_command PEER PORT [ARGS...]: the command line that runs PEER from its generated config
-# (limit_server takes PORT and ARGS, e.g. `echo`).
+# peer_command PEER PORT [ARGS...]: sets the array peer_cmd to the command line that runs PEER
+# from its generated config (limit_server takes PORT and ARGS, e.g. `echo`).
 peer_command() {
   case $1 in
     tiffany) peer_cmd=("$build_dir/server/tiffany" --config "$work/tiffany.json") ;;
