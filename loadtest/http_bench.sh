@@ -22,7 +22,8 @@ set -euo pipefail
 invocation_dir=$PWD
 cd "$(dirname "$0")/.."
 root_dir=$PWD
-shared=${TIFFANY_SHARED:-$(cd .. && pwd)/shared}
+bench_name=http_bench
+source loadtest/lib/bench.sh
 
 servers=(tiffany nginx h2o limit_server)
 scenarios=(plaintext pipelined static download gzip_br gzip precompressed)
@@ -44,11 +45,6 @@ usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-w WORK
   -o PNG          chart path (default loadtest/results/http_bench.png, or http_bench_2workers.png
                   with -w 2); the table goes beside it as .txt
 EOF
-}
-
-die() {
-  echo "http_bench: $*" >&2
-  exit 1
 }
 
 # in_range NAME VALUE LOW HIGH: dies unless VALUE is an integer in [LOW, HIGH].
@@ -92,20 +88,13 @@ parse_args() {
 }
 
 install_and_build() {
-  local file
-  for file in bench/limit_server.c bench/pipeline.lua; do
-    [ -f "$shared/$file" ] || die "missing $shared/$file (set TIFFANY_SHARED to the shared folder)"
-  done
-  scripts/setup.sh
-  loadtest/setup_peers.sh
-  build_dir=$root_dir/$(scripts/build.sh | tail -n 1)
-  gcc -O2 "$shared/bench/limit_server.c" -o "$build_dir/limit_server" -luring
+  [ -f "$shared/bench/pipeline.lua" ] || die "missing $shared/bench/pipeline.lua (set TIFFANY_SHARED to the shared folder)"
+  bench_prepare peers limit_server
 }
 
-# make_site: the temp dir with the files every server serves.
+# make_site: the files every server serves, in the temp dir.
 make_site() {
-  work=$(mktemp -d -t tiffany-http-bench.XXXXXX)
-  mkdir -p "$work/static" "$work/nginx-tmp"
+  mkdir -p "$work/static"
   printf 'Hello, World!' >"$work/plaintext.txt"
   head -c 3072 /dev/urandom | base64 -w 0 | head -c 4096 >"$work/static/$static_name"
   [ "$(stat -c %s "$work/static/$static_name")" -eq 4096 ] || die "could not make the 4 KiB static file"
@@ -145,11 +134,8 @@ port_of() {
   esac
 }
 
-write_tiffany_conf() {
-  cat >"$work/tiffany.json" <<JSON
-{
-  "workers": $workers,
-  "listeners": [
+write_configs() {
+  write_tiffany_conf "$workers" <<JSON
     {
       "name": "bench",
       "address": "127.0.0.1:$(port_of tiffany)",
@@ -163,32 +149,11 @@ write_tiffany_conf() {
           "precompressed": true }
       ]
     }
-  ]
-}
 JSON
-}
-
-# nginx: no access log, sendfile and open_file_cache on; one worker runs
-# without a master (one process), two under one (it runs one worker without).
-write_nginx_conf() {
-  local master=off user=""
-  ((workers == 1)) || master=on
-  # Why: a master run as root starts its workers as nobody, who cannot read the 0700 temp dir.
-  [ "$master" = off ] || [ "$(id -u)" -ne 0 ] || user="user root;"
-  cat >"$work/nginx.conf" <<CONF
-daemon off;
-$user
-master_process $master;
-worker_processes $workers;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-events {
-  worker_connections 4096;
-}
-http {
+  # nginx: sendfile and open_file_cache on.
+  write_nginx_conf "$workers" 4096 <<CONF
   types { text/plain txt; text/html html; }
   default_type application/octet-stream;
-  access_log off;
   sendfile on;
   tcp_nopush on;
   tcp_nodelay on;
@@ -198,11 +163,6 @@ http {
   open_file_cache_valid 60s;
   open_file_cache_min_uses 1;
   open_file_cache_errors on;
-  client_body_temp_path $work/nginx-tmp/body;
-  proxy_temp_path $work/nginx-tmp/proxy;
-  fastcgi_temp_path $work/nginx-tmp/fastcgi;
-  uwsgi_temp_path $work/nginx-tmp/uwsgi;
-  scgi_temp_path $work/nginx-tmp/scgi;
   server {
     listen 127.0.0.1:$(port_of nginx) backlog=4096;
     location = /plaintext {
@@ -224,25 +184,9 @@ http {
       gzip_vary on;
     }
   }
-}
 CONF
-}
-
-# h2o 2.2: one thread per worker, no access log (none configured), files served by file.file/file.dir.
-write_h2o_conf() {
-  {
-    # Why: run as root without `user`, h2o drops to nobody, who cannot read the 0700 temp dir.
-    [ "$(id -u)" -ne 0 ] || echo "user: root"
-    cat <<CONF
-num-threads: $workers
-pid-file: $work/h2o.pid
-error-log: $work/h2o-error.log
-listen:
-  host: 127.0.0.1
-  port: $(port_of h2o)
-hosts:
-  default:
-    paths:
+  # h2o 2.2: one thread per worker, files served by file.file/file.dir.
+  write_h2o_conf "$workers" "$(port_of h2o)" <<CONF
       /plaintext:
         file.file: $work/plaintext.txt
       /static:
@@ -254,49 +198,6 @@ hosts:
         file.dir: $work/precompressed
         file.send-compressed: ON
 CONF
-  } >"$work/h2o.conf"
-}
-
-check_port_free() {
-  [ -z "$(ss -Hltn "sport = :$1")" ] || die "port $1 is already in use; pick other ports with -p BASE_PORT"
-}
-
-# start_server NAME COMMAND...: runs it on the server cores, logging to $work/NAME.log.
-declare -A pids
-start_server() {
-  local name=$1
-  shift
-  check_port_free "$(port_of "$name")"
-  taskset -c "$server_cpus" "$@" >"$work/$name.log" 2>&1 &
-  pids[$name]=$!
-}
-
-server_log() {
-  local name=$1 file
-  for file in "$work/$name.log" "$work/$name-error.log"; do
-    [ -s "$file" ] && echo "--- $file" && tail -n 20 "$file"
-  done
-  return 0
-}
-
-die_with_log() {
-  local name=$1
-  shift
-  server_log "$name" >&2
-  die "$name: $*"
-}
-
-alive() { kill -0 "${pids[$1]}" 2>/dev/null; }
-
-wait_ready() {
-  local name=$1 url tries
-  url=http://127.0.0.1:$(port_of "$name")/plaintext
-  for ((tries = 0; tries < 100; tries++)); do
-    alive "$name" || die_with_log "$name" "exited during start-up"
-    curl -s -o /dev/null --max-time 1 "$url" && return 0
-    sleep 0.1
-  done
-  die_with_log "$name" "did not answer on $url within 10 s"
 }
 
 # check_route NAME PATH EXPECTED_BODY_FILE: GET must answer 200 with exactly that body.
@@ -331,67 +232,17 @@ check_compression() {
   done
 }
 
-# check_loopback_only NAME: every socket the server listens on is on 127.0.0.1.
-check_loopback_only() {
-  local name=$1 addresses
-  addresses=$(ss -Hltnp | awk -v pid="pid=${pids[$1]}," 'index($0, pid) {print $4}')
-  [ -n "$addresses" ] || die "$name: found no listening socket of pid ${pids[$name]} (ss -ltnp)"
-  ! grep -qv '^127\.0\.0\.1:' <<<"$addresses" || die "$name: listens beyond loopback: $addresses"
-}
-
 start_servers() {
-  start_server tiffany "$build_dir/server/tiffany" --config "$work/tiffany.json"
-  start_server nginx nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log"
-  start_server h2o h2o --mode worker --conf "$work/h2o.conf"
-  if [[ " ${servers[*]} " == *" limit_server "* ]]; then
-    start_server limit_server "$build_dir/limit_server" "$(port_of limit_server)"
-  fi
   local name
+  for name in "${servers[@]}"; do start_peer "$name" "$(port_of "$name")" "$server_cpus"; done
   for name in "${servers[@]}"; do
-    wait_ready "$name"
+    wait_ready "$name" answers_http "http://127.0.0.1:$(port_of "$name")/plaintext"
     check_route "$name" /plaintext "$work/plaintext.txt"
     [ "$name" = limit_server ] || check_route "$name" "/static/$static_name" "$work/static/$static_name"
     [ "$name" = limit_server ] || check_compression "$name"
     check_loopback_only "$name"
   done
   echo "http_bench: all servers answer 200 on every route"
-}
-
-stop_servers() {
-  local name
-  for name in "${!pids[@]}"; do kill "${pids[$name]}" 2>/dev/null || true; done
-  for name in "${!pids[@]}"; do wait "${pids[$name]}" 2>/dev/null || true; done
-}
-
-cleanup() {
-  stop_servers
-  [ -z "${work:-}" ] || rm -rf "$work"
-}
-
-# measure_background_load: the share of both cores that other processes use over one
-# second before the servers start; above 10% it warns, since the numbers get noisy.
-measure_background_load() {
-  local before after
-  before=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6}' /proc/stat)
-  sleep 1
-  after=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6}' /proc/stat)
-  background_load=$(awk -v before="$before" -v after="$after" 'BEGIN {
-    split(before, b, " "); split(after, a, " ")
-    busy = a[1] - b[1]; idle = a[2] - b[2]
-    printf "%.0f", (busy + idle > 0) ? 100 * busy / (busy + idle) : 0}')
-  if ((background_load > 10)); then
-    echo "http_bench: warning: other processes use ${background_load}% of the CPUs; the numbers will be noisy:" >&2
-    ps -eo pid,pcpu,comm --sort=-pcpu | head -n 4 >&2
-  fi
-}
-
-# cpu_ticks PID: user+system ticks of PID and its children (nginx's workers).
-cpu_ticks() {
-  local pid total=0 ticks
-  for pid in "$1" $(pgrep -P "$1" || true); do
-    ticks=$(awk '{print $14+$15}' "/proc/$pid/stat" 2>/dev/null) && total=$((total + ticks))
-  done
-  echo "$total"
 }
 
 # set_wrk_args SERVER SCENARIO: sets the array wrk_args to the URL and script arguments of one run.
@@ -409,41 +260,21 @@ set_wrk_args() {
   esac
 }
 
-# parse_wrk: wrk --latency output on stdin -> "requests rps mean_us p99_us errors".
-parse_wrk() {
-  awk 'function us(text,   value) {
-         value = text + 0
-         if (text ~ /us$/) return value
-         if (text ~ /ms$/) return value * 1000
-         if (text ~ /m$/) return value * 60000000
-         if (text ~ /s$/) return value * 1000000
-         return value
-       }
-       /requests in/ {requests = $1}
-       /Requests\/sec/ {rps = $2}
-       $1 == "Latency" && $2 != "Distribution" {mean = us($2)}
-       $1 == "99%" {p99 = us($2)}
-       /Socket errors/ {gsub(",", ""); errors += $4 + $6 + $8 + $10}
-       /Non-2xx or 3xx/ {errors += $NF}
-       END {printf "%d %s %.1f %.1f %d\n", requests, rps, mean, p99, errors}'
-}
-
 # measure SERVER SCENARIO: one wrk run; appends "server scenario rps mean_us p99_us cpu_us errors".
 measure() {
-  local name=$1 scenario=$2 pid=${pids[$1]} before after out requests rps mean p99 errors cpu
+  local name=$1 scenario=$2 requests rps mean p99 errors cpu
   local wrk_connections=$connections
   # Why two per worker for downloads: 64 clients sharing loopback's bandwidth would not
   # finish one 100 MiB file each within a short run.
   [ "$scenario" != download ] || wrk_connections=$((workers * 2))
   set_wrk_args "$name" "$scenario"
-  before=$(cpu_ticks "$pid")
-  out=$(timeout $((seconds + 30)) taskset -c "$wrk_cpus" wrk -t"$workers" -c"$wrk_connections" -d"${seconds}s" --latency "${wrk_args[@]}") ||
-    die_with_log "$name" "wrk failed on $scenario: $out"
-  after=$(cpu_ticks "$pid")
+  run_measured "${pids[$name]}" timeout $((seconds + 30)) taskset -c "$wrk_cpus" \
+    wrk -t"$workers" -c"$wrk_connections" -d"${seconds}s" --latency "${wrk_args[@]}" ||
+    die_with_log "$name" "wrk failed on $scenario: $measured_output"
   alive "$name" || die_with_log "$name" "died during the $scenario run"
-  read -r requests rps mean p99 errors <<<"$(parse_wrk <<<"$out")"
-  [ "$requests" -gt 0 ] || die_with_log "$name" "completed no request in the $scenario run: $out"
-  cpu=$(echo "scale=4; ($after-$before)*1000000/$(getconf CLK_TCK)/$requests" | bc)
+  read -r requests rps mean p99 errors <<<"$(parse_wrk <<<"$measured_output")"
+  [ "$requests" -gt 0 ] || die_with_log "$name" "completed no request in the $scenario run: $measured_output"
+  cpu=$(cpu_us_per "$measured_ticks" "$requests")
   if [ "$scenario" = pipelined ]; then
     # Why: wrk's latency statistics break with pipelining (see the note in summarize);
     # a closed loop of one batch per connection gives the mean batch time by Little's law.
@@ -494,32 +325,27 @@ summarize() {
   echo "pipelined latency: wrk's own figures are wrong with pipelining (its coordinated-omission correction"
   echo "  assumes one response per round trip and invents samples below its minimum: p99 prints 0, the mean"
   echo "  drops), so mean_ms there is per ${pipeline_depth}-request batch by Little's law (connections x ${pipeline_depth} / req/s) and p99 is n/a"
-  awk -v servers="${servers[*]}" -v scenarios="${scenarios[*]}" '
-    {key = $1 " " $2; rps[key] += $3; mean[key] += $4; p99[key] += $5; cpu[key] += $6; errors[key] += $7; n[key]++}
-    function avg(sum, key) { return sum[key] / n[key] }
-    function ratio(label, a, b) {
-      if (b > 0) printf "%-62s %8.3f\n", label, a / b
-      else printf "%-62s %8s\n", label, "n/a"
-    }
+  # Columns after the key: 1 req/s, 2 mean_us, 3 p99_us, 4 cpu_us/req, 5 errors.
+  report 2 '
     END {
       ns = split(servers, server, " "); nc = split(scenarios, scenario, " ")
       printf "%-13s %-10s %12s %10s %10s %12s %8s\n", "server", "scenario", "req/s", "mean_ms", "p99_ms", "cpu_us/req", "errors"
       for (c = 1; c <= nc; c++) for (s = 1; s <= ns; s++) {
         key = server[s] " " scenario[c]
         if (!n[key]) { printf "%-13s %-10s %12s %10s %10s %12s %8s\n", server[s], scenario[c], "n/a", "n/a", "n/a", "n/a", "n/a"; continue }
-        p99_text = avg(p99, key) < 0 ? "n/a" : sprintf("%.3f", avg(p99, key) / 1000)
-        printf "%-13s %-10s %12.0f %10.3f %10s %12.3f %8d\n", server[s], scenario[c], avg(rps, key),
-               avg(mean, key) / 1000, p99_text, avg(cpu, key), errors[key]
+        p99_text = avg(key, 3) < 0 ? "n/a" : sprintf("%.3f", avg(key, 3) / 1000)
+        printf "%-13s %-10s %12.0f %10.3f %10s %12.3f %8d\n", server[s], scenario[c], avg(key, 1),
+               avg(key, 2) / 1000, p99_text, avg(key, 4), total(key, 5)
       }
       print ""
-      ratio("tiffany cpu/req / nginx cpu/req (plaintext):", avg(cpu, "tiffany plaintext"), avg(cpu, "nginx plaintext"))
-      ratio("tiffany cpu/req / limit_server cpu/req (plaintext):", avg(cpu, "tiffany plaintext"), avg(cpu, "limit_server plaintext"))
-      ratio("tiffany req/s / h2o req/s (pipelined x16):", avg(rps, "tiffany pipelined"), avg(rps, "h2o pipelined"))
-      ratio("tiffany req/s / h2o req/s (static 4 KiB):", avg(rps, "tiffany static"), avg(rps, "h2o static"))
-      ratio("tiffany cpu/req / nginx cpu/req (download 100 MiB, CPU per byte):", avg(cpu, "tiffany download"), avg(cpu, "nginx download"))
-      ratio("tiffany cpu/req / nginx cpu/req (gzip level 5, 64 KiB page):", avg(cpu, "tiffany gzip"), avg(cpu, "nginx gzip"))
-      ratio("tiffany req/s precompressed / tiffany req/s static 4 KiB:", avg(rps, "tiffany precompressed"), avg(rps, "tiffany static"))
-    }' "$work/results"
+      ratio_line("tiffany cpu/req / nginx cpu/req (plaintext):", avg("tiffany plaintext", 4), avg("nginx plaintext", 4))
+      ratio_line("tiffany cpu/req / limit_server cpu/req (plaintext):", avg("tiffany plaintext", 4), avg("limit_server plaintext", 4))
+      ratio_line("tiffany req/s / h2o req/s (pipelined x16):", avg("tiffany pipelined", 1), avg("h2o pipelined", 1))
+      ratio_line("tiffany req/s / h2o req/s (static 4 KiB):", avg("tiffany static", 1), avg("h2o static", 1))
+      ratio_line("tiffany cpu/req / nginx cpu/req (download 100 MiB, CPU per byte):", avg("tiffany download", 4), avg("nginx download", 4))
+      ratio_line("tiffany cpu/req / nginx cpu/req (gzip level 5, 64 KiB page):", avg("tiffany gzip", 4), avg("nginx gzip", 4))
+      ratio_line("tiffany req/s precompressed / tiffany req/s static 4 KiB:", avg("tiffany precompressed", 1), avg("tiffany static", 1))
+    }' "$work/results" servers="${servers[*]}" scenarios="${scenarios[*]}"
   echo ""
   echo "bytes of one response (header + body, one curl request), and the coding sent"
   awk '{key = $1 " " $2; header[key] = $3; body[key] = $4; coding[key] = $5; if (!($1 in seen)) {seen[$1] = 1; order[++n] = $1}}
@@ -536,8 +362,7 @@ summarize() {
 
 # chart_data: one row per scenario, one column of average req/s per server ("n/a" if none).
 chart_data() {
-  awk -v servers="${servers[*]}" -v scenarios="${scenarios[*]}" '
-    {key = $1 " " $2; rps[key] += $3; n[key]++}
+  report 2 '
     END {
       ns = split(servers, server, " "); nc = split(scenarios, scenario, " ")
       label["plaintext"] = "plaintext"; label["pipelined"] = "pipelined_x16"; label["static"] = "static_4KiB"; label["download"] = "download_100MiB"
@@ -547,11 +372,11 @@ chart_data() {
         printf "%s", label[scenario[c]]
         for (s = 1; s <= ns; s++) {
           key = server[s] " " scenario[c]
-          if (n[key]) printf " %.0f", rps[key] / n[key]; else printf " n/a"
+          if (n[key]) printf " %.0f", avg(key, 1); else printf " n/a"
         }
         print ""
       }
-    }' "$work/results"
+    }' "$work/results" servers="${servers[*]}" scenarios="${scenarios[*]}"
 }
 
 draw_chart() {
@@ -586,12 +411,9 @@ PLOT
 main() {
   parse_args "$@"
   install_and_build
-  trap cleanup EXIT
-  trap 'exit 130' INT TERM
+  bench_work_dir
   make_site
-  write_tiffany_conf
-  write_nginx_conf
-  write_h2o_conf
+  write_configs
   measure_background_load
   start_servers
   run_rounds

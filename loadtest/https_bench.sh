@@ -10,41 +10,25 @@
 # Environment: TLS_VERSION=1.2|1.3 (default 1.3), KEY=rsa|ec (default rsa: the shipped kind)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bench_name=https_bench
+source loadtest/lib/bench.sh
 seconds=${1:-5} rounds=${2:-3} connections=${3:-64} clients=${4:-2}
 version=${TLS_VERSION:-1.3} key=${KEY:-rsa}
 
-scripts/setup.sh
-command -v nginx >/dev/null || { echo "https_bench: needs nginx (apt-get install nginx-light)" >&2; exit 1; }
-build_dir=$(scripts/build.sh | tail -n 1)
-
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+command -v nginx >/dev/null || die "needs nginx (apt-get install nginx-light)"
+bench_prepare
+bench_work_dir
 port_tiffany=18443 port_nginx=18444
-if [ "$key" = ec ]; then newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256); else newkey=(-newkey rsa:2048); fi
-openssl req -x509 "${newkey[@]}" -nodes -days 2 -subj /CN=localhost \
-  -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+make_cert "$key"
 # nginx gets Tiffany's default TLS 1.2 cipher list (TLS 1.3 suites are OpenSSL's defaults in both).
 ciphers=$(sed -n '/kDefaultTlsCiphers =/,/;$/p' conf/config.hpp | grep -o '"[^"]*"' | tr -d '"\n')
 
-cat >"$work/tiffany.json" <<JSON
-{"workers": 1, "listeners": [{"name": "https", "address": "127.0.0.1:$port_tiffany", "protocol": "http",
-  "tls": {"cert": "cert.pem", "key": "key.pem"},
-  "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]}
+write_tiffany_conf 1 <<JSON
+    { "name": "https", "address": "127.0.0.1:$port_tiffany", "protocol": "http",
+      "tls": { "cert": "cert.pem", "key": "key.pem" },
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ] }
 JSON
-mkdir -p "$work/nginx"
-cat >"$work/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
+write_nginx_conf 1 4096 <<CONF
   server {
     listen 127.0.0.1:$port_nginx ssl;
     ssl_certificate $work/cert.pem;
@@ -53,83 +37,76 @@ http {
     ssl_ciphers $ciphers;
     location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
   }
-}
 CONF
 
-cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
-us_per() { echo "scale=2; ($2-$1)*1000000/$(getconf CLK_TCK)/$3" | bc; }
-
-# keepalive NAME PID PORT: one wrk run; appends "keepalive NAME rps cpu_us_per_req" to results.
+# keepalive NAME PORT: one wrk run; appends "keepalive NAME rps cpu_us_per_req" to results.
 keepalive() {
-  local before after out requests rps
-  before=$(cpu_ticks "$2")
-  out=$(taskset -c 1 wrk -t1 -c"$connections" -d"${seconds}s" "https://127.0.0.1:$3/plaintext")
-  after=$(cpu_ticks "$2")
-  requests=$(awk '/requests in/{print $1}' <<<"$out")
-  rps=$(awk '/Requests\/sec/{print $2}' <<<"$out")
-  grep -qE 'Socket errors|Non-2xx' <<<"$out" && echo "$1: $(grep -E 'Socket errors|Non-2xx' <<<"$out")" >&2
-  echo "keepalive $1 $rps $(us_per "$before" "$after" "$requests")" >>"$work/results"
+  local requests rps
+  run_measured "${pids[$1]}" taskset -c 1 wrk -t1 -c"$connections" -d"${seconds}s" "https://127.0.0.1:$2/plaintext"
+  read -r requests rps _ <<<"$(parse_wrk <<<"$measured_output")"
+  grep -qE 'Socket errors|Non-2xx' <<<"$measured_output" && echo "$1: $(grep -E 'Socket errors|Non-2xx' <<<"$measured_output")" >&2
+  echo "keepalive $1 $rps $(cpu_us_per "$measured_ticks" "$requests" 2)" >>"$work/results"
 }
 
-# handshakes NAME PID PORT: tls_handshake_load; appends "handshakes NAME per_sec cpu_us_per_handshake".
+# handshakes NAME PORT: tls_handshake_load; appends "handshakes NAME per_sec cpu_us_per_handshake".
 handshakes() {
-  local before after out count
-  before=$(cpu_ticks "$2")
-  out=$(taskset -c 1 "$build_dir/loadtest/tls_handshake_load" --port "$3" --connections 16 --duration "$seconds" \
-        --tls "$version")
-  after=$(cpu_ticks "$2")
-  count=$(sed -E 's/.* handshakes=([0-9]+).*/\1/' <<<"$out")
-  echo "handshakes $1 $(sed -E 's/.*handshakes_per_sec=([0-9]+).*/\1/' <<<"$out") $(us_per "$before" "$after" "$count")" \
-    >>"$work/results"
+  run_measured "${pids[$1]}" taskset -c 1 "$build_dir/loadtest/tls_handshake_load" --port "$2" --connections 16 \
+    --duration "$seconds" --tls "$version"
+  echo "handshakes $1 $(client_field handshakes_per_sec "$measured_output")" \
+    "$(cpu_us_per "$measured_ticks" "$(client_field handshakes "$measured_output")" 2)" >>"$work/results"
 }
 
-# s_time NAME PID PORT: $clients s_time -new at once; appends "s_time NAME per_sec cpu_us_per_handshake".
-s_time() {
-  local before after total=0 n pids=()
-  before=$(cpu_ticks "$2")
+# s_times PORT: $clients s_time -new at once; prints how many handshakes they made in all.
+s_times() {
+  local i n total=0 clients_pids=()
   for ((i = 1; i <= clients; i++)); do
-    taskset -c 1 openssl s_time -connect "127.0.0.1:$3" -new -time "$seconds" "-tls${version/./_}" \
+    taskset -c 1 openssl s_time -connect "127.0.0.1:$1" -new -time "$seconds" "-tls${version/./_}" \
       >"$work/s_time.$i" 2>&1 &
-    pids+=($!)
+    clients_pids+=($!)
   done
-  wait "${pids[@]}"
-  after=$(cpu_ticks "$2")
+  wait "${clients_pids[@]}"
   for ((i = 1; i <= clients; i++)); do
     n=$(sed -nE 's/^([0-9]+) connections in [0-9.]+ real seconds.*/\1/p' "$work/s_time.$i")
     total=$((total + ${n:-0}))
   done
-  echo "s_time $1 $(echo "scale=1; $total/$seconds" | bc) $(us_per "$before" "$after" "$total")" >>"$work/results"
+  echo "$total"
 }
 
-taskset -c 0 "$build_dir/server/tiffany" --config "$work/tiffany.json" >"$work/tiffany.out" 2>&1 &
-tiffany_pid=$!
-taskset -c 0 nginx -p "$work" -c "$work/nginx.conf" &
-nginx_master=$!
-sleep 1
-nginx_pid=$(pgrep -P "$nginx_master" | head -n 1)  # the one worker
-curl -sf --cacert "$work/cert.pem" "https://localhost:$port_tiffany/plaintext" >/dev/null
-curl -sf --cacert "$work/cert.pem" "https://localhost:$port_nginx/plaintext" >/dev/null
+# s_time NAME PORT: appends "s_time NAME per_sec cpu_us_per_handshake".
+s_time() {
+  run_measured "${pids[$1]}" s_times "$2"
+  echo "s_time $1 $(echo "scale=1; $measured_output/$seconds" | bc) $(cpu_us_per "$measured_ticks" "$measured_output" 2)" \
+    >>"$work/results"
+}
+
+start_peer tiffany "$port_tiffany" 0
+start_peer nginx "$port_nginx" 0
+wait_ready tiffany answers_http "https://localhost:$port_tiffany/plaintext" -f --cacert "$work/cert.pem"
+wait_ready nginx answers_http "https://localhost:$port_nginx/plaintext" -f --cacert "$work/cert.pem"
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((round = 1; round <= rounds; round++)); do
-  keepalive tiffany "$tiffany_pid" "$port_tiffany"
-  keepalive nginx "$nginx_pid" "$port_nginx"
-  handshakes tiffany "$tiffany_pid" "$port_tiffany"
-  handshakes nginx "$nginx_pid" "$port_nginx"
-  s_time tiffany "$tiffany_pid" "$port_tiffany"
-  s_time nginx "$nginx_pid" "$port_nginx"
+  for test in keepalive handshakes s_time; do
+    "$test" tiffany "$port_tiffany"
+    "$test" nginx "$port_nginx"
+  done
 done
 
 echo "https: $key key, TLS $version handshakes, $connections keep-alive connections (wrk), $clients s_time clients,"
 echo "$rounds rounds of ${seconds}s, load average before: $load_before"
 echo "server (1 worker) on core 0, clients on core 1"
 printf '%-11s %-8s %14s %16s\n' test server "per second" "server cpu us"
-awk '{k=$1" "$2; rate[k]+=$3; cpu[k]+=$4; n[k]++}
-     END {for (k in n) {split(k, p, " "); printf "%-11s %-8s %14.0f %16.2f\n", p[1], p[2], rate[k]/n[k], cpu[k]/n[k]}}' \
-  "$work/results" | sort
-awk '{k=$1" "$2; rate[k]+=$3; n[k]++}
-     END {printf "ratio tiffany/nginx: keep-alive %.3f, handshakes %.3f, s_time %.3f\n",
-            (rate["keepalive tiffany"]/n["keepalive tiffany"])/(rate["keepalive nginx"]/n["keepalive nginx"]),
-            (rate["handshakes tiffany"]/n["handshakes tiffany"])/(rate["handshakes nginx"]/n["handshakes nginx"]),
-            (rate["s_time tiffany"]/n["s_time tiffany"])/(rate["s_time nginx"]/n["s_time nginx"])}' \
-  "$work/results"
+report 2 '
+  END {
+    for (k = 1; k <= keys; k++) {
+      split(order[k], part, " ")
+      printf "%-11s %-8s %14.0f %16.2f\n", part[1], part[2], avg(order[k], 1), avg(order[k], 2)
+    }
+  }' "$work/results" | sort
+report 2 '
+  END {
+    printf "ratio tiffany/nginx: keep-alive %s, handshakes %s, s_time %s\n",
+      ratio(avg("keepalive tiffany", 1), avg("keepalive nginx", 1)),
+      ratio(avg("handshakes tiffany", 1), avg("handshakes nginx", 1)),
+      ratio(avg("s_time tiffany", 1), avg("s_time nginx", 1))
+  }' "$work/results"

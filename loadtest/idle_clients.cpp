@@ -28,7 +28,10 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "loadtest/load_options.hpp"
 
 namespace {
 
@@ -129,20 +132,22 @@ int main(int argc, char** argv) {
   std::string counts_text;
   std::string path = "/plaintext";
   std::string mode = "http";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--port") {
-      port = std::atoi(argv[i + 1]);
-    } else if (flag == "--counts") {
-      counts_text = argv[i + 1];
-    } else if (flag == "--path") {
-      path = argv[i + 1];
-    } else if (flag == "--mode") {
-      mode = argv[i + 1];
-    } else {
-      fail("unknown option " + flag);
-    }
-  }
+  const std::string problem =
+      tiffany::loadtest::walk_flags(argc, argv, {}, [&](std::string_view flag, const char* value) {
+        if (flag == "--port") {
+          port = std::atoi(value);
+        } else if (flag == "--counts") {
+          counts_text = value;
+        } else if (flag == "--path") {
+          path = value;
+        } else if (flag == "--mode") {
+          mode = value;
+        } else {
+          return false;
+        }
+        return true;
+      });
+  if (!problem.empty()) fail(problem);
   if (port <= 0 || counts_text.empty() || (mode != "http" && mode != "https" && mode != "silent")) {
     fail("usage: idle_clients --port P --counts N[,N...] [--path /plaintext] [--mode http|https|silent]");
   }

@@ -12,8 +12,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-root_dir=$PWD
-servers=(tiffany nginx h2o)
+bench_name=idle_memory_bench
+source loadtest/lib/bench.sh
 
 usage() {
   cat <<USAGE
@@ -22,11 +22,6 @@ usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT] [-m MODES]
   -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+3 (HTTP) and +11..+12 (HTTPS), 1024..65000 (default 18280)
   -m MODES        comma-separated: http, https, silent (default http,https,silent)
 USAGE
-}
-
-die() {
-  echo "idle_memory_bench: $*" >&2
-  exit 1
 }
 
 count=9000 base_port=18280 modes=http,https,silent
@@ -39,26 +34,20 @@ while getopts 'n:p:m:h' option; do
     *) usage >&2 && exit 2 ;;
   esac
 done
-[[ $count =~ ^[0-9]+$ ]] && ((count >= 300 && count <= 15000)) || die "CONNECTIONS must be 300..15000, got '$count'"
-[[ $base_port =~ ^[0-9]+$ ]] && ((base_port >= 1024 && base_port <= 65000)) || die "BASE_PORT must be 1024..65000"
+if [[ ! $count =~ ^[0-9]+$ ]] || ((count < 300 || count > 15000)); then die "CONNECTIONS must be 300..15000, got '$count'"; fi
+if [[ ! $base_port =~ ^[0-9]+$ ]] || ((base_port < 1024 || base_port > 65000)); then die "BASE_PORT must be 1024..65000"; fi
 IFS=, read -r -a mode_list <<<"$modes"
 for mode in "${mode_list[@]}"; do
   [[ $mode =~ ^(http|https|silent)$ ]] || die "unknown mode '$mode'; expected http, https or silent"
 done
 third=$((count / 3))
 
-scripts/setup.sh
-loadtest/setup_peers.sh
-build_dir=$root_dir/$(scripts/build.sh | tail -n 1)
+bench_prepare peers
 ulimit -n 20000 || die "cannot raise the open-file limit to 20000 (the client holds $count sockets)"
 
-work=$(mktemp -d -t tiffany-idle-bench.XXXXXX)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-mkdir -p "$work/nginx-tmp"
+bench_work_dir
 printf 'Hello, World!' >"$work/plaintext.txt"
-# Why P-256: a full handshake per connection, and the client's core must keep up.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
-  -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+make_cert ec  # Why P-256: a full handshake per connection, and the client's core must keep up.
 
 # port_of SERVER MODE
 port_of() {
@@ -73,11 +62,7 @@ port_of() {
 
 # Every server: one worker, keep-alive for 120 s, room for 20,000 connections;
 # a TLS handshake may take 120 s too, so silent connections stay open.
-cat >"$work/tiffany.json" <<JSON
-{
-  "workers": 1,
-  "max_connections": 20000,
-  "listeners": [
+write_tiffany_conf 1 '"max_connections": 20000,' <<JSON
     {
       "name": "bench",
       "address": "127.0.0.1:$(port_of tiffany)",
@@ -93,27 +78,11 @@ cat >"$work/tiffany.json" <<JSON
       "tls": { "cert": "$work/cert.pem", "key": "$work/key.pem", "handshake_timeout_ms": 120000 },
       "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ]
     }
-  ]
-}
 JSON
-cat >"$work/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-worker_rlimit_nofile 20000;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-events { worker_connections 20000; }
-http {
-  access_log off;
+write_nginx_conf 1 20000 "worker_rlimit_nofile 20000;" <<CONF
   keepalive_timeout 120s;
   keepalive_requests 1000000;
   client_header_timeout 120s;  # also the TLS handshake's
-  client_body_temp_path $work/nginx-tmp/body;
-  proxy_temp_path $work/nginx-tmp/proxy;
-  fastcgi_temp_path $work/nginx-tmp/fastcgi;
-  uwsgi_temp_path $work/nginx-tmp/uwsgi;
-  scgi_temp_path $work/nginx-tmp/scgi;
   server {
     listen 127.0.0.1:$(port_of nginx) backlog=4096;
     location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
@@ -124,42 +93,19 @@ http {
     ssl_certificate_key $work/key.pem;
     location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
   }
-}
 CONF
-{
-  [ "$(id -u)" -ne 0 ] || echo "user: root"  # as root without it, h2o drops to nobody, who cannot read the temp dir
-  cat <<CONF
-num-threads: 1
-max-connections: 20000
-http1-request-timeout: 120
-pid-file: $work/h2o.pid
-error-log: $work/h2o-error.log
-listen:
-  host: 127.0.0.1
-  port: $(port_of h2o)
-hosts:
-  default:
-    paths:
+write_h2o_conf 1 "$(port_of h2o)" $'max-connections: 20000\nhttp1-request-timeout: 120' <<CONF
       /plaintext:
         file.file: $work/plaintext.txt
 CONF
-} >"$work/h2o.conf"
 
-rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
-
-# measure MODE NAME COMMAND...: starts the server on core 0, measures, stops it.
+# measure MODE NAME: starts the server on core 0, measures, stops it.
 measure() {
-  local mode=$1 name=$2 port pid tries rss_warm rss_third rss_all line
-  shift 2
+  local mode=$1 name=$2 port pid rss_warm rss_third rss_all line client_input
   port=$(port_of "$name" "$mode")
-  [ -z "$(ss -Hltn "sport = :$port")" ] || die "port $port is in use; pick others with -p"
-  taskset -c 0 "$@" >"$work/$name.log" 2>&1 &
-  pid=$!
-  for ((tries = 0; tries < 100; tries++)); do
-    curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$(port_of "$name")/plaintext" && break
-    kill -0 "$pid" 2>/dev/null || die "$name exited during start-up: $(tail -n 5 "$work/$name.log")"
-    sleep 0.1
-  done
+  start_peer "$name" "$port" 0
+  pid=${pids[$name]}
+  wait_ready "$name" answers_http "http://127.0.0.1:$(port_of "$name")/plaintext"
   # Warm-up: 100 connections with one request each (silent: none), then closed.
   taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts 100 --mode "$mode" </dev/null \
     >"$work/warmup.out" || die "$name: warm-up failed: $(cat "$work/warmup.out")"
@@ -178,9 +124,10 @@ measure() {
   sleep 1
   rss_all=$(rss_kib "$pid")
   kill -0 "$pid" 2>/dev/null || die "$name died while holding idle connections"
-  exec {CLIENT[1]}>&-
+  client_input=${CLIENT[1]}
+  exec {client_input}>&-  # the client's standard input ends: it closes its connections and exits
   wait "$CLIENT_PID" 2>/dev/null || true
-  kill "$pid" && wait "$pid" 2>/dev/null || true
+  stop_peer "$name"
   printf '%-7s %-8s %10d %10d %10d %14.0f %14.0f\n' "$mode" "$name" "$rss_warm" "$rss_third" "$rss_all" \
     "$(echo "($rss_all - $rss_warm) * 1024 / $count" | bc -l)" \
     "$(echo "($rss_all - $rss_third) * 1024 / ($count - $third)" | bc -l)" >>"$work/results"
@@ -188,9 +135,9 @@ measure() {
 
 echo "idle_memory_bench: $count idle connections per server and mode ($modes), one worker each"
 for mode in "${mode_list[@]}"; do
-  measure "$mode" tiffany "$build_dir/server/tiffany" --config "$work/tiffany.json"
-  measure "$mode" nginx nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log"
-  [ "$mode" != http ] || measure "$mode" h2o h2o --mode worker --conf "$work/h2o.conf"
+  measure "$mode" tiffany
+  measure "$mode" nginx
+  [ "$mode" != http ] || measure "$mode" h2o
 done
 printf '%-7s %-8s %10s %10s %10s %14s %14s\n' mode server "RSS warm" "RSS N/3" "RSS N" "B/conn total" "B/conn margin"
 printf '%-7s %-8s %10s %10s %10s %14s %14s\n' "" "" KiB KiB KiB "" ""

@@ -1,0 +1,219 @@
+# loadtest/lib/peers.sh: the one way a benchmark starts a peer (Tiffany, nginx, h2o, limit_server).
+# Sourced by loadtest/*.sh from the repository root, after the script sets bench_name
+# (the prefix of its messages). It installs and builds what the run needs, makes the
+# temp dir, writes each peer's config from one generator per peer, starts a peer on
+# chosen cores, waits until it answers, and stops every peer when the script exits.
+# Each peer binds 127.0.0.1 only.
+# shellcheck shell=bash
+: "${bench_name:?the benchmark script sets bench_name before it sources the library}"
+
+# Where limit_server.c and pipeline.lua are: ../shared beside the checkout, or TIFFANY_SHARED.
+shared=${TIFFANY_SHARED:-$(cd .. && pwd)/shared}
+
+die() {
+  echo "$bench_name: $*" >&2
+  exit 1
+}
+
+# bench_prepare [peers] [limit_server]: installs what is missing (with `peers`, nginx, h2o,
+# wrk and the rest from loadtest/setup_peers.sh), builds Tiffany and sets build_dir (an
+# absolute path); with `limit_server`, builds the floor into build_dir too.
+bench_prepare() {
+  local want
+  scripts/setup.sh
+  for want in "$@"; do
+    [ "$want" != peers ] || loadtest/setup_peers.sh
+  done
+  build_dir=$PWD/$(scripts/build.sh | tail -n 1)
+  for want in "$@"; do
+    [ "$want" != limit_server ] || build_limit_server
+  done
+}
+
+build_limit_server() {
+  [ -f "$shared/bench/limit_server.c" ] || die "missing $shared/bench/limit_server.c (set TIFFANY_SHARED to the shared folder)"
+  gcc -O2 "$shared/bench/limit_server.c" -o "$build_dir/limit_server" -luring
+}
+
+# bench_work_dir: makes the temp dir $work and arms the exit trap that stops every
+# peer (and any other job of the script) and removes it.
+bench_work_dir() {
+  work=$(mktemp -d -t "tiffany-$bench_name.XXXXXX")
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+
+bench_cleanup() {
+  stop_peers
+  # Why: load clients run as jobs (coprocs, s_time) may outlive an early exit.
+  local job
+  for job in $(jobs -p); do kill "$job" 2>/dev/null || true; done
+  [ -z "${work:-}" ] || rm -rf "$work"
+}
+
+# make_cert rsa|ec: a self-signed certificate for localhost and 127.0.0.1, $work/cert.pem and key.pem.
+make_cert() {
+  local newkey
+  if [ "$1" = ec ]; then newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256); else newkey=(-newkey rsa:2048); fi
+  openssl req -x509 "${newkey[@]}" -nodes -days 2 -subj /CN=localhost \
+    -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+}
+
+# The config generators: each writes $work/PEER.conf (Tiffany: tiffany.json) around the
+# part only the script knows, read from standard input.
+
+# write_tiffany_conf WORKERS [TOP_FIELDS] <<<LISTENERS: LISTENERS are the JSON objects of
+# the "listeners" array; TOP_FIELDS are more top-level fields, each followed by a comma.
+write_tiffany_conf() {
+  local workers=$1 top=${2:-}
+  {
+    echo "{"
+    echo "  \"workers\": $workers,${top:+ $top}"
+    echo "  \"listeners\": ["
+    cat
+    echo "  ]"
+    echo "}"
+  } >"$work/tiffany.json"
+}
+
+# write_nginx_conf WORKERS CONNECTIONS [MAIN_DIRECTIVES] <<<HTTP_BLOCK: one worker runs
+# without a master (one process, whose pid is the one to measure), more under one; no
+# access log, temp files in the work dir; HTTP_BLOCK (servers and their settings) goes
+# inside `http { }`.
+write_nginx_conf() {
+  local workers=$1 connections=$2 main=${3:-} master=off user=""
+  ((workers == 1)) || master=on
+  # Why: a master run as root starts its workers as nobody, who cannot read the 0700 temp dir.
+  [ "$master" = off ] || [ "$(id -u)" -ne 0 ] || user="user root;"
+  mkdir -p "$work/nginx-tmp"
+  {
+    cat <<CONF
+daemon off;
+$user
+master_process $master;
+worker_processes $workers;
+$main
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+events {
+  worker_connections $connections;
+}
+http {
+  access_log off;
+  client_body_temp_path $work/nginx-tmp/body;
+  proxy_temp_path $work/nginx-tmp/proxy;
+  fastcgi_temp_path $work/nginx-tmp/fastcgi;
+  uwsgi_temp_path $work/nginx-tmp/uwsgi;
+  scgi_temp_path $work/nginx-tmp/scgi;
+CONF
+    cat
+    echo "}"
+  } >"$work/nginx.conf"
+}
+
+# write_h2o_conf THREADS PORT [TOP_LINES] <<<PATHS: h2o with no access log (none
+# configured) on 127.0.0.1:PORT; PATHS (indented six spaces) go under the default host.
+write_h2o_conf() {
+  local threads=$1 port=$2 top=${3:-}
+  {
+    # Why: run as root without `user`, h2o drops to nobody, who cannot read the 0700 temp dir.
+    [ "$(id -u)" -ne 0 ] || echo "user: root"
+    echo "num-threads: $threads"
+    [ -z "$top" ] || echo "$top"
+    cat <<CONF
+pid-file: $work/h2o.pid
+error-log: $work/h2o-error.log
+listen:
+  host: 127.0.0.1
+  port: $port
+hosts:
+  default:
+    paths:
+CONF
+    cat
+  } >"$work/h2o.conf"
+}
+
+# peer_command PEER PORT [ARGS...]: sets the array peer_cmd to the command line that runs PEER
+# from its generated config (limit_server takes PORT and ARGS, e.g. `echo`).
+peer_command() {
+  case $1 in
+    tiffany) peer_cmd=("$build_dir/server/tiffany" --config "$work/tiffany.json") ;;
+    nginx) peer_cmd=(nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log") ;;
+    h2o) peer_cmd=(h2o --mode worker --conf "$work/h2o.conf") ;;
+    limit_server) peer_cmd=("$build_dir/limit_server" "$2" "${@:3}") ;;
+    *) die "unknown peer '$1'" ;;
+  esac
+}
+
+check_port_free() {
+  [ -z "$(ss -Hltn "sport = :$1")" ] || die "port $1 is already in use; pick other ports with -p BASE_PORT"
+}
+
+# start_peer PEER PORT CPUS [ARGS...]: runs PEER on CPUS (taskset), logging to $work/PEER.log;
+# its pid goes to pids[PEER]. Wait for it with wait_ready.
+declare -A pids
+start_peer() {
+  local name=$1 port=$2 cpus=$3
+  check_port_free "$port"
+  peer_command "$name" "$port" "${@:4}"
+  taskset -c "$cpus" "${peer_cmd[@]}" >"$work/$name.log" 2>&1 &
+  pids[$name]=$!
+}
+
+alive() { kill -0 "${pids[$1]}" 2>/dev/null; }
+
+# stop_peer PEER: stops it and waits for it to end.
+stop_peer() {
+  [ -n "${pids[$1]:-}" ] || return 0
+  kill "${pids[$1]}" 2>/dev/null || true
+  wait "${pids[$1]}" 2>/dev/null || true
+  unset "pids[$1]"
+}
+
+stop_peers() {
+  local name
+  for name in "${!pids[@]}"; do stop_peer "$name"; done
+}
+
+# peer_log PEER: the tail of its output and error log, for a failure message.
+peer_log() {
+  local name=$1 file
+  for file in "$work/$name.log" "$work/$name-error.log"; do
+    [ -s "$file" ] && echo "--- $file" && tail -n 20 "$file"
+  done
+  return 0
+}
+
+die_with_log() {
+  local name=$1
+  shift
+  peer_log "$name" >&2
+  die "$name: $*"
+}
+
+# The readiness probes wait_ready retries.
+# answers_http URL [CURL_ARGS...]: a GET succeeds (any status).
+answers_http() { curl -s -o /dev/null --max-time 1 "${@:2}" "$1"; }
+# accepts_tcp PORT: a connection to 127.0.0.1:PORT opens.
+accepts_tcp() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# wait_ready PEER PROBE...: retries PROBE for up to 10 s while PEER lives; dies with its log if not.
+wait_ready() {
+  local name=$1 tries
+  shift
+  for ((tries = 0; tries < 100; tries++)); do
+    alive "$name" || die_with_log "$name" "exited during start-up"
+    "$@" && return 0
+    sleep 0.1
+  done
+  die_with_log "$name" "did not answer ($*) within 10 s"
+}
+
+# check_loopback_only PEER: every socket PEER listens on is on 127.0.0.1.
+check_loopback_only() {
+  local name=$1 addresses
+  addresses=$(ss -Hltnp | awk -v pid="pid=${pids[$name]}," 'index($0, pid) {print $4}')
+  [ -n "$addresses" ] || die "$name: found no listening socket of pid ${pids[$name]} (ss -ltnp)"
+  ! grep -qv '^127\.0\.0\.1:' <<<"$addresses" || die "$name: listens beyond loopback: $addresses"
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# loadtest/lib/smoke_test.sh: CTest's check that the benchmark library still starts and
+# measures a peer: Tiffany from the library's config generator on 127.0.0.1, readiness,
+# one second of wrk, CPU per request, RSS, and the ratio table. About 3 s; no peers
+# beside Tiffany, nothing installed or built (CTest runs it on the build it tests).
+# usage: loadtest/lib/smoke_test.sh BUILD_DIR
+set -euo pipefail
+build_dir=$(cd "$1" && pwd)
+cd "$(dirname "$0")/../.."
+bench_name=loadtest_smoke
+source loadtest/lib/bench.sh
+
+[ -x "$build_dir/server/tiffany" ] || die "no Tiffany binary at $build_dir/server/tiffany"
+bench_work_dir
+# Why a random port: CTest runs other suites at once, and they listen on loopback too.
+port=$((20000 + RANDOM % 10000))
+write_tiffany_conf 1 <<JSON
+    { "name": "smoke", "address": "127.0.0.1:$port", "protocol": "http",
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ] }
+JSON
+start_peer tiffany "$port" "0-$(($(nproc) - 1))"
+wait_ready tiffany answers_http "http://127.0.0.1:$port/plaintext"
+
+for round in 1 2; do
+  run_measured "${pids[tiffany]}" timeout 20 wrk -t1 -c4 -d1s --latency "http://127.0.0.1:$port/plaintext" ||
+    die_with_log tiffany "wrk failed: $measured_output"
+  read -r requests rps mean p99 errors <<<"$(parse_wrk <<<"$measured_output")"
+  ((requests > 0)) || die_with_log tiffany "completed no request in round $round: $measured_output"
+  echo "tiffany plaintext $rps $mean $p99 $(cpu_us_per "$measured_ticks" "$requests") $errors" >>"$work/results"
+done
+rss=$(rss_kib "${pids[tiffany]}")
+((rss > 0)) || die "read no RSS for Tiffany"
+alive tiffany || die_with_log tiffany "died under load"
+pid=${pids[tiffany]}
+stop_peer tiffany
+! kill -0 "$pid" 2>/dev/null || die "Tiffany (pid $pid) still runs after stop_peer"
+
+printf '%-13s %-10s %12s %10s %12s %8s\n' server scenario req/s mean_ms cpu_us/req errors
+report 2 '
+  END {
+    if (keys != 1 || n[order[1]] != 2) { print "loadtest_smoke: expected two rows of one key"; exit 1 }
+    printf "%-13s %-10s %12.0f %10.3f %12.3f %8d\n", "tiffany", "plaintext", avg(order[1], 1), avg(order[1], 2) / 1000,
+           avg(order[1], 4), total(order[1], 5)
+    ratio_line("tiffany req/s / itself:", avg(order[1], 1), avg(order[1], 1))
+  }' "$work/results"
+echo "loadtest_smoke: RSS ${rss} KiB; the library starts, measures and stops a peer"
