@@ -30,12 +30,16 @@ std::string quoted_list(const std::vector<std::string>& items) {
 
 // Calls a handler's or a middleware's factory with `params` (found at
 // `params_path`); its ParamError and unknown keys become config errors there.
-// `flat`: the settings sit beside these keys (the deprecated route form).
+// `flat`: the settings sit beside these keys (a middleware entry's "use", or
+// the route keys in the deprecated flat route form).
 template <class Made, class Factory>
 std::unique_ptr<Made> call_factory(const Config& config, const Factory& factory, const std::string& kind,
                                    const std::string& name, LoadedPlugin* plugin, const picojson::object& object,
                                    const std::string& params_path, std::vector<std::string> flat, int worker) {
-  const HandlerParams params(object, config.directory, plugin != nullptr ? &plugin->worker(worker) : nullptr);
+  // Why: only the deprecated flat route form shares its object with the route keys.
+  const bool beside_route_keys = kind == "handler" && !flat.empty();
+  const HandlerParams params(object, config.directory, plugin != nullptr ? &plugin->worker(worker) : nullptr,
+                             beside_route_keys);
   std::unique_ptr<Made> made;
   try {
     made = factory(params);
