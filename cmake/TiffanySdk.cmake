@@ -21,6 +21,7 @@ set(TIFFANY_PUBLIC_HEADERS
   http/json_body.hpp http/multipart.hpp
   handlers/log_level.hpp
   handlers/handler.hpp handlers/handler_params.hpp handlers/handler_registry.hpp handlers/plugin_api.hpp handlers/plugin_build_flags.hpp
+  handlers/middleware/middleware.hpp handlers/middleware/middleware_registry.hpp
   handlers/server_stats.hpp handlers/plugin_context.hpp handlers/plugin_state.hpp handlers/plugin_logger.hpp
   handlers/testkit/request_builder.hpp handlers/testkit/plugin_harness.hpp)
 

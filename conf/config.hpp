@@ -28,14 +28,32 @@ struct CompressConfig {
   std::string json_path;  // where it was set, for errors found later
 };
 
+/// One entry of a listener's or a route's `middleware` array.
+struct MiddlewareConfig {
+  std::string use;          // registered middleware name: "cors", "kv.auth"
+  picojson::object params;  // every other key of the entry, for the middleware's factory
+  std::string json_path;    // "$.listeners[1].middleware[0]"
+};
+
 /// One entry of an HTTP listener's `routes`.
 struct RouteConfig {
   std::vector<std::string> methods;  // empty: any method ("*")
   std::string path;                  // pattern: "/users/:id", "/static/*"
   std::string handler;               // registered handler name
-  picojson::object params;           // every other key, for the handler's factory
+  picojson::object params;           // the handler's settings (`with`), for its factory
+  std::string params_path;           // where they are: "$.listeners[1].routes[0].with" (or the route, when flat)
   CompressConfig compress;           // the route's own `compress`, or else the listener's
+  std::vector<MiddlewareConfig> middleware;  // run inside the listener's, around the handler
   std::string json_path;             // "$.listeners[1].routes[0]"
+};
+
+/// A listener's `not_found` or `method_not_allowed`: the handler answering
+/// requests no route takes.
+struct FallbackConfig {
+  std::string handler;
+  picojson::object params;  // `with`
+  std::string params_path;  // "$.listeners[1].not_found.with"
+  std::string json_path;    // "$.listeners[1].not_found"
 };
 
 /// Request size limits of an HTTP listener (`limits`).
@@ -101,6 +119,9 @@ struct ListenerConfig {
   ListenAddress address;
   Protocol protocol = Protocol::echo;
   std::vector<RouteConfig> routes;  // http only
+  std::vector<MiddlewareConfig> middleware;  // http only: runs around the routing, for every request
+  std::optional<FallbackConfig> not_found;           // http only: answers 404s (absent: plain text)
+  std::optional<FallbackConfig> method_not_allowed;  // http only: answers 405s (absent: plain text)
   CompressConfig compress;          // http only: the routes' default
   HttpLimitsConfig limits;          // http only
   ConnectionLimitsConfig connection_limits;  // also under `limits`, any protocol
@@ -157,6 +178,7 @@ struct Config {
   std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)
   SchedulerConfig scheduler;
   std::vector<ListenerConfig> listeners;
+  std::vector<std::string> warnings;  // deprecated forms used, to log once at start-up
 };
 
 }  // namespace tiffany

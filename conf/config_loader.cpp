@@ -44,12 +44,51 @@ std::vector<std::string> read_methods(const JsonNode& node) {
   return methods;
 }
 
-RouteConfig read_route(const JsonNode& node, const CompressConfig& listener_compress) {
+// `with`: a handler's settings, an object of its own.
+picojson::object read_with(const JsonNode& node) {
+  if (!node.raw().is<picojson::object>()) node.fail("an object of the handler's settings");
+  return node.raw().get<picojson::object>();
+}
+
+// `middleware`: an array of {"use": NAME, settings...}; the factories check the settings.
+std::vector<MiddlewareConfig> read_middleware(const JsonNode& node) {
+  if (!node.raw().is<picojson::array>()) node.fail("an array of middleware entries ({\"use\": \"cors\", ...})");
+  std::vector<MiddlewareConfig> chain;
+  for (const JsonNode& entry : node.as_array()) {
+    if (!entry.raw().is<picojson::object>()) entry.fail("a middleware entry: an object with \"use\" and its settings");
+    MiddlewareConfig middleware;
+    middleware.json_path = entry.path();
+    for (const auto& [key, value] : entry.raw().get<picojson::object>()) {
+      if (key == "use") {
+        middleware.use = entry.child(key, value).as_nonempty_string();
+      } else {
+        middleware.params.emplace(key, value);  // the middleware's factory validates these
+      }
+    }
+    if (middleware.use.empty()) {
+      throw ConfigError(entry.file(), entry.path() + ".use", "missing required key (the middleware's name, e.g. \"cors\")");
+    }
+    chain.push_back(std::move(middleware));
+  }
+  return chain;
+}
+
+RouteConfig read_route(const JsonNode& node, const CompressConfig& listener_compress,
+                       std::vector<std::string>& warnings) {
   if (!node.raw().is<picojson::object>()) node.fail("a route object with \"path\" and \"handler\"");
+  const picojson::object& object = node.raw().get<picojson::object>();
+  // Why both forms: settings used to sit beside the route keys. That form is
+  // still read (deprecated, one warning per route); with "with" present the
+  // route's keys are checked strictly.
+  if (object.count("with") != 0) {
+    ObjectReader(node, {"method", "path", "handler", "compress", "middleware", "with"});
+  }
   RouteConfig route;
   route.json_path = node.path();
+  route.params_path = node.path() + ".with";
   route.compress = listener_compress;
-  for (const auto& [key, value] : node.raw().get<picojson::object>()) {
+  std::string flat_keys;
+  for (const auto& [key, value] : object) {
     const JsonNode child = node.child(key, value);
     if (key == "path") {
       route.path = child.as_string();
@@ -60,13 +99,34 @@ RouteConfig read_route(const JsonNode& node, const CompressConfig& listener_comp
       route.methods = read_methods(child);
     } else if (key == "compress") {
       route.compress = read_compress(child, listener_compress);
+    } else if (key == "middleware") {
+      route.middleware = read_middleware(child);
+    } else if (key == "with") {
+      route.params = read_with(child);
     } else {
-      route.params.emplace(key, value);  // the handler's factory validates these
+      route.params.emplace(key, value);  // deprecated flat form: the handler's factory validates these
+      flat_keys += (flat_keys.empty() ? "\"" : ", \"") + key + "\"";
     }
   }
   if (route.path.empty()) throw ConfigError(node.file(), node.path() + ".path", "missing required key");
   if (route.handler.empty()) throw ConfigError(node.file(), node.path() + ".handler", "missing required key");
+  if (!flat_keys.empty()) {
+    route.params_path = node.path();
+    warnings.push_back(node.file() + ": " + node.path() + ": route \"" + route.path + "\" puts handler settings (" +
+                       flat_keys + ") beside the route keys; this form is deprecated: move them into \"with\"");
+  }
   return route;
+}
+
+// `not_found` / `method_not_allowed`: {"handler": NAME, "with": {...}}.
+FallbackConfig read_fallback(const JsonNode& node) {
+  ObjectReader reader(node, {"handler", "with"});
+  FallbackConfig fallback;
+  fallback.json_path = node.path();
+  fallback.params_path = node.path() + ".with";
+  fallback.handler = reader.required("handler").as_nonempty_string();
+  if (auto with = reader.optional("with")) fallback.params = read_with(*with);
+  return fallback;
 }
 
 // `limits`: the connection limits any listener takes, and http's request sizes.
@@ -150,9 +210,9 @@ TimeoutsConfig read_timeouts(const JsonNode& node, bool http) {
   return timeouts;
 }
 
-ListenerConfig read_listener(const JsonNode& node, const std::string& directory) {
+ListenerConfig read_listener(const JsonNode& node, const std::string& directory, std::vector<std::string>& warnings) {
   ObjectReader reader(node, {"name", "address", "protocol", "share_port", "routes", "limits", "timeouts", "tls",
-                             "compress"});
+                             "compress", "middleware", "not_found", "method_not_allowed"});
   ListenerConfig listener;
   listener.json_path = node.path();
   listener.name = reader.required("name").as_nonempty_string();
@@ -173,10 +233,13 @@ ListenerConfig read_listener(const JsonNode& node, const std::string& directory)
   if (listener.protocol == Protocol::http) {
     if (auto compress = reader.optional("compress")) listener.compress = read_compress(*compress, CompressConfig{});
     for (const JsonNode& route : reader.required("routes").as_array()) {
-      listener.routes.push_back(read_route(route, listener.compress));
+      listener.routes.push_back(read_route(route, listener.compress, warnings));
     }
+    if (auto middleware = reader.optional("middleware")) listener.middleware = read_middleware(*middleware);
+    if (auto fallback = reader.optional("not_found")) listener.not_found = read_fallback(*fallback);
+    if (auto fallback = reader.optional("method_not_allowed")) listener.method_not_allowed = read_fallback(*fallback);
   } else {
-    for (const char* http_only : {"routes", "compress"}) {
+    for (const char* http_only : {"routes", "compress", "middleware", "not_found", "method_not_allowed"}) {
       if (auto extra = reader.optional(http_only)) {
         throw ConfigError(extra->file(), extra->path(), "only \"http\" listeners take this key");
       }
@@ -252,7 +315,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   if (items.empty()) listeners.fail("at least one listener");
   std::set<std::string> names;
   for (const JsonNode& item : items) {
-    ListenerConfig listener = read_listener(item, config.directory);
+    ListenerConfig listener = read_listener(item, config.directory, config.warnings);
     if (!names.insert(listener.name).second) {
       throw ConfigError(file, item.path() + ".name", "duplicate listener name \"" + listener.name + "\"");
     }

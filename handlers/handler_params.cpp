@@ -23,7 +23,7 @@ WorkerContext& HandlerParams::worker() const {
 }
 
 const picojson::value* HandlerParams::find(const std::string& key) const {
-  if (std::find(std::begin(kRouteKeys), std::end(kRouteKeys), key) != std::end(kRouteKeys)) {
+  if (beside_route_keys_ && std::find(std::begin(kRouteKeys), std::end(kRouteKeys), key) != std::end(kRouteKeys)) {
     throw ParamError(key, "\"" + key + "\" is a route key (method, path, handler, compress), never a handler's setting: "
                           "the handler must give its setting another name");
   }

@@ -28,22 +28,27 @@ class ParamError : public std::runtime_error {
   std::string key_;
 };
 
-/// The keys of a route object other than method, path and handler. Every
-/// accessor records the key as known; keys no accessor asked about are
+/// A handler's settings (a route's `with` object, or the deprecated keys
+/// beside the route keys) or a middleware's (its entry's keys but `use`).
+/// Every accessor records the key as known; keys no accessor asked about are
 /// reported as unknown after the factory returns (typos are errors).
 class HandlerParams {
  public:
   /// The keys of a route object that belong to the route, never to its
-  /// handler: asking for one throws ParamError (it would always be absent).
+  /// handler: when the settings sit beside them (the deprecated flat form),
+  /// asking for one throws ParamError (it would always be absent).
   static constexpr std::string_view kRouteKeys[] = {"method", "path", "handler", "compress"};
 
   /// `base_directory` is the config file's folder: relative paths in params
   /// are resolved against it (see path()).
   /// `worker`: the plugin's context on the worker the handler is built for
   /// (or its config-check context); null for built-in handlers.
+  /// `beside_route_keys`: the settings share an object with the route keys
+  /// (false for `with` and middleware entries: any name is the factory's).
   explicit HandlerParams(const picojson::object& params, std::string base_directory = ".",
-                         WorkerContext* worker = nullptr)
-      : params_(&params), base_directory_(std::move(base_directory)), worker_(worker) {}
+                         WorkerContext* worker = nullptr, bool beside_route_keys = true)
+      : params_(&params), base_directory_(std::move(base_directory)), worker_(worker),
+        beside_route_keys_(beside_route_keys) {}
 
   /// The plugin's context on the worker this handler serves (its app()
   /// holds the process-wide state). Keep the reference: it outlives the
@@ -74,6 +79,7 @@ class HandlerParams {
   std::string base_directory_;
   mutable std::set<std::string> known_;
   WorkerContext* worker_;
+  bool beside_route_keys_;
 };
 
 }  // namespace tiffany

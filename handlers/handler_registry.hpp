@@ -1,4 +1,4 @@
-// HandlerRegistry: handler factories by name ("text", "static", "shop.cart", ...).
+// HandlerRegistry: handler factories by name ("text", "static", "shop.cart", ...), and the middleware registry.
 #pragma once
 
 #include <functional>
@@ -9,6 +9,7 @@
 
 #include "handlers/handler.hpp"
 #include "handlers/handler_params.hpp"
+#include "handlers/middleware/middleware_registry.hpp"
 
 namespace tiffany {
 
@@ -33,6 +34,10 @@ class HandlerRegistry {
   /// The plugin `name` came from, or nullptr (built-in or unknown).
   LoadedPlugin* plugin(const std::string& name) const;
 
+  /// The middleware factories, filled beside the handlers (built-ins, then plugins).
+  MiddlewareRegistry& middleware() noexcept { return middleware_; }
+  const MiddlewareRegistry& middleware() const noexcept { return middleware_; }
+
  private:
   struct Entry {
     HandlerFactory factory;
@@ -40,6 +45,7 @@ class HandlerRegistry {
     LoadedPlugin* plugin;
   };
   std::map<std::string, Entry> entries_;
+  MiddlewareRegistry middleware_;
 };
 
 /// Registers the built-in handlers: text, echo, json, static, health, status, metrics.

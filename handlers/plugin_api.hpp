@@ -5,6 +5,7 @@
 #include <string>
 
 #include "handlers/handler_registry.hpp"
+#include "handlers/middleware/middleware.hpp"
 #include "handlers/plugin_build_flags.hpp"
 #include "handlers/plugin_context.hpp"
 #include "handlers/plugin_logger.hpp"
@@ -17,7 +18,9 @@ namespace tiffany {
 /// meaning; a plugin built for another number is refused at start-up.
 /// 2 (not yet released): Task frames, TaskRecord, move-only futures,
 /// BodySink::send_file, Plugin, AppContext, WorkerContext, Logger,
-/// PluginRegistrar::set_plugin, HandlerParams::worker(), and the build flags.
+/// PluginRegistrar::set_plugin, HandlerParams::worker(), the build flags, and
+/// middleware: Middleware, Next, PluginRegistrar::add_middleware (a virtual
+/// after set_plugin) and Request::attributes.
 inline constexpr unsigned kPluginAbiNumber = 2;
 
 /// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in
@@ -39,6 +42,11 @@ class PluginRegistrar {
   /// once; throws std::logic_error on a second call. Without it a plugin
   /// still has contexts (HandlerParams::worker()), just no hooks.
   virtual void set_plugin(std::unique_ptr<Plugin> plugin) = 0;
+  /// Registers a middleware `factory` as `name` (same rules as handler
+  /// names; names of handlers and of middleware are apart), for config
+  /// entries `{"use": "<name>", ...}` on a listener or a route. Throws
+  /// std::invalid_argument if the name is malformed or already taken.
+  virtual void add_middleware(const std::string& name, MiddlewareFactory factory) = 0;
 };
 
 }  // namespace tiffany

@@ -42,6 +42,17 @@ class RegistryRegistrar final : public PluginRegistrar {
 
   void set_plugin(std::unique_ptr<Plugin> plugin) override { PluginHost::set_hooks(plugin_, std::move(plugin)); }
 
+  void add_middleware(const std::string& name, MiddlewareFactory factory) override {
+    if (!is_valid_handler_name(name)) {
+      throw std::invalid_argument("middleware name \"" + name + "\" is not made of letters, digits, '.', '_', '-'");
+    }
+    MiddlewareRegistry& middleware = registry_.middleware();
+    if (middleware.find(name) != nullptr) {
+      throw std::invalid_argument("middleware \"" + name + "\" is already registered by " + middleware.origin(name));
+    }
+    middleware.add(name, std::move(factory), origin_, &plugin_);
+  }
+
  private:
   HandlerRegistry& registry_;
   const std::string& origin_;

@@ -14,6 +14,23 @@ std::optional<std::string_view> Request::param(std::string_view name) const noex
   return std::nullopt;
 }
 
+std::optional<std::string_view> Request::attribute(std::string_view name) const noexcept {
+  for (const auto& [key, value] : attributes) {
+    if (key == name) return std::string_view(value);
+  }
+  return std::nullopt;
+}
+
+void Request::set_attribute(std::string_view name, std::string_view value) {
+  for (auto& [key, existing] : attributes) {
+    if (key == name) {
+      existing.assign(value);
+      return;
+    }
+  }
+  attributes.emplace_back(std::string(name), std::string(value));
+}
+
 namespace {
 
 // Calls `found(value)` for each pair of `query` whose decoded key is `name`,
@@ -77,6 +94,7 @@ void Request::clear() noexcept {
   headers.clear();
   body.clear();
   params.clear();
+  attributes.clear();
 }
 
 }  // namespace tiffany::http

@@ -29,10 +29,17 @@ struct Request {
   /// Route parameters: {"id", "42"} for "/users/:id"; {"*", "a/b"} for "/static/*".
   std::vector<std::pair<std::string, std::string>> params;
   std::string_view peer;  // "127.0.0.1:54321"; the connection owns the text
+  /// Per-request attributes: set by middleware, read by the handler (e.g.
+  /// {"user", "alice"} from basic_auth). A few entries; names are unique.
+  std::vector<std::pair<std::string, std::string>> attributes;
 
   bool is_head() const noexcept { return method == "HEAD"; }
   /// The route parameter `name`, if the route captured it.
   std::optional<std::string_view> param(std::string_view name) const noexcept;
+  /// The attribute `name`, if a middleware set it.
+  std::optional<std::string_view> attribute(std::string_view name) const noexcept;
+  /// Sets attribute `name` to `value`, replacing an earlier value.
+  void set_attribute(std::string_view name, std::string_view value);
   /// The first query parameter `name`, percent-decoded ('+' is a space).
   std::optional<std::string> query_param(std::string_view name) const;
   /// Every value of query parameter `name`, in order, percent-decoded

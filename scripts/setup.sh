@@ -8,6 +8,7 @@ packages=(
   liburing-dev                          # io_uring
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
   zlib1g-dev libbrotli-dev libzstd-dev  # content coding: gzip, br, zstd
+  libcrypt-dev                          # libxcrypt: crypt_rn for basic_auth's password hashes
   openssl                               # certificates for HTTPS (run.sh, tests) and TLS test clients
   libgtest-dev libgmock-dev googletest  # tests
   libbenchmark-dev                      # micro-benchmarks

@@ -1,6 +1,7 @@
 // build_protocols: config listeners → protocol objects; HTTP routes → handlers.
 #include "server/build_protocols.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -8,6 +9,7 @@
 #include "conf/config_error.hpp"
 #include "handlers/handler_registry.hpp"
 #include "handlers/metrics.hpp"
+#include "handlers/middleware/middleware_chain.hpp"
 #include "handlers/plugin_host.hpp"
 #include "http/compression/compression_settings.hpp"
 #include "server/echo/echo_protocol.hpp"
@@ -24,30 +26,72 @@ std::string quoted_list(const std::vector<std::string>& items) {
   return text;
 }
 
-std::unique_ptr<Handler> build_handler(const Config& config, const RouteConfig& route,
-                                       const HandlerRegistry& registry, int worker) {
-  const HandlerFactory* factory = registry.find(route.handler);
-  if (factory == nullptr) {
-    throw ConfigError(config.file, route.json_path + ".handler",
-                      "unknown handler \"" + route.handler + "\"; expected one of " + quoted_list(registry.names()));
-  }
-  LoadedPlugin* plugin = registry.plugin(route.handler);
-  const HandlerParams params(route.params, config.directory, plugin != nullptr ? &plugin->worker(worker) : nullptr);
-  std::unique_ptr<Handler> handler;
+// Calls a handler's or a middleware's factory with `params` (found at
+// `params_path`); its ParamError and unknown keys become config errors there.
+// `flat`: the settings sit beside these keys (a middleware entry's "use", or
+// the route keys in the deprecated flat route form).
+template <class Made, class Factory>
+std::unique_ptr<Made> call_factory(const Config& config, const Factory& factory, const std::string& kind,
+                                   const std::string& name, LoadedPlugin* plugin, const picojson::object& object,
+                                   const std::string& params_path, std::vector<std::string> flat, int worker) {
+  // Why: only the deprecated flat route form shares its object with the route keys.
+  const bool beside_route_keys = kind == "handler" && !flat.empty();
+  const HandlerParams params(object, config.directory, plugin != nullptr ? &plugin->worker(worker) : nullptr,
+                             beside_route_keys);
+  std::unique_ptr<Made> made;
   try {
-    handler = (*factory)(params);
+    made = factory(params);
   } catch (const ParamError& e) {
-    throw ConfigError(config.file, route.json_path + (e.key().empty() ? "" : "." + e.key()), e.what());
+    throw ConfigError(config.file, params_path + (e.key().empty() ? "" : "." + e.key()), e.what());
   } catch (const std::exception& e) {
-    throw ConfigError(config.file, route.json_path, "handler \"" + route.handler + "\" refused its params: " + e.what());
+    throw ConfigError(config.file, params_path, kind + " \"" + name + "\" refused its settings: " + e.what());
   }
-  if (const auto unknown = params.unknown_keys(); !unknown.empty()) {
-    std::vector<std::string> expected(std::begin(HandlerParams::kRouteKeys), std::end(HandlerParams::kRouteKeys));
-    expected.insert(expected.end(), params.known_keys().begin(), params.known_keys().end());
-    throw ConfigError(config.file, route.json_path + "." + unknown.front(),
-                      "unknown key for handler \"" + route.handler + "\"; expected one of " + quoted_list(expected));
+  if (made == nullptr) throw ConfigError(config.file, params_path, kind + " \"" + name + "\" made nothing");
+  for (const std::string& key : params.unknown_keys()) {
+    if (std::find(flat.begin(), flat.end(), key) != flat.end()) continue;  // read by the loader, not the factory
+    flat.insert(flat.end(), params.known_keys().begin(), params.known_keys().end());
+    throw ConfigError(config.file, params_path + "." + key,
+                      "unknown key for " + kind + " \"" + name + "\"; expected one of " + quoted_list(flat));
   }
-  return handler;
+  return made;
+}
+
+std::unique_ptr<Handler> build_handler(const Config& config, const std::string& name, const picojson::object& params,
+                                       const std::string& name_path, const std::string& params_path, bool flat,
+                                       const HandlerRegistry& registry, int worker) {
+  const HandlerFactory* factory = registry.find(name);
+  if (factory == nullptr) {
+    throw ConfigError(config.file, name_path,
+                      "unknown handler \"" + name + "\"; expected one of " + quoted_list(registry.names()));
+  }
+  std::vector<std::string> route_keys;
+  if (flat) route_keys.assign(std::begin(HandlerParams::kRouteKeys), std::end(HandlerParams::kRouteKeys));
+  return call_factory<Handler>(config, *factory, "handler", name, registry.plugin(name), params, params_path,
+                               std::move(route_keys), worker);
+}
+
+std::vector<std::unique_ptr<Middleware>> build_middleware(const Config& config,
+                                                          const std::vector<MiddlewareConfig>& entries,
+                                                          const HandlerRegistry& handlers, int worker) {
+  const MiddlewareRegistry& registry = handlers.middleware();
+  std::vector<std::unique_ptr<Middleware>> chain;
+  for (const MiddlewareConfig& entry : entries) {
+    const MiddlewareFactory* factory = registry.find(entry.use);
+    if (factory == nullptr) {
+      throw ConfigError(config.file, entry.json_path + ".use",
+                        "unknown middleware \"" + entry.use + "\"; expected one of " + quoted_list(registry.names()));
+    }
+    chain.push_back(call_factory<Middleware>(config, *factory, "middleware", entry.use, registry.plugin(entry.use),
+                                             entry.params, entry.json_path, {"use"}, worker));
+  }
+  return chain;
+}
+
+std::shared_ptr<Handler> build_fallback(const Config& config, const std::optional<FallbackConfig>& fallback,
+                                        const HandlerRegistry& registry, int worker) {
+  if (!fallback) return nullptr;
+  return build_handler(config, fallback->handler, fallback->params, fallback->json_path + ".handler",
+                       fallback->params_path, false, registry, worker);
 }
 
 std::unique_ptr<const http::CompressionSettings> compression_settings(const CompressConfig& compress) {
@@ -95,7 +139,14 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
       }
       compression = shared;
     }
-    std::shared_ptr<Handler> handler = build_handler(config, route, registry, worker);
+    std::shared_ptr<Handler> handler =
+        build_handler(config, route.handler, route.params, route.json_path + ".handler", route.params_path,
+                      route.params_path == route.json_path, registry, worker);
+    if (!route.middleware.empty()) {
+      // Why only here: a route without middleware is routed straight to its handler, no step between.
+      handler = std::make_shared<MiddlewareChain>(build_middleware(config, route.middleware, registry, worker),
+                                                  std::move(handler));
+    }
     const std::string origin = registry.origin(route.handler);
     std::string label = "handler \"" + route.handler + "\"";
     if (origin != "built-in") label += " from plugin " + origin;
@@ -106,6 +157,12 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
       throw ConfigError(config.file, route.json_path + ".path", e.what());
     }
   }
+  if (!listener.middleware.empty()) {
+    site.middleware =
+        std::make_shared<const MiddlewareChain>(build_middleware(config, listener.middleware, registry, worker), nullptr);
+  }
+  site.not_found = build_fallback(config, listener.not_found, registry, worker);
+  site.method_not_allowed = build_fallback(config, listener.method_not_allowed, registry, worker);
   return std::make_unique<HttpProtocol>(std::move(site));
 }
 

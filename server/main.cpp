@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
     tiffany::PluginHost plugin_host;  // before the registry: it outlives the factories
     tiffany::HandlerRegistry registry;
     tiffany::register_builtin_handlers(registry);
+    tiffany::register_builtin_middleware(registry.middleware());
     for (const tiffany::PluginConfig& plugin : config.plugins) {
       try {
         tiffany::load_plugin(plugin.path, registry, plugin_host);
@@ -104,17 +105,20 @@ int main(int argc, char** argv) {
     if (check_only) {
       // Certificates, routes and handler params, without binding.
       (void)tiffany::build_protocols(config, registry, tiffany::build_tls_contexts(config));
+      for (const std::string& warning : config.warnings) std::fprintf(stderr, "tiffany: warning: %s\n", warning.c_str());
       std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());
       return kExitOk;
     }
     if (config.offload_threads != 0) tiffany::OffloadPool::configure_default(config.offload_threads);
     tiffany::UniqueFd signals = tiffany::block_shutdown_signals();
     const std::vector<tiffany::PluginConfig> plugins = config.plugins;
+    const std::vector<std::string> warnings = config.warnings;
     tiffany::Server server(std::move(config), registry, &plugin_host);
     // Why: only once everything is checked, so a refusal stays one line.
     for (const tiffany::PluginConfig& plugin : plugins) {
       tiffany::error_log().log(tiffany::LogLevel::info, "loaded plugin %s", plugin.path.c_str());
     }
+    for (const std::string& warning : warnings) tiffany::error_log().log(tiffany::LogLevel::warn, "%s", warning.c_str());
     return server.run(signals.get());
   } catch (const tiffany::ConfigError& e) {
     refuse("config error", e.what());

@@ -3,6 +3,9 @@
 //   "kv.put":    PUT a key, JSON body; `?ttl_ms=N` expires it → 204 | 400 | 507 when full
 //   "kv.delete": DELETE a key       → 204 | 404
 // Each route names its key with the `:key` path parameter.
+// Middleware "kv.auth" (`{"use": "kv.auth", "token": "..."}`): writes (PUT,
+// DELETE) need `Authorization: Bearer <token>` → else 401; reads pass. It
+// sets the request attribute "kv.writer" for the handlers to log.
 // Shows: a per-process store made in Plugin::start (AppContext, no global),
 // an expiry sweeper started on each worker (WorkerContext::spawn, canceled at
 // drain) with per-worker counters, the plugin Logger, and the JSON helpers.
@@ -127,7 +130,8 @@ class Put final : public KvHandler {
       tiffany::http::write_json_error(response, static_cast<Status>(507), "store full");
       co_return;
     }
-    logger().logf(tiffany::LogLevel::debug, "stored \"%s\"", key.c_str());
+    logger().logf(tiffany::LogLevel::debug, "stored \"%s\" (writer: %s)", key.c_str(),
+                  std::string(request.attribute("kv.writer").value_or("anyone")).c_str());
     response.set_status(Status::no_content);
   }
 
@@ -149,6 +153,42 @@ class Delete final : public KvHandler {
   }
 };
 
+// kv.auth: a shared bearer token guards the writes.
+class WriteToken final : public tiffany::Middleware {
+ public:
+  explicit WriteToken(const tiffany::HandlerParams& params) : expected_("Bearer " + params.string("token")) {
+    if (expected_.size() < std::string_view("Bearer ").size() + 16) {
+      throw tiffany::ParamError("token", "expected a token of at least 16 characters");
+    }
+  }
+
+  tiffany::Task<void> handle(tiffany::http::Request& request, tiffany::http::Response& response,
+                             tiffany::Next next) override {
+    const bool write = request.method == "PUT" || request.method == "DELETE";
+    if (write) {
+      const std::optional<std::string_view> given = request.headers.get("Authorization");
+      if (!given || !same(*given, expected_)) {
+        response.headers.set("WWW-Authenticate", "Bearer realm=\"kv\"");
+        tiffany::http::write_json_error(response, Status::unauthorized, "writes need the kv token");
+        co_return;
+      }
+      request.set_attribute("kv.writer", "token");
+    }
+    co_await next(request, response);
+  }
+
+ private:
+  // Why this way: the time taken depends on the lengths only, not on where the first difference is.
+  static bool same(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    unsigned char difference = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return difference == 0;
+  }
+
+  std::string expected_;
+};
+
 template <class H>
 tiffany::HandlerFactory factory() {
   return [](const tiffany::HandlerParams& params) { return std::make_unique<H>(params); };
@@ -163,4 +203,7 @@ extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigne
   registrar.add_handler("kv.get", factory<Get>());
   registrar.add_handler("kv.put", factory<Put>());
   registrar.add_handler("kv.delete", factory<Delete>());
+  registrar.add_middleware("kv.auth", [](const tiffany::HandlerParams& params) -> std::unique_ptr<tiffany::Middleware> {
+    return std::make_unique<WriteToken>(params);
+  });
 }

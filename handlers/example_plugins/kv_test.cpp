@@ -63,4 +63,22 @@ TEST_F(Kv, DeletesAndLogsWithTheRouteAndRequestId) {
   EXPECT_TRUE(found);
 }
 
+TEST_F(Kv, AuthMiddlewareRefusesWritesWithoutTheTokenAndLetsReadsThrough) {
+  auto auth = harness.middleware("kv.auth", R"({"token": "0123456789abcdef"})");
+  const auto refused = harness.run(*auth, *put, RequestBuilder("PUT", "/kv/a").json("1").param("key", "a"));
+  EXPECT_EQ(refused.status(), 401);
+  EXPECT_EQ(refused.header("WWW-Authenticate").value_or(""), "Bearer realm=\"kv\"");
+  EXPECT_EQ(harness.run(*auth, *get, RequestBuilder("GET", "/kv/a").param("key", "a")).status(), 404);
+  const auto stored = harness.run(
+      *auth, *put,
+      RequestBuilder("PUT", "/kv/a").json("1").param("key", "a").header("Authorization", "Bearer 0123456789abcdef"));
+  EXPECT_EQ(stored.status(), 204);
+  EXPECT_TRUE(harness.logged("stored \"a\" (writer: token)"));
+}
+
+TEST_F(Kv, AuthMiddlewareRefusesAShortToken) {
+  EXPECT_THROW(harness.middleware("kv.auth", R"({"token": "short"})"), tiffany::ParamError);
+  EXPECT_THROW(harness.middleware("kv.auth", R"({})"), tiffany::ParamError);
+}
+
 }  // namespace

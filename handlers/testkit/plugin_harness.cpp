@@ -20,6 +20,11 @@ class PluginHarness::Registrar final : public PluginRegistrar {
     if (harness_.hooks_) throw std::logic_error("set_plugin called twice");
     harness_.hooks_ = std::move(plugin);
   }
+  void add_middleware(const std::string& name, MiddlewareFactory factory) override {
+    if (!harness_.middleware_factories_.emplace(name, std::move(factory)).second) {
+      throw std::invalid_argument("middleware \"" + name + "\" is registered twice");
+    }
+  }
 
  private:
   PluginHarness& harness_;
@@ -48,6 +53,19 @@ class PluginHarness::RecordingSink final : public LogSink {
 };
 
 namespace {
+
+// A middleware with `inner` as the rest of its chain.
+class Wrapped final : public Handler {
+ public:
+  Wrapped(Middleware& middleware, Handler& inner) : middleware_(middleware), inner_(inner) {}
+  Task<void> handle(http::Request& request, http::Response& response) override {
+    return middleware_.handle(request, response, Next(nullptr, 0, &inner_));
+  }
+
+ private:
+  Middleware& middleware_;
+  Handler& inner_;
+};
 
 // The server's per-request set-up: the request id and route as task-local values.
 Task<void> serve(Handler& handler, http::Request& request, http::Response& response, std::string id,
@@ -174,6 +192,26 @@ Outcome PluginHarness::run(Handler& handler, http::Request& request, std::string
   done.take_result();  // rethrows the handler's exception
   outcome.response.attach(nullptr);
   return outcome;
+}
+
+std::unique_ptr<Middleware> PluginHarness::middleware(const std::string& name, std::string_view settings_json) {
+  const auto found = middleware_factories_.find(name);
+  if (found == middleware_factories_.end()) {
+    throw std::invalid_argument("the plugin registered no middleware \"" + name + "\"");
+  }
+  const HandlerParams settings = params(settings_json);
+  std::unique_ptr<Middleware> built = found->second(settings);
+  if (const auto unknown = settings.unknown_keys(); !unknown.empty()) {
+    throw ParamError(unknown.front(), "unknown key for middleware \"" + name + "\"");
+  }
+  return built;
+}
+
+Outcome PluginHarness::run(Middleware& middleware, Handler& inner, const RequestBuilder& request,
+                           std::string_view route) {
+  Wrapped wrapped(middleware, inner);
+  http::Request built = request.build();
+  return run(wrapped, built, route);
 }
 
 Outcome PluginHarness::run(Handler& handler, const RequestBuilder& request, std::string_view route) {

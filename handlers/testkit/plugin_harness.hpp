@@ -17,6 +17,7 @@
 #include "coro/scheduler.hpp"
 #include "handlers/handler.hpp"
 #include "handlers/handler_params.hpp"
+#include "handlers/middleware/middleware.hpp"
 #include "handlers/plugin_api.hpp"
 #include "handlers/testkit/request_builder.hpp"
 #include "http/response.hpp"
@@ -107,6 +108,13 @@ class PluginHarness {
               std::chrono::milliseconds limit = std::chrono::seconds(60), std::string request_id = "test-request");
   Outcome run(Handler& handler, const RequestBuilder& request, std::string_view route = "/test");
 
+  /// Builds the middleware the plugin registered as `name` from an entry's
+  /// settings (every key but "use"); errors as handler().
+  std::unique_ptr<Middleware> middleware(const std::string& name, std::string_view settings_json = "{}");
+  /// Runs `middleware` on `request` with `inner` as the rest of its chain
+  /// (it runs only if the middleware calls next), as run() does a handler.
+  Outcome run(Middleware& middleware, Handler& inner, const RequestBuilder& request, std::string_view route = "/test");
+
   /// Moves virtual time on by `by`, running whatever becomes due (background tasks too).
   void advance(std::chrono::nanoseconds by) { scheduler_->advance(by); }
   /// Runs the ready tasks (none waits).
@@ -128,6 +136,7 @@ class PluginHarness {
   std::unique_ptr<AppContext> app_;
   std::unique_ptr<WorkerContext> worker_;
   std::map<std::string, HandlerFactory> factories_;
+  std::map<std::string, MiddlewareFactory> middleware_factories_;
   std::unique_ptr<Plugin> hooks_;
   std::deque<picojson::object> params_;  // Why a deque: HandlerParams point into it
   std::unique_ptr<Scheduler> scheduler_;

@@ -10,6 +10,7 @@
 #include "coro/exception_message.hpp"
 #include "handlers/handler.hpp"
 #include "handlers/metrics.hpp"
+#include "handlers/middleware/middleware_chain.hpp"
 #include "handlers/server_stats.hpp"
 #include "http/http_date.hpp"
 #include "http/http_status.hpp"
@@ -229,25 +230,15 @@ Task<bool> HttpConnection::respond(Request& request) {
     append_whole_response(response_);
     co_return keep_alive_;
   }
-  const Router::Result routed = site_.router.route(request);
-  if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
-  if (routed.outcome != Router::Outcome::found) kRoute.reset();  // the previous request's route is not this one's
-  if (routed.outcome == Router::Outcome::not_found) {
-    append_error(404);
-    co_return keep_alive_;
+  Handler* target = &route_step_;
+  if (site_.middleware == nullptr) {
+    // Why routed here: with no listener middleware the handler runs with no step before it.
+    target = route(request, response_);
+    if (target == nullptr) {
+      append_whole_response(response_);
+      co_return keep_alive_;
+    }
   }
-  if (routed.outcome == Router::Outcome::method_not_allowed) {
-    response_.status = 405;
-    response_.headers.add("Allow", routed.allow);
-    response_.headers.add("Content-Type", "text/plain; charset=utf-8");
-    response_.body = "405 Method Not Allowed\n";
-    append_whole_response(response_);
-    co_return keep_alive_;
-  }
-
-  kRoute.set(RouteInfo{*routed.pattern, *routed.label});
-  handler_label_ = routed.label;
-  compression_.begin(routed.compression, request);
   std::exception_ptr failure;
   if (site_.timeouts.handler.count() > 0) {
     deadline_->rearm_after(site_.timeouts.handler);
@@ -256,12 +247,18 @@ Task<bool> HttpConnection::respond(Request& request) {
   }
   Timed<void> ran;
   try {
-    ran = co_await within(*deadline_, TimeoutStage::handler, routed.handler->handle(request, response_));
+    if (site_.middleware == nullptr) {
+      ran = co_await within(*deadline_, TimeoutStage::handler, target->handle(request, response_));
+    } else {
+      ran = co_await within(*deadline_, TimeoutStage::handler, site_.middleware->run(request, response_, *target));
+    }
   } catch (...) {
     failure = std::current_exception();
   }
+  // Why a fallback label: the listener's middleware may fail before any route is chosen.
+  const char* label = handler_label_ != nullptr ? handler_label_->c_str() : "middleware or 404/405 handler";
   if (ran.timed_out()) {
-    error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms", routed.label->c_str(),
+    error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms", label,
                     request.method.c_str(), request.path.c_str(),
                     static_cast<long long>(site_.timeouts.handler.count()));
     keep_alive_ = false;
@@ -271,7 +268,7 @@ Task<bool> HttpConnection::respond(Request& request) {
   }
   if (failure) {
     if (error_log().enabled(LogLevel::error)) {
-      error_log().log(LogLevel::error, "%s failed on %s %s: %s", routed.label->c_str(), request.method.c_str(),
+      error_log().log(LogLevel::error, "%s failed on %s %s: %s", label, request.method.c_str(),
                       request.path.c_str(), exception_message(failure).c_str());
     }
     keep_alive_ = false;  // the handler's state is unknown; start afresh on a new connection
@@ -283,6 +280,40 @@ Task<bool> HttpConnection::respond(Request& request) {
   const bool encoded = compression_.apply_whole(response_, head_request_);
   append_whole_response(response_, encoded);
   co_return keep_alive_;
+}
+
+Handler* HttpConnection::route(Request& request, Response& response) {
+  const Router::Result routed = site_.router.route(request);
+  if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
+  if (routed.outcome == Router::Outcome::found) {
+    kRoute.set(RouteInfo{*routed.pattern, *routed.label});
+    handler_label_ = routed.label;
+    compression_.begin(routed.compression, request);
+    return routed.handler;
+  }
+  kRoute.reset();  // the previous request's route is not this one's
+  const bool not_found = routed.outcome == Router::Outcome::not_found;
+  response.status = not_found ? 404 : 405;
+  if (!not_found) response.headers.set("Allow", routed.allow);
+  fallback_ = not_found ? site_.not_found.get() : site_.method_not_allowed.get();
+  if (fallback_ != nullptr) {
+    fallback_status_ = response.status;
+    return &fallback_step_;
+  }
+  response.headers.set("Content-Type", "text/plain; charset=utf-8");
+  response.body = not_found ? "404 Not Found\n" : "405 Method Not Allowed\n";
+  return nullptr;
+}
+
+Task<void> HttpConnection::RouteStep::handle(Request& request, Response& response) {
+  Handler* target = connection_.route(request, response);
+  if (target != nullptr) co_await target->handle(request, response);
+}
+
+Task<void> HttpConnection::FallbackStep::handle(Request& request, Response& response) {
+  const int status = connection_.fallback_status_;
+  co_await connection_.fallback_->handle(request, response);
+  if (response.status == 200 && !response.streaming()) response.status = status;
 }
 
 const Headers::Field* HttpConnection::append_head(const Response& response, std::uint64_t content_length,

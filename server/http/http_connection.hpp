@@ -7,6 +7,7 @@
 
 #include "coro/scheduler.hpp"
 #include "coro/task.hpp"
+#include "handlers/handler.hpp"
 #include "http/compression/response_compression.hpp"
 #include "http/request_parser.hpp"
 #include "http/response.hpp"
@@ -52,6 +53,31 @@ class HttpConnection final : public BodySink {
   /// Answers parser_.request() (and logs it); false if the connection must close after it.
   Task<bool> answer();
   Task<bool> respond(Request& request);
+  /// Routes `request`: the handler to run for it, with `response` prepared
+  /// (a 405's Allow, a fallback's status); nullptr when `response` already
+  /// holds the whole answer (the plain-text 404 or 405).
+  Handler* route(Request& request, Response& response);
+
+  /// The end of the listener's middleware chain: the routing, then the
+  /// route's handler (or its own chain).
+  class RouteStep final : public Handler {
+   public:
+    explicit RouteStep(HttpConnection& connection) noexcept : connection_(connection) {}
+    Task<void> handle(Request& request, Response& response) override;
+
+   private:
+    HttpConnection& connection_;
+  };
+  /// A listener's not_found / method_not_allowed handler: the status stays
+  /// 404/405 unless the handler chose one other than 200.
+  class FallbackStep final : public Handler {
+   public:
+    explicit FallbackStep(HttpConnection& connection) noexcept : connection_(connection) {}
+    Task<void> handle(Request& request, Response& response) override;
+
+   private:
+    HttpConnection& connection_;
+  };
   Task<bool> flush();
   /// After the last response and finish(): drops what the peer still sends,
   /// within the listener's linger limits, so it reads that response.
@@ -100,6 +126,10 @@ class HttpConnection final : public BodySink {
   const std::string* handler_label_ = nullptr;  // the routed handler, for log lines; null before routing
   std::string request_id_;         // echoed as X-Request-Id; empty: no request parsed (a 400 before one)
   int sent_status_ = 0;            // of the last response head written, for the access log
+  RouteStep route_step_{*this};
+  FallbackStep fallback_step_{*this};
+  Handler* fallback_ = nullptr;  // the site's not_found or method_not_allowed handler FallbackStep runs
+  int fallback_status_ = 0;      // 404 or 405
   std::uint64_t sent_length_ = 0;  // its body length (whole responses)
 };
 

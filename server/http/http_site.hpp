@@ -10,6 +10,8 @@
 
 namespace tiffany {
 class AccessLog;
+class Handler;
+class MiddlewareChain;
 class ConnectionTracker;
 struct RouteMetrics;
 }
@@ -25,6 +27,11 @@ struct HttpSite {
   ConnectionTracker* tracker = nullptr;  // the worker's: limits and graceful shutdown
   /// The routes' compression settings, which the router points into (one per distinct config); copies of a site share them.
   std::vector<std::shared_ptr<const CompressionSettings>> compression;
+  /// The listener's middleware, run around the routing for every request
+  /// (404 and 405 included); null when it has none.
+  std::shared_ptr<const MiddlewareChain> middleware;
+  std::shared_ptr<Handler> not_found;           // answers 404s; null: plain text
+  std::shared_ptr<Handler> method_not_allowed;  // answers 405s (after Allow is set); null: plain text
 };
 
 }  // namespace tiffany::http

@@ -67,7 +67,7 @@ TEST(CommandLine, RefusesInvalidJson) {
 TEST(CommandLine, RefusesAnUnknownKey) {
   EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "adress": "127.0.0.1:0", "protocol": "echo"}]})"),
             "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\", "
-            "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\", \"compress\"\n");
+            "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\", \"compress\", \"middleware\", \"not_found\", \"method_not_allowed\"\n");
 }
 
 TEST(CommandLine, RefusesAWrongType) {
@@ -106,11 +106,17 @@ TEST(CommandLine, RefusesAnUnknownHandler) {
 }
 
 TEST(CommandLine, RefusesAHandlerParamOfTheWrongType) {
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "text", "with": {"body": 12}})")),
+            "$.listeners[0].routes[0].with.body: expected a string, got 12\n");
+  // The deprecated flat form: the same error, at the key beside the route keys.
   EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "text", "body": 12})")),
             "$.listeners[0].routes[0].body: expected a string, got 12\n");
 }
 
 TEST(CommandLine, RefusesAKeyTheHandlerDoesNotTake) {
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "text", "with": {"body": "x", "bodyy": "y"}})")),
+            "$.listeners[0].routes[0].with.bodyy: unknown key for handler \"text\"; expected one of \"body\", "
+            "\"content_type\", \"status\"\n");
   EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "text", "body": "x", "bodyy": "y"})")),
             "$.listeners[0].routes[0].bodyy: unknown key for handler \"text\"; expected one of \"method\", "
             "\"path\", \"handler\", \"compress\", \"body\", \"content_type\", \"status\"\n");
@@ -128,8 +134,8 @@ TEST(CommandLine, RefusesABadMethod) {
 }
 
 TEST(CommandLine, RefusesAStaticRootThatDoesNotExist) {
-  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/*", "handler": "static", "root": "/nonexistent/www"})")),
-            "$.listeners[0].routes[0].root: cannot open \"/nonexistent/www\" as a folder: No such file or "
+  EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/*", "handler": "static", "with": {"root": "/nonexistent/www"}})")),
+            "$.listeners[0].routes[0].with.root: cannot open \"/nonexistent/www\" as a folder: No such file or "
             "directory\n");
 }
 

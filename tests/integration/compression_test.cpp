@@ -49,7 +49,9 @@ std::string shipped_web_listener(const std::string& www) {
     if (listener.get("name").to_str() != "web") continue;
     listener.get<picojson::object>()["address"] = picojson::value("127.0.0.1:0");
     for (picojson::value& route : listener.get("routes").get<picojson::array>()) {
-      if (route.get("handler").to_str() == "static") route.get<picojson::object>()["root"] = picojson::value(www);
+      if (route.get("handler").to_str() == "static") {
+        route.get<picojson::object>()["with"].get<picojson::object>()["root"] = picojson::value(www);
+      }
     }
     kept.push_back(listener);
   }

@@ -101,7 +101,7 @@ TEST_F(InstalledSdk, APluginsUnitTestsBuiltAgainstTheInstalledTestKitPass) {
   ASSERT_TRUE(fs::exists(plugins_ + "/kv_test")) << "the example project did not build kv_test (GoogleTest missing?)";
   const RunResult run = run_program(plugins_ + "/kv_test", {}, 120s);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("[  PASSED  ] 4 tests."), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("[  PASSED  ] 6 tests."), std::string::npos) << run.out;
 }
 
 class PluginServer : public InstalledSdk {
@@ -111,12 +111,16 @@ class PluginServer : public InstalledSdk {
     const std::string config = R"({"plugins": [")" + plugins_ + R"(/libhello.so", ")" + plugins_ +
                                R"(/libfanout.so", ")" + plugins_ + R"(/libkv.so"], "listeners": [{"name": "web", "address": "127.0.0.1:0",
         "protocol": "http", "routes": [
-          {"method": "GET", "path": "/hello/:name", "handler": "hello.greet", "greeting": "Hi"},
+          {"method": "GET", "path": "/hello/:name", "handler": "hello.greet", "with": {"greeting": "Hi"}},
           {"method": "GET", "path": "/fail", "handler": "hello.fail"},
           {"method": "GET", "path": "/fanout", "handler": "fanout.sleepers", "children": 10, "delay_ms": 100},
           {"method": "GET", "path": "/kv/:key", "handler": "kv.get"},
           {"method": "PUT", "path": "/kv/:key", "handler": "kv.put", "max_ttl_ms": 60000},
           {"method": "DELETE", "path": "/kv/:key", "handler": "kv.delete"},
+          {"method": "GET", "path": "/guarded/:key", "handler": "kv.get",
+           "middleware": [{"use": "kv.auth", "token": "0123456789abcdef"}]},
+          {"method": "PUT", "path": "/guarded/:key", "handler": "kv.put", "with": {"max_ttl_ms": 1000},
+           "middleware": [{"use": "kv.auth", "token": "0123456789abcdef"}]},
           {"method": "GET", "path": "/plaintext", "handler": "text", "body": "built-in"}]}]})";
     // The installed binary: exactly what an SDK user runs.
     server_ = std::make_unique<ServerProcess>(config, std::vector<std::string>{}, prefix_ + "/bin/tiffany");
@@ -158,6 +162,22 @@ RunResult curl_with(const std::string& method, const std::string& url, const std
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(url);
   return run_program("curl", args);
+}
+
+TEST_F(PluginServer, KvAuthMiddlewareGuardsWritesAndTellsTheHandlerWho) {
+  std::vector<std::string> put = {"-H", "Content-Type: application/json", "--data-binary", "7"};
+  const RunResult refused = curl_with("PUT", base_ + "/guarded/g", put);
+  EXPECT_NE(refused.out.find("HTTP/1.1 401 Unauthorized"), std::string::npos) << refused.out << server_->err();
+  EXPECT_NE(refused.out.find("\r\nWWW-Authenticate: Bearer realm=\"kv\"\r\n"), std::string::npos) << refused.out;
+  std::vector<std::string> wrong = put;
+  wrong.insert(wrong.end(), {"-H", "Authorization: Bearer 0123456789abcdeX"});
+  EXPECT_NE(curl_with("PUT", base_ + "/guarded/g", wrong).out.find("HTTP/1.1 401"), std::string::npos);
+  EXPECT_NE(curl(base_ + "/guarded/g").out.find("HTTP/1.1 404 Not Found"), std::string::npos)
+      << "reads pass the middleware; nothing was stored";
+  put.insert(put.end(), {"-H", "Authorization: Bearer 0123456789abcdef", "-H", "X-Request-Id: guarded-put"});
+  const RunResult stored = curl_with("PUT", base_ + "/guarded/g", put);
+  EXPECT_NE(stored.out.find("HTTP/1.1 204 No Content"), std::string::npos) << stored.out << server_->err();
+  EXPECT_NE(curl(base_ + "/guarded/g").out.find(R"({"key":"g","value":7})"), std::string::npos);
 }
 
 TEST_F(PluginServer, KvStoresGetsAndDeletesJsonValuesThroughTheRealBinary) {
@@ -300,8 +320,8 @@ TEST(PluginLoading, RefusesAnUnknownHandlerNameListingThePluginOnes) {
 }
 
 TEST(PluginLoading, ShowsTheFactorysMessageForBadParams) {
-  EXPECT_EQ(refusal_for({kPlugins + "/libhello.so"}, R"({"path": "/", "handler": "hello.greet", "greeting": 5})"),
-            "$.listeners[0].routes[0].greeting: expected a string, got 5\n");
+  EXPECT_EQ(refusal_for({kPlugins + "/libhello.so"}, R"({"path": "/", "handler": "hello.greet", "with": {"greeting": 5}})"),
+            "$.listeners[0].routes[0].with.greeting: expected a string, got 5\n");
 }
 
 TEST(PluginLoading, ResolvesRelativePathsAgainstTheConfigFile) {

@@ -116,6 +116,8 @@ class AddItems final : public tiffany::Handler {
 
 }  // namespace
 
+void register_shop_middleware(tiffany::PluginRegistrar& registrar);  // shop_middleware.cpp
+
 extern "C" const unsigned tiffany_plugin_abi_version = tiffany::kPluginAbiVersion;
 
 extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigned /*abi_version*/) {
@@ -126,4 +128,5 @@ extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigne
   registrar.add_handler("shop.add", [](const tiffany::HandlerParams& params) {
     return std::make_unique<AddItems>(params);
   });
+  register_shop_middleware(registrar);
 }

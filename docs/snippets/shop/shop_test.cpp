@@ -31,3 +31,14 @@ TEST(Shop, ReportsEachMinuteOnVirtualTime) {
   harness.advance(std::chrono::minutes(2));  // instant: the clock is the harness's
   EXPECT_TRUE(harness.logged("worker 0 served 0 requests"));
 }
+
+TEST(Shop, RegionMiddlewareRefusesUnknownRegionsAndStampsTheResponse) {
+  PluginHarness harness(tiffany_plugin_init, "shop");
+  auto region = harness.middleware("shop.region", R"({"regions": ["ch", "de"], "default": "ch"})");
+  auto show = harness.handler("shop.cart", R"({"currency": "CHF"})");
+  const auto refused = harness.run(*region, *show, RequestBuilder("GET", "/carts/1").header("X-Region", "fr"));
+  EXPECT_EQ(refused.status(), 400);
+  const auto shown = harness.run(*region, *show, RequestBuilder("GET", "/carts/1").param("id", "1"));
+  EXPECT_EQ(shown.status(), 200);
+  EXPECT_EQ(shown.header("X-Region"), "ch");
+}

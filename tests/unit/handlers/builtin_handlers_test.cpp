@@ -193,6 +193,14 @@ TEST(HandlerParams, RefusesToReadARouteKeyItWouldNeverSee) {
   }
 }
 
+TEST(HandlerParams, SettingsInTheirOwnObjectMayUseARouteKeysName) {
+  const auto params = params_from(R"({"path": "/data", "method": "fast"})");
+  const HandlerParams with(params, ".", nullptr, /*beside_route_keys=*/false);
+  EXPECT_EQ(with.string("path"), "/data");
+  EXPECT_EQ(with.string("method"), "fast");
+  EXPECT_TRUE(with.unknown_keys().empty());
+}
+
 TEST(HandlerParams, ResolvesRelativePathsAgainstTheConfigFolder) {
   const auto params = params_from(R"({"root": "www", "abs": "/srv/site"})");
   const HandlerParams reader(params, "/etc/tiffany");
