@@ -141,12 +141,12 @@ write_configs() {
       "address": "127.0.0.1:$(port_of tiffany)",
       "protocol": "http",
       "routes": [
-        { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!", "content_type": "text/plain" },
-        { "method": "GET", "path": "/static/*", "handler": "static", "root": "static" },
-        { "method": "GET", "path": "/compress/*", "handler": "static", "root": "compress",
+        { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!", "content_type": "text/plain" } },
+        { "method": "GET", "path": "/static/*", "handler": "static", "with": { "root": "static" } },
+        { "method": "GET", "path": "/compress/*", "handler": "static", "with": { "root": "compress" },
           "compress": { "level": { "gzip": $gzip_level } } },
-        { "method": "GET", "path": "/precompressed/*", "handler": "static", "root": "precompressed",
-          "precompressed": true }
+        { "method": "GET", "path": "/precompressed/*", "handler": "static",
+          "with": { "root": "precompressed", "precompressed": true } }
       ]
     }
 JSON

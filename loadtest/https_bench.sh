@@ -26,7 +26,7 @@ ciphers=$(sed -n '/kDefaultTlsCiphers =/,/;$/p' conf/config.hpp | grep -o '"[^"]
 write_tiffany_conf 1 <<JSON
     { "name": "https", "address": "127.0.0.1:$port_tiffany", "protocol": "http",
       "tls": { "cert": "cert.pem", "key": "key.pem" },
-      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ] }
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ] }
 JSON
 write_nginx_conf 1 4096 <<CONF
   server {

@@ -68,7 +68,7 @@ write_tiffany_conf 1 '"max_connections": 20000,' <<JSON
       "address": "127.0.0.1:$(port_of tiffany)",
       "protocol": "http",
       "timeouts": { "keepalive_ms": 120000 },
-      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ]
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ]
     },
     {
       "name": "bench-tls",
@@ -76,7 +76,7 @@ write_tiffany_conf 1 '"max_connections": 20000,' <<JSON
       "protocol": "http",
       "timeouts": { "keepalive_ms": 120000 },
       "tls": { "cert": "$work/cert.pem", "key": "$work/key.pem", "handshake_timeout_ms": 120000 },
-      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ]
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ]
     }
 JSON
 write_nginx_conf 1 20000 "worker_rlimit_nofile 20000;" <<CONF

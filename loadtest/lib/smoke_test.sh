@@ -16,7 +16,7 @@ bench_work_dir
 port=$((20000 + RANDOM % 10000))
 write_tiffany_conf 1 <<JSON
     { "name": "smoke", "address": "127.0.0.1:$port", "protocol": "http",
-      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!" } ] }
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ] }
 JSON
 start_peer tiffany "$port" "0-$(($(nproc) - 1))"
 wait_ready tiffany answers_http "http://127.0.0.1:$port/plaintext"
