@@ -1,4 +1,4 @@
-// BodySink's default file sending: read a piece, write it, until done.
+// Response: BodySink's default file sending (read a piece, write it, until done).
 #include <unistd.h>
 
 #include <cerrno>
