@@ -73,8 +73,8 @@ struct ThreadSlots {
   }
 };
 
-Slots& slots_of_this_thread() noexcept {
-  if (t_slots != nullptr) return *t_slots;
+/// A thread's first count: takes slots from the registry.
+[[gnu::noinline, gnu::cold]] Slots& claim_slots() noexcept {
   Registry& all = registry();
   {
     std::lock_guard lock(all.mutex);
@@ -93,6 +93,22 @@ Slots& slots_of_this_thread() noexcept {
   thread_local ThreadSlots give_back_at_exit;
   return *t_slots;
 }
+
+// Why the first call apart: inlined, its lock and registry made every count
+// save and restore five registers; a count is now a load, a test and an add.
+inline Slots& slots_of_this_thread() noexcept {
+  if (t_slots != nullptr) [[likely]] return *t_slots;
+  return claim_slots();
+}
+
+// kDurationBounds in nanoseconds, so a request's bucket is found by integer
+// compares from the fastest bucket up, where nearly every request stops.
+constexpr std::array<std::int64_t, kDurationBounds.size()> make_bounds_ns() {
+  std::array<std::int64_t, kDurationBounds.size()> bounds{};
+  for (std::size_t i = 0; i < bounds.size(); ++i) bounds[i] = static_cast<std::int64_t>(kDurationBounds[i] * 1e9 + 0.5);
+  return bounds;
+}
+constexpr auto kDurationBoundsNs = make_bounds_ns();
 
 }  // namespace
 
@@ -132,9 +148,9 @@ void add_stat(Stat stat, std::int64_t delta) noexcept {
 
 void observe_request_duration(std::chrono::nanoseconds took) noexcept {
   Slots& slots = slots_of_this_thread();
-  const double seconds = std::chrono::duration<double>(took).count();
-  const auto bucket = static_cast<std::size_t>(
-      std::lower_bound(kDurationBounds.begin(), kDurationBounds.end(), seconds) - kDurationBounds.begin());
+  // The first bound not below `took`, as lower_bound over the seconds was.
+  std::size_t bucket = 0;
+  while (bucket < kDurationBoundsNs.size() && kDurationBoundsNs[bucket] < took.count()) ++bucket;
   add_to(slots.durations[bucket], std::uint64_t{1}, slots.shared);
   add_to(slots.duration_sum_ns, static_cast<std::uint64_t>(std::max<std::int64_t>(took.count(), 0)), slots.shared);
 }

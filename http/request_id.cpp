@@ -4,6 +4,7 @@
 #include <sys/random.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 namespace tiffany::http {
@@ -53,14 +54,34 @@ bool is_valid_request_id(std::string_view id) noexcept {
   return true;
 }
 
+namespace {
+
+// The 8 hex digits of `bits`, lowest nibble first (the order ids always
+// had), as 8 bytes to store little-endian. Why bit tricks: one id per
+// request, and a digit at a time through std::string cost ~400
+// instructions, as much as parsing the request line.
+std::uint64_t hex_digits(std::uint32_t bits) noexcept {
+  std::uint64_t x = bits;
+  x = (x | (x << 16)) & 0x0000FFFF0000FFFFULL;  // each 16 bits to its own 32
+  x = (x | (x << 8)) & 0x00FF00FF00FF00FFULL;   // each byte to its own 16
+  x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0FULL;   // each nibble to its own byte
+  const std::uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;  // 1 where >= 10
+  return x + 0x3030303030303030ULL + letters * ('a' - '0' - 10);
+}
+
+}  // namespace
+
 void make_request_id(std::string& out) {
   thread_local IdGenerator generator;
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.resize(32);
+  char id[32];
   for (int half = 0; half < 2; ++half) {
-    std::uint64_t bits = generator.next();
-    for (int i = 0; i < 16; ++i, bits >>= 4) out[static_cast<std::size_t>(half * 16 + i)] = kHex[bits & 0xf];
+    const std::uint64_t bits = generator.next();
+    const std::uint64_t low = hex_digits(static_cast<std::uint32_t>(bits));
+    const std::uint64_t high = hex_digits(static_cast<std::uint32_t>(bits >> 32));
+    std::memcpy(id + half * 16, &low, 8);  // Why memcpy: little-endian stores put the lowest nibble first
+    std::memcpy(id + half * 16 + 8, &high, 8);
   }
+  out.assign(id, sizeof id);
 }
 
 }  // namespace tiffany::http

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 
 #include "http/headers.hpp"
 #include "http/uri.hpp"
@@ -40,9 +41,27 @@ bool is_well_formed_request_line(std::string_view data) {
 // True when the field name `name` is `lower` (lower case, same length)
 // ignoring case. Inline, as it runs for every field. Why OR 0x20 is enough:
 // a name is a token (llhttp is strict), and the only token byte that ORs to a
-// lower-case letter or '-' is that letter's upper case.
-inline bool is_name(std::string_view name, std::string_view lower) noexcept {
-  for (std::size_t i = 0; i < lower.size(); ++i) {
+// lower-case letter or '-' is that letter's upper case. Why words: eight
+// bytes (then four) per compare; the lengths are constants, so the loops unroll.
+template <std::size_t N>
+inline bool is_name(std::string_view name, const char (&lower)[N]) noexcept {
+  constexpr std::size_t kLength = N - 1;
+  std::size_t i = 0;
+  for (; i + 8 <= kLength; i += 8) {
+    std::uint64_t got;
+    std::uint64_t want;
+    std::memcpy(&got, name.data() + i, 8);
+    std::memcpy(&want, lower + i, 8);
+    if ((got | 0x2020202020202020ULL) != want) return false;
+  }
+  for (; i + 4 <= kLength; i += 4) {
+    std::uint32_t got;
+    std::uint32_t want;
+    std::memcpy(&got, name.data() + i, 4);
+    std::memcpy(&want, lower + i, 4);
+    if ((got | 0x20202020U) != want) return false;
+  }
+  for (; i < kLength; ++i) {
     if ((name[i] | 0x20) != lower[i]) return false;
   }
   return true;
@@ -350,7 +369,9 @@ RequestParser::Result RequestParser::feed(std::string_view data) {
   }
   const char* position = llhttp_get_error_pos(&parser_);
   const std::size_t consumed = position == nullptr ? data.size() : static_cast<std::size_t>(position - data.data());
-  remember_tail(data.substr(0, consumed));
+  // Why no remember_tail past here: a request is complete (or the input is
+  // refused), so the next feed starts at a request line, where no field
+  // value can begin; the feed that reads into its header section remembers.
   if (error == HPE_PAUSED) return {Event::request_ready, consumed};
   if (error == HPE_PAUSED_UPGRADE) {
     // Why: we speak no other protocol; answer this request, then close,

@@ -55,8 +55,7 @@ PooledEncoder PooledEncoder::acquire(Coding coding, int level, std::uint64_t exa
   return PooledEncoder(coding, std::move(encoder));
 }
 
-void PooledEncoder::reset() noexcept {
-  if (!encoder_) return;
+void PooledEncoder::release() noexcept {
   encoder_->idle();
   auto& kept = spares().by_coding[static_cast<std::size_t>(coding_)];
   if (kept.size() < kKeptPerCoding) {

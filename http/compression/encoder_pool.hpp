@@ -28,9 +28,12 @@ class PooledEncoder {
   Encoder& operator*() const noexcept { return *encoder_; }
   Encoder* operator->() const noexcept { return encoder_.get(); }
   /// Hands the encoder back to the pool now.
-  void reset() noexcept;
+  void reset() noexcept {
+    if (encoder_) release();  // Why inline: every response resets one, and most hold none
+  }
 
  private:
+  void release() noexcept;
   PooledEncoder(Coding coding, std::unique_ptr<Encoder> encoder) : coding_(coding), encoder_(std::move(encoder)) {}
 
   Coding coding_ = Coding::identity;

@@ -1,6 +1,7 @@
 // gzip through zlib: deflate with a gzip wrapper, one z_stream reused with deflateReset.
 #include <zlib.h>
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 
@@ -11,8 +12,31 @@ namespace {
 
 // Why these: zlib's defaults, which nginx's gzip filter also uses for bodies
 // of 16 KiB and more, so the same level gives the same bytes.
-constexpr int kGzipWindowBits = 15 + 16;  // 32 KiB window, gzip header and trailer
+constexpr int kWindowBits = 15;  // 32 KiB window
 constexpr int kMemLevel = 8;
+constexpr int kGzipWrapper = 16;  // added to the window bits: gzip header and trailer
+
+// The window and hash sizes for a body of `size` bytes, as nginx's gzip
+// filter picks them (same bytes on the wire): halved with the hash while
+// the body fits in half the window. Why: a smaller state is cheaper to
+// reset (deflateReset clears the whole hash) and to keep in cache.
+struct Sizing {
+  int window_bits = kWindowBits;
+  int mem_level = kMemLevel;
+  bool operator==(const Sizing&) const = default;
+};
+Sizing sizing_for(std::uint64_t size) noexcept {
+  Sizing sizing;
+  if (size == Encoder::kUnknownSize || size == 0) return sizing;
+  // Why 262: zlib keeps that much lookahead (MIN_LOOKAHEAD) out of the window.
+  // The bound goes negative at 9 bits, zlib's smallest window for deflate.
+  while (sizing.window_bits > 9 && size < (std::uint64_t{1} << (sizing.window_bits - 1)) - 262) {
+    --sizing.window_bits;
+    --sizing.mem_level;
+  }
+  if (sizing.mem_level < 1) sizing.mem_level = 1;
+  return sizing;
+}
 
 class GzipEncoder final : public Encoder {
  public:
@@ -23,19 +47,22 @@ class GzipEncoder final : public Encoder {
     if (initialised_) deflateEnd(&stream_);
   }
 
-  void start(int level, std::uint64_t /*exact_size*/) override {
-    if (initialised_ && level == level_) {
+  void start(int level, std::uint64_t exact_size) override {
+    const Sizing sizing = sizing_for(exact_size);
+    if (initialised_ && level == level_ && sizing == sizing_) {
       deflateReset(&stream_);  // keeps the window and hash tables: no allocation
       return;
     }
     if (initialised_) deflateEnd(&stream_);
     initialised_ = false;
     stream_ = z_stream{};
-    if (deflateInit2(&stream_, level, Z_DEFLATED, kGzipWindowBits, kMemLevel, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&stream_, level, Z_DEFLATED, sizing.window_bits + kGzipWrapper, sizing.mem_level,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
       throw std::runtime_error("gzip: deflateInit2 failed");
     }
     initialised_ = true;
     level_ = level;
+    sizing_ = sizing;
   }
 
   void encode(std::string_view input, bool finish, std::string& out) override {
@@ -78,6 +105,7 @@ class GzipEncoder final : public Encoder {
   std::size_t scratch_size_ = 0;
   bool initialised_ = false;
   int level_ = -1;
+  Sizing sizing_;
 };
 
 }  // namespace

@@ -46,13 +46,8 @@ void add_vary_accept_encoding(Response& response) {
 
 }  // namespace
 
-void ResponseCompression::begin(const CompressionSettings* settings, Request& request) {
-  settings_ = settings;
-  coding_ = Coding::identity;
-  stripped_if_none_match_ = false;
-  encoder_.reset();
-  if (settings == nullptr) return;
-  coding_ = negotiate_coding(request.headers, settings->codings);
+void ResponseCompression::negotiate(Request& request) {
+  coding_ = negotiate_coding(request.headers, settings_->codings);
   if (coding_ == Coding::identity) return;
   const std::optional<std::string_view> if_none_match = request.headers.get("If-None-Match");
   if (!if_none_match) return;
@@ -107,8 +102,7 @@ void ResponseCompression::label_not_modified(Response& response) const {
   suffix_etag(response, coding_);
 }
 
-bool ResponseCompression::apply_whole(Response& response, bool head) {
-  if (settings_ == nullptr) return false;
+bool ResponseCompression::compress_whole(Response& response, bool head) {
   if (response.status == 304) {
     label_not_modified(response);
     return false;

@@ -32,13 +32,20 @@ namespace tiffany::http {
 class ResponseCompression {
  public:
   /// Before the handler: `settings` are the route's (nullptr: off).
-  void begin(const CompressionSettings* settings, Request& request);
+  /// Why inline: it runs for every request, nearly always with nullptr.
+  void begin(const CompressionSettings* settings, Request& request) {
+    settings_ = settings;
+    coding_ = Coding::identity;
+    stripped_if_none_match_ = false;
+    encoder_.reset();
+    if (settings != nullptr) negotiate(request);
+  }
 
   /// A whole response: compresses its body in place when that applies (not
   /// for HEAD, which gets the same header fields as GET). True when the
   /// response is encoded: its Content-Length is then the body's size (GET)
   /// or absent (HEAD), not a declared length.
-  bool apply_whole(Response& response, bool head);
+  bool apply_whole(Response& response, bool head) { return settings_ != nullptr && compress_whole(response, head); }
 
   /// A streamed response's head is about to be written. True when it is
   /// encoded: no Content-Length (chunked or close-delimited instead), and
@@ -58,6 +65,10 @@ class ResponseCompression {
   void trim() noexcept;
 
  private:
+  /// begin() for a route that compresses: picks the coding, rewrites If-None-Match.
+  void negotiate(Request& request);
+  /// apply_whole() for a route that compresses.
+  bool compress_whole(Response& response, bool head);
   /// Whether `response` is compressed at all; `size` when known.
   bool eligible(const Response& response, std::optional<std::uint64_t> size) const noexcept;
   /// Sets Vary, and for a chosen coding Content-Encoding and the ETag suffix.

@@ -85,14 +85,30 @@ void Router::add(std::vector<std::string> methods, std::string_view pattern, std
                                   ": this one could never be reached for it");
     }
   }
+  route.prefix = "/";
+  for (; route.literal_count < route.segments.size(); ++route.literal_count) {
+    const Segment& segment = route.segments[route.literal_count];
+    if (segment.kind != SegmentKind::literal) break;
+    route.prefix += segment.text;
+    if (route.literal_count + 1 < route.segments.size() || route.trailing_slash) route.prefix += '/';
+  }
   routes_.push_back(std::move(route));
 }
 
 bool Router::matches(const Route& route, std::string_view path, Request* capture) {
-  if (path.empty() || path.front() != '/') return false;
-  std::string_view rest = path.substr(1);  // what is left after the last '/' consumed
-  bool slash_consumed = false;             // a '/' followed the last matched segment
-  for (std::size_t i = 0; i < route.segments.size(); ++i) {
+  // Why the prefix: one compare rules out nearly every other route, and
+  // matches the leading literal segments (slashes included) of this one.
+  // Why its second byte first: it tells most routes apart without a call.
+  const std::string_view prefix = route.prefix;
+  if (path.size() < prefix.size() || (prefix.size() > 1 && path[1] != prefix[1]) ||
+      path.compare(0, prefix.size(), prefix) != 0) {
+    return false;
+  }
+  std::string_view rest = path.substr(prefix.size());  // what is left after the last '/' consumed
+  bool slash_consumed = route.literal_count > 0 && prefix.back() == '/';  // a '/' followed the last matched segment
+  // All segments literal, no trailing slash: the prefix is the whole path or nothing.
+  if (route.literal_count > 0 && !slash_consumed) return rest.empty();
+  for (std::size_t i = route.literal_count; i < route.segments.size(); ++i) {
     const Segment& segment = route.segments[i];
     if (segment.kind == SegmentKind::wildcard) {
       if (i > 0 && !slash_consumed) return false;  // "/static/*" needs "/static/..."

@@ -68,6 +68,8 @@ class Router {
     RouteMetrics* metrics;
     std::string pattern;
     const CompressionSettings* compression;
+    std::string prefix = {};  // what every path it matches starts with: "/" and its leading literal segments
+    std::size_t literal_count = 0;  // how many segments the prefix holds
   };
 
   static bool matches(const Route& route, std::string_view path, Request* capture);

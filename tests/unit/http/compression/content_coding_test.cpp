@@ -1,5 +1,6 @@
 // Encoders (round trips through the libraries' decoders, flushed pieces) and ResponseCompression's rules.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <random>
 #include <string>
@@ -64,6 +65,35 @@ TEST_P(EachCoding, EveryFlushedPieceIsDecodableBeforeTheStreamEnds) {
   }
   encoder->encode({}, true, wire);
   EXPECT_EQ(decode_content(coding_name(coding), wire), sent);
+}
+
+// nginx's gzip filter picks the window and hash by the body's length; with
+// the same choice the bytes are nginx's (and a small state is cheap to reset).
+// The sizes alternate, so the pooled encoder restarts and is reused in turn.
+TEST(GzipEncoder, AWholeBodyGetsNginxsWindowForItsLengthAndTheSameBytes) {
+  for (const std::size_t size : {10, 200, 300, 700, 1500, 5000, 9000, 20000, 70000, 200, 70000}) {
+    const std::string body = compressible(size);
+    std::string ours;
+    encode_whole(Coding::gzip, 5, body, ours);
+    int window_bits = 15;
+    int mem_level = 8;
+    while (window_bits > 9 && static_cast<long>(size) < (1L << (window_bits - 1)) - 262) {
+      --window_bits;
+      --mem_level;
+    }
+    z_stream stream{};
+    ASSERT_EQ(deflateInit2(&stream, 5, Z_DEFLATED, window_bits + 16, mem_level, Z_DEFAULT_STRATEGY), Z_OK);
+    std::string theirs(deflateBound(&stream, size), '\0');
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+    stream.avail_in = static_cast<uInt>(body.size());
+    stream.next_out = reinterpret_cast<Bytef*>(theirs.data());
+    stream.avail_out = static_cast<uInt>(theirs.size());
+    ASSERT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
+    theirs.resize(stream.total_out);
+    deflateEnd(&stream);
+    EXPECT_EQ(ours, theirs) << size << " bytes: window 2^" << window_bits;
+    EXPECT_EQ(decode_content("gzip", ours), body) << size;
+  }
 }
 
 TEST_P(EachCoding, APooledEncoderIsReusedForTheNextStream) {

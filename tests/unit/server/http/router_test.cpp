@@ -46,6 +46,27 @@ TEST_F(RouterTest, MatchesLiteralPathsExactly) {
   EXPECT_EQ(route("GET", "/plain"), "404");
 }
 
+// Each route's leading literal segments are matched as one prefix; the
+// segment boundaries must hold all the same.
+TEST_F(RouterTest, LeadingLiteralSegmentsMatchWholeSegmentsOnly) {
+  add({"GET"}, "/api/v1/users/:id/posts");
+  add({"GET"}, "/docs/");
+  add({"GET"}, "/a/b");
+  EXPECT_EQ(route("GET", "/api/v1/users/9/posts"), "/api/v1/users/:id/posts 0");
+  EXPECT_EQ(request_.param("id"), "9");
+  EXPECT_EQ(route("GET", "/api/v1/usersX/9/posts"), "404");
+  EXPECT_EQ(route("GET", "/api/v1/users/9/postsX"), "404");
+  EXPECT_EQ(route("GET", "/api/v1/users/"), "404");
+  EXPECT_EQ(route("GET", "/docs/"), "/docs/ 1");
+  EXPECT_EQ(route("GET", "/docs"), "404");
+  EXPECT_EQ(route("GET", "/docs/x"), "404");
+  EXPECT_EQ(route("GET", "/a/b"), "/a/b 2");
+  EXPECT_EQ(route("GET", "/a/bc"), "404");
+  EXPECT_EQ(route("GET", "/a/b/"), "404");
+  EXPECT_EQ(route("GET", "/a/b/c"), "404");
+  EXPECT_EQ(route("GET", "/a"), "404");
+}
+
 TEST_F(RouterTest, CapturesParameters) {
   add({"GET"}, "/users/:id/posts/:post");
   EXPECT_EQ(route("GET", "/users/42/posts/7"), "/users/:id/posts/:post 0");
