@@ -16,12 +16,13 @@ namespace tiffany {
 /// type that crosses the plugin boundary (Handler, Request, Response, Task,
 /// the scheduler and reactor awaitables, HandlerParams) changes layout or
 /// meaning; a plugin built for another number is refused at start-up.
-/// 2 (not yet released): Task frames, TaskRecord, move-only futures,
-/// BodySink::send_file, Plugin, AppContext, WorkerContext, Logger,
-/// PluginRegistrar::set_plugin, HandlerParams::worker(), the build flags, and
-/// middleware: Middleware, Next, PluginRegistrar::add_middleware (a virtual
-/// after set_plugin) and Request::attributes.
-inline constexpr unsigned kPluginAbiNumber = 2;
+/// 2: Task frames, TaskRecord, move-only futures, BodySink::send_file,
+/// Plugin, AppContext, WorkerContext, Logger, PluginRegistrar::set_plugin,
+/// HandlerParams::worker().
+/// 3: the build flags in kPluginAbiVersion; middleware (Middleware, Next,
+/// PluginRegistrar::add_middleware, Request::attributes); the contexts'
+/// state in detail::ContextState.
+inline constexpr unsigned kPluginAbiNumber = 3;
 
 /// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in
 /// the low 16 bits, and above them the build flags of whoever compiled this

@@ -32,6 +32,7 @@ abi-dumper "$build_dir/server/tiffany" -o "$work/current.dump" -lver "$number" \
   { cat "$work/dumper.log" >&2; exit 1; }
 
 if $update; then
+  mkdir -p "$(dirname "$baseline")"
   gzip -9 -n -c "$work/current.dump" >"$baseline"
   echo "abi_check: wrote $baseline, the baseline of plugin ABI $number"
   exit 0

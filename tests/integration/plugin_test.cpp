@@ -286,7 +286,7 @@ TEST(PluginLoading, RefusesALibraryThatIsNotAPlugin) {
 TEST(PluginLoading, RefusesAnAbiMismatchNamingBothVersions) {
   EXPECT_EQ(refusal_for({kBroken + "/libabi_mismatch_plugin.so"}, kHealthRoute),
             "$.plugins[0]: \"" + kBroken +
-                "/libabi_mismatch_plugin.so\" was built for plugin ABI 43, but this tiffany speaks plugin ABI 2; "
+                "/libabi_mismatch_plugin.so\" was built for plugin ABI 44, but this tiffany speaks plugin ABI 3; "
                 "rebuild it against this tiffany's SDK\n");
 }
 
