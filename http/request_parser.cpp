@@ -38,6 +38,18 @@ bool is_well_formed_request_line(std::string_view data) {
   return true;
 }
 
+// True when the `Word`-sized piece of a field name at `name` is the lower-case
+// piece at `lower`, ignoring case (see is_name for why OR 0x20 is enough).
+template <class Word>
+inline bool word_is(const char* name, const char* lower) noexcept {
+  constexpr auto kCaseBits = static_cast<Word>(0x2020202020202020ULL);
+  Word got;
+  Word want;
+  std::memcpy(&got, name, sizeof got);
+  std::memcpy(&want, lower, sizeof want);
+  return (got | kCaseBits) == want;
+}
+
 // True when the field name `name` is `lower` (lower case, same length)
 // ignoring case. Inline, as it runs for every field. Why OR 0x20 is enough:
 // a name is a token (llhttp is strict), and the only token byte that ORs to a
@@ -48,18 +60,10 @@ inline bool is_name(std::string_view name, const char (&lower)[N]) noexcept {
   constexpr std::size_t kLength = N - 1;
   std::size_t i = 0;
   for (; i + 8 <= kLength; i += 8) {
-    std::uint64_t got;
-    std::uint64_t want;
-    std::memcpy(&got, name.data() + i, 8);
-    std::memcpy(&want, lower + i, 8);
-    if ((got | 0x2020202020202020ULL) != want) return false;
+    if (!word_is<std::uint64_t>(name.data() + i, lower + i)) return false;
   }
   for (; i + 4 <= kLength; i += 4) {
-    std::uint32_t got;
-    std::uint32_t want;
-    std::memcpy(&got, name.data() + i, 4);
-    std::memcpy(&want, lower + i, 4);
-    if ((got | 0x20202020U) != want) return false;
+    if (!word_is<std::uint32_t>(name.data() + i, lower + i)) return false;
   }
   for (; i < kLength; ++i) {
     if ((name[i] | 0x20) != lower[i]) return false;
