@@ -13,6 +13,7 @@
 #include "server/transport/serve_stream.hpp"
 #include "support/decode_content.hpp"
 #include "support/scripted_stream.hpp"
+#include "unit/server/http/serve_scripted.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -76,16 +77,7 @@ HttpSite make_site() {
 
 std::unique_ptr<ScriptedStream> serve(std::vector<std::string> reads) {
   static const HttpSite site = make_site();
-  auto stream = std::make_unique<ScriptedStream>(std::move(reads));
-  Scheduler scheduler;
-  auto body = [](ScriptedStream& s) -> Task<void> {
-    HttpProtocol protocol(site);
-    co_await serve_stream(protocol, s, "127.0.0.1:1", nullptr);
-  };
-  auto handle = scheduler.spawn(body(*stream));
-  scheduler.run();
-  handle.take_result();
-  return stream;
+  return tiffany::testing::serve_scripted(site, std::move(reads));
 }
 
 std::string get(const std::string& path, const std::string& extra = "", const std::string& version = "1.1") {

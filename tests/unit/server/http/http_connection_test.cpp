@@ -18,6 +18,7 @@
 #include "handlers/handler.hpp"
 #include "http/request_context.hpp"
 #include "support/scripted_stream.hpp"
+#include "unit/server/http/serve_scripted.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -132,16 +133,7 @@ HttpSite make_site() {
 // Runs one connection over `reads` to completion; returns the stream.
 std::unique_ptr<ScriptedStream> serve(std::vector<std::string> reads) {
   static const HttpSite site = make_site();
-  auto stream = std::make_unique<ScriptedStream>(std::move(reads));
-  Scheduler scheduler;
-  auto body = [](ScriptedStream& s) -> Task<void> {
-    HttpProtocol protocol(site);
-    co_await serve_stream(protocol, s, "127.0.0.1:1", nullptr);
-  };
-  auto handle = scheduler.spawn(body(*stream));
-  scheduler.run();
-  handle.take_result();
-  return stream;
+  return tiffany::testing::serve_scripted(site, std::move(reads));
 }
 
 std::size_t count(const std::string& text, const std::string& what) {
