@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 
 # Exactly the public API: what a handler (built-in or plugin) may include.
 set(TIFFANY_PUBLIC_HEADERS
-  coro/task.hpp coro/task_state.hpp coro/task_record.hpp coro/task_timer_heap.hpp coro/poller.hpp coro/scheduler.hpp
+  coro/task.hpp coro/task_state.hpp coro/task_record.hpp coro/task_timer_heap.hpp coro/poller.hpp coro/scheduler.hpp coro/kernel.hpp coro/kernel.hpp
   coro/frame_allocator.hpp coro/cancelable_wait.hpp coro/task_canceled.hpp coro/remote_queue.hpp
   coro/scheduler_options.hpp coro/scheduler_stats.hpp coro/task_trace.hpp coro/manual_clock.hpp
   coro/get_tid.hpp coro/spawn.hpp coro/join.hpp coro/cancel.hpp coro/yield.hpp coro/sleep.hpp coro/syscalls.hpp

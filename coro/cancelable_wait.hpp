@@ -3,7 +3,9 @@
 
 namespace tiffany {
 
+namespace detail {
 class TaskRecord;
+}  // namespace detail
 
 /// Implemented by awaitables that park a task (Sleep, Join, futures, I/O).
 /// When the task is canceled, the scheduler calls cancel_wait on the thread
@@ -11,7 +13,7 @@ class TaskRecord;
 /// at once or (for I/O) once the kernel has let go of the operation.
 class CancelableWait {
  public:
-  virtual void cancel_wait(TaskRecord& task) noexcept = 0;
+  virtual void cancel_wait(detail::TaskRecord& task) noexcept = 0;
 
  protected:
   ~CancelableWait() = default;

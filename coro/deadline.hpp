@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "coro/kernel.hpp"
 #include "coro/scheduler.hpp"
 #include "coro/task.hpp"
 #include "coro/task_canceled.hpp"
@@ -97,7 +98,7 @@ class Deadline {
   Deadline& operator=(const Deadline&) = delete;
   ~Deadline() {
     disarm();
-    scheduler_.leave_deadline(*task_, *this);
+    detail::Kernel(scheduler_).leave_deadline(*task_, *this);
   }
 
   /// Sets a new time (and re-arms a disarmed or expired deadline). Moving
@@ -107,18 +108,18 @@ class Deadline {
   /// another task it cannot, and expired() stays true until the task has
   /// seen its TaskCanceled, so the task still tells it from a shutdown.
   void rearm(Scheduler::Clock::time_point when) {
-    if (expired_ && scheduler_.withdraw_deadline_cancel(*task_, *this) != Scheduler::PendingExpiry::on_its_way) {
+    if (expired_ && detail::Kernel(scheduler_).withdraw_deadline_cancel(*task_, *this) != Scheduler::PendingExpiry::on_its_way) {
       expired_ = false;
     }
     when_ = when;
-    scheduler_.deadline_moved(*task_, when);
+    detail::Kernel(scheduler_).deadline_moved(*task_, when);
   }
   void rearm_after(std::chrono::nanoseconds delay) { rearm(scheduler_.now() + delay); }
   /// Disarms it; an expiry whose cancellation has not reached the running
   /// task is taken back too (as rearm does), so nothing more happens.
   void disarm() noexcept {
     when_.reset();
-    if (expired_ && scheduler_.withdraw_deadline_cancel(*task_, *this) == Scheduler::PendingExpiry::withdrawn) {
+    if (expired_ && detail::Kernel(scheduler_).withdraw_deadline_cancel(*task_, *this) == Scheduler::PendingExpiry::withdrawn) {
       expired_ = false;
     }
   }
@@ -148,8 +149,8 @@ class Deadline {
   friend class Scheduler;
   Deadline()
       : scheduler_(Scheduler::current()),
-        task_(scheduler_.current_task()),
-        outer_(scheduler_.enter_deadline(*task_, *this)) {}
+        task_(detail::Kernel(scheduler_).current_task()),
+        outer_(detail::Kernel(scheduler_).enter_deadline(*task_, *this)) {}
   void expire() noexcept {
     expired_ = true;
     expiry_pending_ = true;
@@ -157,7 +158,7 @@ class Deadline {
   }
 
   Scheduler& scheduler_;
-  TaskRecord* task_;
+  detail::TaskRecord* task_;
   Deadline* outer_;  // the task's deadline around this one, if any
   std::optional<Scheduler::Clock::time_point> when_;
   bool expired_ = false;

@@ -11,6 +11,7 @@
 
 #include "coro/broken_promise.hpp"
 #include "coro/cancelable_wait.hpp"
+#include "coro/kernel.hpp"
 #include "coro/remote_queue.hpp"
 #include "coro/scheduler.hpp"
 
@@ -30,7 +31,7 @@ struct ExternalState {
   // The parked task, if any; only touched on its scheduler's thread, which
   // the completion reaches through the scheduler's RemoteQueue.
   std::shared_ptr<RemoteQueue> queue;
-  TaskRecord* waiter = nullptr;
+  detail::TaskRecord* waiter = nullptr;
   std::uint32_t wait_sequence = 0;
 
   // Call with `mutex` held, after storing the outcome.
@@ -39,8 +40,8 @@ struct ExternalState {
     if (waiter == nullptr) return;
     queue->post([task = std::exchange(waiter, nullptr), sequence = wait_sequence] {
       Scheduler& scheduler = Scheduler::current();
-      scheduler.external_wait_ended();
-      scheduler.wake_if_waiting(*task, sequence);
+      detail::Kernel(scheduler).external_wait_ended();
+      detail::Kernel(scheduler).wake_if_waiting(*task, sequence);
     });
     queue.reset();
   }
@@ -127,24 +128,24 @@ class ExternalFuture {
         }
       }
       Scheduler* scheduler = Scheduler::current_or_null();
-      if (was_registered && scheduler != nullptr) scheduler->external_wait_ended();
+      if (was_registered && scheduler != nullptr) detail::Kernel(*scheduler).external_wait_ended();
     }
 
-    bool await_ready() const noexcept { return Scheduler::current().cancel_pending(); }
+    bool await_ready() const noexcept { return detail::Kernel::current().cancel_pending(); }
     bool await_suspend(std::coroutine_handle<> caller) {
       std::lock_guard lock(state_.mutex);
       if (state_.ready) return false;  // completed already: continue at once
       if (state_.waiter != nullptr) throw std::logic_error("an ExternalFuture is awaited by one task at a time");
       Scheduler& scheduler = Scheduler::current();
-      scheduler.block_current(caller, this);
+      detail::Kernel(scheduler).block_current(caller, this);
       state_.queue = scheduler.remote_queue();
-      task_ = state_.waiter = scheduler.current_task();
+      task_ = state_.waiter = detail::Kernel(scheduler).current_task();
       state_.wait_sequence = state_.waiter->wait_sequence();
-      scheduler.external_wait_began();
+      detail::Kernel(scheduler).external_wait_began();
       return true;
     }
     T await_resume() {
-      Scheduler::current().throw_if_canceled();
+      detail::Kernel::current().throw_if_canceled();
       std::lock_guard lock(state_.mutex);
       // Why take it out: the completing thread may drop the state after us,
       // and the exception must not be freed there. Exception reference counts
@@ -155,7 +156,7 @@ class ExternalFuture {
     }
 
    private:
-    void cancel_wait(TaskRecord& task) noexcept override {
+    void cancel_wait(detail::TaskRecord& task) noexcept override {
       bool still_registered = false;
       {
         std::lock_guard lock(state_.mutex);
@@ -168,12 +169,12 @@ class ExternalFuture {
       // Otherwise the completion is already posted; it ends the wait and wakes us.
       if (still_registered) {
         Scheduler& scheduler = Scheduler::current();
-        scheduler.external_wait_ended();
-        scheduler.wake(task);
+        detail::Kernel(scheduler).external_wait_ended();
+        detail::Kernel(scheduler).wake(task);
       }
     }
     detail::ExternalState<T>& state_;
-    TaskRecord* task_ = nullptr;  // set once registered as the waiter
+    detail::TaskRecord* task_ = nullptr;  // set once registered as the waiter
   };
 
   Awaiter operator co_await() && noexcept { return Awaiter(*state_); }

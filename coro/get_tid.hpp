@@ -3,6 +3,7 @@
 
 #include <coroutine>
 
+#include "coro/kernel.hpp"
 #include "coro/scheduler.hpp"
 
 namespace tiffany {
@@ -11,7 +12,7 @@ namespace tiffany {
 struct GetTid {
   bool await_ready() const noexcept { return true; }
   void await_suspend(std::coroutine_handle<>) const noexcept {}
-  TaskId await_resume() const noexcept { return Scheduler::current().current_task()->id(); }
+  TaskId await_resume() const noexcept { return detail::Kernel::current().current_task()->id(); }
 };
 
 }  // namespace tiffany

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "coro/cancelable_wait.hpp"
+#include "coro/kernel.hpp"
 #include "coro/scheduler.hpp"
 
 namespace tiffany {
@@ -21,20 +22,20 @@ class Join final : private CancelableWait {
   // co_await operands twice (the same holds for Spawn).
   explicit Join(JoinHandle<T> child) noexcept : child_(std::move(child)) {}
 
-  bool await_ready() const noexcept { return child_.finished() || Scheduler::current().cancel_pending(); }
+  bool await_ready() const noexcept { return child_.finished() || detail::Kernel::current().cancel_pending(); }
   void await_suspend(std::coroutine_handle<> caller) noexcept {
-    Scheduler::current().join_current_on(*child_.record(), caller, this);
+    detail::Kernel::current().join_current_on(*child_.record(), caller, this);
   }
   T await_resume() {
-    Scheduler::current().throw_if_canceled();
+    detail::Kernel::current().throw_if_canceled();
     return child_.take_result();
   }
 
  private:
-  void cancel_wait(TaskRecord& task) noexcept override {
+  void cancel_wait(detail::TaskRecord& task) noexcept override {
     Scheduler& scheduler = Scheduler::current();
-    scheduler.forget_joiner(*child_.record());
-    scheduler.wake(task);
+    detail::Kernel(scheduler).forget_joiner(*child_.record());
+    detail::Kernel(scheduler).wake(task);
   }
 
   JoinHandle<T> child_;

@@ -10,6 +10,7 @@
 
 #include "coro/broken_promise.hpp"
 #include "coro/cancelable_wait.hpp"
+#include "coro/kernel.hpp"
 #include "coro/scheduler.hpp"
 
 namespace tiffany {
@@ -23,7 +24,7 @@ namespace detail {
 
 // One task parked on a SharedFuture: a link in the state's list of waiters.
 struct SharedWaiter {
-  TaskRecord* task = nullptr;
+  detail::TaskRecord* task = nullptr;
   std::uint32_t wait_sequence = 0;
   SharedWaiter* prev = nullptr;
   SharedWaiter* next = nullptr;
@@ -35,7 +36,7 @@ struct FutureState {
   std::exception_ptr error;
   bool ready = false;
   bool future_taken = false;
-  TaskRecord* waiter = nullptr;  // the task parked on the Future, if any
+  detail::TaskRecord* waiter = nullptr;  // the task parked on the Future, if any
   std::uint32_t wait_sequence = 0;
   SharedWaiter* shared_waiters = nullptr;  // tasks parked on SharedFutures of it, in arrival order
   SharedWaiter* shared_tail = nullptr;
@@ -44,12 +45,12 @@ struct FutureState {
     ready = true;
     if (waiter == nullptr && shared_waiters == nullptr) return;
     Scheduler& scheduler = Scheduler::current();
-    if (waiter != nullptr) scheduler.wake_if_waiting(*std::exchange(waiter, nullptr), wait_sequence);
+    if (waiter != nullptr) detail::Kernel(scheduler).wake_if_waiting(*std::exchange(waiter, nullptr), wait_sequence);
     while (SharedWaiter* shared = shared_waiters) {
-      TaskRecord& task = *shared->task;
+      detail::TaskRecord& task = *shared->task;
       const std::uint32_t sequence = shared->wait_sequence;
       unlink(*shared);
-      scheduler.wake_if_waiting(task, sequence);
+      detail::Kernel(scheduler).wake_if_waiting(task, sequence);
     }
   }
   void link(SharedWaiter& shared) noexcept {
@@ -79,7 +80,7 @@ class FutureWait : protected CancelableWait {
   explicit FutureWait(FutureState<T>& state) noexcept : state_(state) {}
   ~FutureWait() = default;
   void throw_if_failed() const {
-    Scheduler::current().throw_if_canceled();
+    detail::Kernel::current().throw_if_canceled();
     if (state_.error) std::rethrow_exception(state_.error);
   }
   FutureState<T>& state_;
@@ -154,12 +155,12 @@ class Future {
 
     bool await_ready() const {
       if (state_.waiter != nullptr) throw std::logic_error("a Future is awaited by one task at a time; share() it");
-      return state_.ready || Scheduler::current().cancel_pending();
+      return state_.ready || detail::Kernel::current().cancel_pending();
     }
     void await_suspend(std::coroutine_handle<> caller) noexcept {
       Scheduler& scheduler = Scheduler::current();
-      scheduler.block_current(caller, this);
-      task_ = state_.waiter = scheduler.current_task();
+      detail::Kernel(scheduler).block_current(caller, this);
+      task_ = state_.waiter = detail::Kernel(scheduler).current_task();
       state_.wait_sequence = task_->wait_sequence();
     }
     T await_resume() {
@@ -168,11 +169,11 @@ class Future {
     }
 
    private:
-    void cancel_wait(TaskRecord& task) noexcept override {
+    void cancel_wait(detail::TaskRecord& task) noexcept override {
       state_.waiter = nullptr;
-      Scheduler::current().wake(task);
+      detail::Kernel::current().wake(task);
     }
-    TaskRecord* task_ = nullptr;  // set while registered as the waiter
+    detail::TaskRecord* task_ = nullptr;  // set while registered as the waiter
   };
 
   Awaiter operator co_await() && noexcept { return Awaiter(*state_); }
@@ -202,11 +203,11 @@ class SharedFuture {
       if (waiting_.task != nullptr) state_.unlink(waiting_);  // destroyed while parked
     }
 
-    bool await_ready() const noexcept { return state_.ready || Scheduler::current().cancel_pending(); }
+    bool await_ready() const noexcept { return state_.ready || detail::Kernel::current().cancel_pending(); }
     void await_suspend(std::coroutine_handle<> caller) noexcept {
       Scheduler& scheduler = Scheduler::current();
-      scheduler.block_current(caller, this);
-      waiting_.task = scheduler.current_task();
+      detail::Kernel(scheduler).block_current(caller, this);
+      waiting_.task = detail::Kernel(scheduler).current_task();
       waiting_.wait_sequence = waiting_.task->wait_sequence();
       state_.link(waiting_);
     }
@@ -216,9 +217,9 @@ class SharedFuture {
     }
 
    private:
-    void cancel_wait(TaskRecord& task) noexcept override {
+    void cancel_wait(detail::TaskRecord& task) noexcept override {
       state_.unlink(waiting_);
-      Scheduler::current().wake(task);
+      detail::Kernel::current().wake(task);
     }
     detail::SharedWaiter waiting_;
   };

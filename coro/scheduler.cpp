@@ -44,7 +44,7 @@ bool is_cancellation(const std::exception_ptr& error) {
 namespace detail {
 std::coroutine_handle<> finish_spawned_task(TaskPromiseBase& root) noexcept {
   Scheduler* scheduler = Scheduler::current_or_null();
-  TaskRecord* running = scheduler != nullptr ? scheduler->current_task() : nullptr;
+  detail::TaskRecord* running = scheduler != nullptr ? scheduler->current_task() : nullptr;
   if (running == nullptr || &running->promise() != &root) return std::noop_coroutine();
   return scheduler->on_task_finished(*running);
 }
@@ -82,7 +82,7 @@ Scheduler::~Scheduler() {
   remote_->close();
   for (auto& chunk : chunks_) {
     for (std::size_t i = 0; i < kRecordsPerChunk; ++i) {
-      TaskRecord& record = chunk[i];
+      detail::TaskRecord& record = chunk[i];
       if (record.in_use_ && record.root_) detail::TaskPromiseBase::destroy_chain(record.root_, *record.promise_);
       if (record.in_use_) TaskContext::release(std::exchange(record.context_, nullptr));
     }
@@ -108,23 +108,23 @@ std::uint64_t Scheduler::trace_stamp() const noexcept {
 
 // ---- the task table ----
 
-TaskRecord& Scheduler::allocate_record() {
+detail::TaskRecord& Scheduler::allocate_record() {
   if (free_records_.empty()) {
     const auto first_slot = static_cast<std::uint32_t>(chunks_.size() * kRecordsPerChunk);
-    chunks_.push_back(std::make_unique<TaskRecord[]>(kRecordsPerChunk));
-    TaskRecord* records = chunks_.back().get();
+    chunks_.push_back(std::make_unique<detail::TaskRecord[]>(kRecordsPerChunk));
+    detail::TaskRecord* records = chunks_.back().get();
     for (std::size_t i = kRecordsPerChunk; i-- > 0;) {  // lowest slots first
       records[i].slot_ = first_slot + static_cast<std::uint32_t>(i);
       records[i].generation_ = 1;  // ids are never 0
       free_records_.push_front(records[i]);
     }
   }
-  TaskRecord& record = *free_records_.pop_front();
+  detail::TaskRecord& record = *free_records_.pop_front();
   ++live_records_;
   return record;
 }
 
-void Scheduler::free_record(TaskRecord& task) noexcept {
+void Scheduler::free_record(detail::TaskRecord& task) noexcept {
   if (task.root_) detail::TaskPromiseBase::destroy_chain(task.root_, *task.promise_);
   if (task.deadline_check_.in_heap()) deadlines_.remove(task);
   if (task.sleep_.in_heap()) sleepers_.remove(task);
@@ -143,22 +143,22 @@ void Scheduler::free_record(TaskRecord& task) noexcept {
   --live_records_;
 }
 
-TaskRecord* Scheduler::find(TaskId id) const noexcept {
+detail::TaskRecord* Scheduler::find(TaskId id) const noexcept {
   const auto slot = static_cast<std::uint32_t>(id & 0xffffffffu);
   const auto generation = static_cast<std::uint32_t>(id >> 32);
   if (slot >= chunks_.size() * kRecordsPerChunk) return nullptr;
-  TaskRecord& record = chunks_[slot / kRecordsPerChunk][slot % kRecordsPerChunk];
+  detail::TaskRecord& record = chunks_[slot / kRecordsPerChunk][slot % kRecordsPerChunk];
   return record.in_use_ && record.generation_ == generation ? &record : nullptr;
 }
 
 std::optional<TaskState> Scheduler::state(TaskId id) const noexcept {
-  const TaskRecord* record = find(id);
+  const detail::TaskRecord* record = find(id);
   if (record == nullptr) return std::nullopt;
   return record->state_;
 }
 
-TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise, int priority) {
-  TaskRecord& task = allocate_record();
+detail::TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise, int priority) {
+  detail::TaskRecord& task = allocate_record();
   task.in_use_ = true;
   task.root_ = root;
   task.promise_ = &promise;
@@ -181,7 +181,7 @@ TaskRecord& Scheduler::adopt(std::coroutine_handle<> root, detail::TaskPromiseBa
 
 // ---- ready queues (intrusive, doubly linked: O(1) removal on cancel) ----
 
-void Scheduler::push_ready(TaskRecord& task) noexcept {
+void Scheduler::push_ready(detail::TaskRecord& task) noexcept {
   task.state_ = TaskState::ready;
   const unsigned level = options_.policy == SchedulingPolicy::priority ? task.priority_ : 0;
   ready_[level].push_back(task);
@@ -189,7 +189,7 @@ void Scheduler::push_ready(TaskRecord& task) noexcept {
   ++ready_count_;
 }
 
-void Scheduler::unlink_ready(TaskRecord& task) noexcept {
+void Scheduler::unlink_ready(detail::TaskRecord& task) noexcept {
   const unsigned level = options_.policy == SchedulingPolicy::priority ? task.priority_ : 0;
   TaskList& queue = ready_[level];
   queue.remove(task);
@@ -197,10 +197,10 @@ void Scheduler::unlink_ready(TaskRecord& task) noexcept {
   --ready_count_;
 }
 
-TaskRecord* Scheduler::pop_ready() noexcept {
+detail::TaskRecord* Scheduler::pop_ready() noexcept {
   if (ready_levels_ == 0) return nullptr;
   const int highest = 31 - __builtin_clz(ready_levels_);
-  TaskRecord* task = ready_[static_cast<std::size_t>(highest)].front();
+  detail::TaskRecord* task = ready_[static_cast<std::size_t>(highest)].front();
   unlink_ready(*task);
   return task;
 }
@@ -223,13 +223,13 @@ void Scheduler::run_ready_batch() {
   if (remote_->has_work()) remote_->drain();
   std::size_t budget = std::min(ready_count_, options_.max_resumes_between_polls);
   while (budget-- > 0 && !stop_requested_) {
-    TaskRecord* task = pop_ready();
+    detail::TaskRecord* task = pop_ready();
     if (task == nullptr) break;
     resume(*task);
   }
 }
 
-void Scheduler::resume(TaskRecord& task) {
+void Scheduler::resume(detail::TaskRecord& task) {
   if (task.cancel_pending_ && !task.started_) {  // canceled before it ever ran
     finish_unstarted(task);
     return;
@@ -249,7 +249,7 @@ void Scheduler::resume(TaskRecord& task) {
 // Why apart: the bare path above stays a handful of instructions. Here every
 // run is timed with one cycle-counter read at each end (no clock_gettime),
 // and the trace reuses those readings instead of reading a clock per event.
-void Scheduler::resume_instrumented(TaskRecord& task) {
+void Scheduler::resume_instrumented(detail::TaskRecord& task) {
   const TaskId id = task.id();  // `task` may be freed by the time the run ends
   finished_event_.reset();
   const std::uint64_t started = CycleClock::now();
@@ -274,7 +274,7 @@ void Scheduler::resume_instrumented(TaskRecord& task) {
 void Scheduler::report_slow_run(TaskId id, std::uint64_t ticks) {
   ++stats_.slow_runs;
   if (!slow_task_logger_) return;
-  const TaskRecord* still = find(id);
+  const detail::TaskRecord* still = find(id);
   slow_task_logger_(id, CycleClock::to_duration(ticks), still != nullptr ? still->context_ : finished_context_);
 }
 
@@ -316,7 +316,7 @@ void Scheduler::fire_due_timers() {
   if (sleepers_.empty() && deadlines_.empty()) return;
   const auto time = now();
   while (!sleepers_.empty() && sleepers_.top_at() <= time) {
-    TaskRecord& task = sleepers_.top();
+    detail::TaskRecord& task = sleepers_.top();
     sleepers_.remove(task);
     wake(task);
   }
@@ -330,11 +330,11 @@ std::optional<Scheduler::Clock::time_point> Scheduler::next_timer_at() const noe
   return next;
 }
 
-Deadline* Scheduler::enter_deadline(TaskRecord& task, Deadline& deadline) noexcept {
+Deadline* Scheduler::enter_deadline(detail::TaskRecord& task, Deadline& deadline) noexcept {
   return std::exchange(task.deadlines_, &deadline);
 }
 
-void Scheduler::leave_deadline(TaskRecord& task, Deadline& deadline) noexcept {
+void Scheduler::leave_deadline(detail::TaskRecord& task, Deadline& deadline) noexcept {
   // Why a walk: deadlines leave innermost first (they are locals of nested
   // frames), so this stops at the first link but for a moved-out case.
   for (Deadline** link = &task.deadlines_; *link != nullptr; link = &(*link)->outer_) {
@@ -346,7 +346,7 @@ void Scheduler::leave_deadline(TaskRecord& task, Deadline& deadline) noexcept {
   // The heap entry, if any, goes lazily: when its check comes or the task ends.
 }
 
-std::optional<Scheduler::Clock::time_point> Scheduler::earliest_deadline(const TaskRecord& task) noexcept {
+std::optional<Scheduler::Clock::time_point> Scheduler::earliest_deadline(const detail::TaskRecord& task) noexcept {
   std::optional<Clock::time_point> earliest;
   for (const Deadline* deadline = task.deadlines_; deadline != nullptr; deadline = deadline->outer_) {
     if (deadline->when_ && (!earliest || *deadline->when_ < *earliest)) earliest = deadline->when_;
@@ -354,7 +354,7 @@ std::optional<Scheduler::Clock::time_point> Scheduler::earliest_deadline(const T
   return earliest;
 }
 
-void Scheduler::deadline_moved(TaskRecord& task, std::optional<Clock::time_point> when) {
+void Scheduler::deadline_moved(detail::TaskRecord& task, std::optional<Clock::time_point> when) {
   // Why lazily for later times: requests move and disarm deadlines
   // constantly; the entry re-keys itself when its check comes, or goes with
   // the task, so there is never more than one per task.
@@ -368,7 +368,7 @@ void Scheduler::deadline_moved(TaskRecord& task, std::optional<Clock::time_point
   }
 }
 
-Scheduler::PendingExpiry Scheduler::withdraw_deadline_cancel(TaskRecord& task, Deadline& deadline) noexcept {
+Scheduler::PendingExpiry Scheduler::withdraw_deadline_cancel(detail::TaskRecord& task, Deadline& deadline) noexcept {
   if (!deadline.expiry_pending_) return PendingExpiry::none;
   if (task.cancel_not_by_deadline_) {  // another cause joined: it stands, and the task unwinds for it
     deadline.expiry_pending_ = false;
@@ -383,7 +383,7 @@ Scheduler::PendingExpiry Scheduler::withdraw_deadline_cancel(TaskRecord& task, D
   return PendingExpiry::withdrawn;
 }
 
-void Scheduler::cancel_delivered(TaskRecord& task) noexcept {
+void Scheduler::cancel_delivered(detail::TaskRecord& task) noexcept {
   task.cancel_not_by_deadline_ = false;
   for (Deadline* deadline = task.deadlines_; deadline != nullptr; deadline = deadline->outer_) {
     deadline->expiry_pending_ = false;
@@ -392,7 +392,7 @@ void Scheduler::cancel_delivered(TaskRecord& task) noexcept {
 
 void Scheduler::fire_due_deadlines(Clock::time_point time) {
   while (!deadlines_.empty() && deadlines_.top_at() <= time) {
-    TaskRecord& task = deadlines_.top();
+    detail::TaskRecord& task = deadlines_.top();
     const std::optional<Clock::time_point> earliest = is_finished(task.state_) ? std::nullopt : earliest_deadline(task);
     if (earliest && *earliest > time) {
       task.deadline_check_.at = *earliest;  // moved later since: check again then
@@ -423,7 +423,7 @@ bool Scheduler::step() {
   if (remote_->has_work()) remote_->drain();
   if (options_.poller != nullptr) options_.poller->poll(std::chrono::nanoseconds::zero());
   fire_due_timers();
-  TaskRecord* task = pop_ready();
+  detail::TaskRecord* task = pop_ready();
   if (task == nullptr) return false;
   resume(*task);
   return true;
@@ -463,13 +463,13 @@ void Scheduler::block_current(std::coroutine_handle<> resume_at, CancelableWait*
   ++current_->wait_sequence_;
 }
 
-void Scheduler::wake(TaskRecord& task) noexcept {
+void Scheduler::wake(detail::TaskRecord& task) noexcept {
   if (tearing_down_ || !task.in_use_ || task.state_ != TaskState::blocked) return;
   task.blocked_on_ = nullptr;
   push_ready(task);
 }
 
-void Scheduler::wake_if_waiting(TaskRecord& task, std::uint32_t wait_sequence) noexcept {
+void Scheduler::wake_if_waiting(detail::TaskRecord& task, std::uint32_t wait_sequence) noexcept {
   if (task.in_use_ && task.wait_sequence_ == wait_sequence) wake(task);
 }
 
@@ -487,17 +487,17 @@ void Scheduler::sleep_current_until(Clock::time_point deadline, std::coroutine_h
   sleepers_.push(*current_);
 }
 
-void Scheduler::cancel_sleep(TaskRecord& task) noexcept {
+void Scheduler::cancel_sleep(detail::TaskRecord& task) noexcept {
   if (task.sleep_.in_heap()) sleepers_.remove(task);
   wake(task);
 }
 
-void Scheduler::join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept {
+void Scheduler::join_current_on(detail::TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept {
   child.joiner_ = current_;
   block_current(resume_at, wait);
 }
 
-void Scheduler::release(TaskRecord& task) noexcept {
+void Scheduler::release(detail::TaskRecord& task) noexcept {
   if (tearing_down_) return;
   task.handle_alive_ = false;
   if (is_finished(task.state_)) free_record(task);
@@ -506,13 +506,13 @@ void Scheduler::release(TaskRecord& task) noexcept {
 // ---- cancellation and the end of a task ----
 
 bool Scheduler::cancel(TaskId id) noexcept {
-  TaskRecord* task = find(id);
+  detail::TaskRecord* task = find(id);
   if (task == nullptr) return false;
   cancel(*task);
   return true;
 }
 
-void Scheduler::cancel(TaskRecord& task) noexcept {
+void Scheduler::cancel(detail::TaskRecord& task) noexcept {
   if (!task.in_use_ || is_finished(task.state_)) return;
   task.cancel_not_by_deadline_ = true;  // fire_due_deadlines says otherwise for its own
   if (task.cancel_pending_) return;
@@ -531,20 +531,20 @@ void Scheduler::cancel(TaskRecord& task) noexcept {
   // ready-after-a-yield or running: delivered at the next suspension point
 }
 
-void Scheduler::finish_unstarted(TaskRecord& task) noexcept {
+void Scheduler::finish_unstarted(detail::TaskRecord& task) noexcept {
   task.cancel_pending_ = false;
   cancel_delivered(task);
   task.promise_->set_exception(std::make_exception_ptr(TaskCanceled{}));
   settle(task, TaskState::canceled);
 }
 
-std::coroutine_handle<> Scheduler::on_task_finished(TaskRecord& task) noexcept {
+std::coroutine_handle<> Scheduler::on_task_finished(detail::TaskRecord& task) noexcept {
   const std::exception_ptr& error = task.promise_->exception();
   settle(task, !error ? TaskState::completed : is_cancellation(error) ? TaskState::canceled : TaskState::failed);
   return std::noop_coroutine();
 }
 
-void Scheduler::settle(TaskRecord& task, TaskState final_state) noexcept {
+void Scheduler::settle(detail::TaskRecord& task, TaskState final_state) noexcept {
   task.state_ = final_state;
   --unfinished_;
   TaskEvent event = TaskEvent::complete;

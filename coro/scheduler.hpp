@@ -29,6 +29,9 @@ class CancelableWait;
 class Deadline;
 class ManualClock;
 class TaskContext;
+namespace detail {
+class Kernel;
+}  // namespace detail
 template <class T>
 class JoinHandle;
 
@@ -89,7 +92,6 @@ class Scheduler {
   /// has dropped the operation); a task that never started ends without
   /// running; the running task gets it at its next suspension point.
   /// Canceling a finished (or unknown) task does nothing.
-  void cancel(TaskRecord& task) noexcept;
   bool cancel(TaskId id) noexcept;
 
   /// Entries in the task table: unfinished tasks plus finished ones whose
@@ -102,10 +104,6 @@ class Scheduler {
   std::size_t pending_sleeps() const noexcept { return sleepers_.size(); }
   /// State of a task still in the table; nullopt once it is gone.
   std::optional<TaskState> state(TaskId id) const noexcept;
-  /// The record of a task still in the table, or nullptr.
-  TaskRecord* find(TaskId id) const noexcept;
-  /// The task being resumed right now; nullptr outside a task.
-  TaskRecord* current_task() const noexcept { return current_; }
 
   const SchedulerStats& stats() const noexcept { return stats_; }
   /// The event trace, or nullptr when tracing is off.
@@ -118,59 +116,38 @@ class Scheduler {
   /// Replaces the default warning (stderr) for a task that ran too long.
   void set_slow_task_logger(SlowTaskLogger logger) { slow_task_logger_ = std::move(logger); }
 
-  // ---- used by awaitables; `resume_at` is the coroutine that suspended ----
-
-  /// True if the current task has a cancellation waiting to be delivered;
-  /// awaitables then skip suspending and throw from await_resume.
-  bool cancel_pending() const noexcept { return current_ != nullptr && current_->cancel_pending_; }
-  /// Delivers a pending cancellation: clears it and throws TaskCanceled.
-  void throw_if_canceled();
-  /// Parks the current task until someone calls wake() on it. `wait`, if
-  /// given, is told to undo itself should the task be canceled meanwhile.
-  void block_current(std::coroutine_handle<> resume_at, CancelableWait* wait = nullptr) noexcept;
-  /// Moves a blocked task to the back of its ready queue.
-  void wake(TaskRecord& task) noexcept;
-  /// Wakes `task` only if it is still parked in the wait numbered `wait_sequence`.
-  void wake_if_waiting(TaskRecord& task, std::uint32_t wait_sequence) noexcept;
-  /// Puts the current task at the back of its ready queue.
-  void yield_current(std::coroutine_handle<> resume_at) noexcept;
-  /// Parks the current task until `deadline`.
-  void sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at, CancelableWait* wait);
-  /// Ends a sleep early (its task was canceled): the timer goes, and the task wakes.
-  void cancel_sleep(TaskRecord& task) noexcept;
-  /// Parks the current task until `child` finishes (PYOS WaitTask).
-  void join_current_on(TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept;
-  /// Undoes join_current_on for a canceled joiner.
-  void forget_joiner(TaskRecord& child) noexcept { child.joiner_ = nullptr; }
-  /// Drops a JoinHandle's claim: frees a finished task, detaches a running one.
-  void release(TaskRecord& task) noexcept;
-  /// Deadline support. A task's Deadlines nest (a handler's inside its
-  /// connection's): each joins its task's chain when made and leaves it when
-  /// destroyed; the task is canceled when the earliest armed one comes, and
-  /// every one due then reads expired().
-  Deadline* enter_deadline(TaskRecord& task, Deadline& deadline) noexcept;
-  void leave_deadline(TaskRecord& task, Deadline& deadline) noexcept;
-  /// A deadline of `task` was armed or moved (`when`), or disarmed (nullopt).
-  void deadline_moved(TaskRecord& task, std::optional<Clock::time_point> when);
-  /// What became of the cancellation `deadline`'s expiry made, when the
-  /// deadline is moved or disarmed: `withdrawn` if it had not reached the
-  /// task (the operation it interrupted finished anyway, as I/O that
-  /// completes despite a cancel does) and the task is the one running, so
-  /// the stage ended in time; `on_its_way` if it is still to be delivered
-  /// (the task is parked and may be acting on it, or another of its
-  /// deadlines expired with it); `none` if it was delivered, or if another
-  /// cause (a shutdown) joined it: that one stands.
+  /// How a deadline's cancellation fared when it moved (see detail::Kernel::withdraw_deadline_cancel).
   enum class PendingExpiry { none, withdrawn, on_its_way };
-  PendingExpiry withdraw_deadline_cancel(TaskRecord& task, Deadline& deadline) noexcept;
-  /// Counts tasks parked on other threads (ExternalPromise), so the loop knows
-  /// to wait for them instead of declaring a deadlock.
+
+ private:
+  friend class detail::Kernel;
+  template <class T>
+  friend class JoinHandle;
+  friend std::coroutine_handle<> detail::finish_spawned_task(detail::TaskPromiseBase&) noexcept;
+
+  void cancel(detail::TaskRecord& task) noexcept;
+  detail::TaskRecord* find(TaskId id) const noexcept;
+  detail::TaskRecord* current_task() const noexcept { return current_; }
+  // The kernel side, reached through detail::Kernel (documented there).
+  bool cancel_pending() const noexcept { return current_ != nullptr && current_->cancel_pending_; }
+  void throw_if_canceled();
+  void block_current(std::coroutine_handle<> resume_at, CancelableWait* wait = nullptr) noexcept;
+  void wake(detail::TaskRecord& task) noexcept;
+  void wake_if_waiting(detail::TaskRecord& task, std::uint32_t wait_sequence) noexcept;
+  void yield_current(std::coroutine_handle<> resume_at) noexcept;
+  void sleep_current_until(Clock::time_point deadline, std::coroutine_handle<> resume_at, CancelableWait* wait);
+  void cancel_sleep(detail::TaskRecord& task) noexcept;
+  void join_current_on(detail::TaskRecord& child, std::coroutine_handle<> resume_at, CancelableWait* wait) noexcept;
+  void forget_joiner(detail::TaskRecord& child) noexcept { child.joiner_ = nullptr; }
+  void release(detail::TaskRecord& task) noexcept;
+  Deadline* enter_deadline(detail::TaskRecord& task, Deadline& deadline) noexcept;
+  void leave_deadline(detail::TaskRecord& task, Deadline& deadline) noexcept;
+  void deadline_moved(detail::TaskRecord& task, std::optional<Clock::time_point> when);
+  PendingExpiry withdraw_deadline_cancel(detail::TaskRecord& task, Deadline& deadline) noexcept;
   void external_wait_began() noexcept { ++external_waits_; }
   void external_wait_ended() noexcept { --external_waits_; }
 
- private:
-  friend std::coroutine_handle<> detail::finish_spawned_task(detail::TaskPromiseBase&) noexcept;
-
-  using TaskList = IntrusiveList<TaskRecord, &TaskRecord::link_>;
+  using TaskList = IntrusiveList<detail::TaskRecord, &detail::TaskRecord::link_>;
 
   [[noreturn]] static void abort_without_scheduler() noexcept;
   // Why: inline, so every awaitable finds its scheduler with one TLS load;
@@ -178,34 +155,34 @@ class Scheduler {
   // variable as the server instead of getting a private (always null) copy.
   __attribute__((visibility("default"))) static inline thread_local Scheduler* tls_current_ = nullptr;
 
-  TaskRecord& adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise, int priority);
-  TaskRecord& allocate_record();
-  void free_record(TaskRecord& task) noexcept;
-  void push_ready(TaskRecord& task) noexcept;
-  void unlink_ready(TaskRecord& task) noexcept;
-  TaskRecord* pop_ready() noexcept;
-  void resume(TaskRecord& task);
-  void resume_instrumented(TaskRecord& task);
+  detail::TaskRecord& adopt(std::coroutine_handle<> root, detail::TaskPromiseBase& promise, int priority);
+  detail::TaskRecord& allocate_record();
+  void free_record(detail::TaskRecord& task) noexcept;
+  void push_ready(detail::TaskRecord& task) noexcept;
+  void unlink_ready(detail::TaskRecord& task) noexcept;
+  detail::TaskRecord* pop_ready() noexcept;
+  void resume(detail::TaskRecord& task);
+  void resume_instrumented(detail::TaskRecord& task);
   void report_slow_run(TaskId id, std::uint64_t ticks);
   void run_ready_batch();
   void fire_due_timers();
   void fire_due_deadlines(Clock::time_point time);
   /// The earliest time any of `task`'s deadlines is armed for.
-  static std::optional<Clock::time_point> earliest_deadline(const TaskRecord& task) noexcept;
+  static std::optional<Clock::time_point> earliest_deadline(const detail::TaskRecord& task) noexcept;
   /// After a cancel reached its task: none of its deadlines' expiries is pending.
-  static void cancel_delivered(TaskRecord& task) noexcept;
+  static void cancel_delivered(detail::TaskRecord& task) noexcept;
   /// The earliest timer or deadline, if any.
   std::optional<Clock::time_point> next_timer_at() const noexcept;
   void wait_for_events();
-  void finish_unstarted(TaskRecord& task) noexcept;
-  std::coroutine_handle<> on_task_finished(TaskRecord& task) noexcept;
-  void settle(TaskRecord& task, TaskState final_state) noexcept;
+  void finish_unstarted(detail::TaskRecord& task) noexcept;
+  std::coroutine_handle<> on_task_finished(detail::TaskRecord& task) noexcept;
+  void settle(detail::TaskRecord& task, TaskState final_state) noexcept;
   /// The time stamp of a trace event now (see TaskTrace::Stamps).
   std::uint64_t trace_stamp() const noexcept;
 
   SchedulerOptions options_;
   std::shared_ptr<RemoteQueue> remote_;
-  std::vector<std::unique_ptr<TaskRecord[]>> chunks_;  // stable storage for records
+  std::vector<std::unique_ptr<detail::TaskRecord[]>> chunks_;  // stable storage for records
   TaskList free_records_;  // used as a stack: lowest slots first
   std::size_t live_records_ = 0;
   std::size_t unfinished_ = 0;
@@ -213,13 +190,13 @@ class Scheduler {
   unsigned ready_levels_ = 0;  // bit n set: ready_[n] is not empty
   std::size_t ready_count_ = 0;
   // Sleeping tasks, by wake-up time; a canceled sleep leaves at once.
-  TaskTimerHeap<&TaskRecord::sleep_> sleepers_;
+  TaskTimerHeap<&detail::TaskRecord::sleep_> sleepers_;
   // Tasks with a deadline check pending: one entry per task however often
   // its deadline moves, and it leaves with the task, so none pile up.
-  TaskTimerHeap<&TaskRecord::deadline_check_> deadlines_;
+  TaskTimerHeap<&detail::TaskRecord::deadline_check_> deadlines_;
   std::uint32_t timer_sequence_ = 0;
   std::size_t external_waits_ = 0;
-  TaskRecord* current_ = nullptr;
+  detail::TaskRecord* current_ = nullptr;
   bool stop_requested_ = false;
   bool tearing_down_ = false;
   SchedulerStats stats_;
@@ -239,7 +216,7 @@ template <class T>
 class JoinHandle {
  public:
   JoinHandle() noexcept = default;
-  JoinHandle(Scheduler& scheduler, TaskRecord& record) noexcept : scheduler_(&scheduler), record_(&record) {}
+  JoinHandle(Scheduler& scheduler, detail::TaskRecord& record) noexcept : scheduler_(&scheduler), record_(&record) {}
   JoinHandle(JoinHandle&& other) noexcept
       : scheduler_(other.scheduler_), record_(std::exchange(other.record_, nullptr)) {}
   JoinHandle& operator=(JoinHandle&& other) noexcept {
@@ -254,7 +231,7 @@ class JoinHandle {
 
   TaskId tid() const noexcept { return record_ ? record_->id() : 0; }
   bool finished() const noexcept { return record_ && is_finished(record_->state()); }
-  TaskRecord* record() const noexcept { return record_; }
+  detail::TaskRecord* record() const noexcept { return record_; }
 
   /// Cancels the task (see Scheduler::cancel); the handle stays joinable.
   void cancel() noexcept {
@@ -278,13 +255,13 @@ class JoinHandle {
 
  private:
   Scheduler* scheduler_ = nullptr;
-  TaskRecord* record_ = nullptr;
+  detail::TaskRecord* record_ = nullptr;
 };
 
 template <class T>
 JoinHandle<T> Scheduler::spawn(Task<T> task, int priority) {
   auto handle = task.release();
-  TaskRecord& record = adopt(handle, handle.promise(), priority);
+  detail::TaskRecord& record = adopt(handle, handle.promise(), priority);
   return JoinHandle<T>{*this, record};
 }
 

@@ -5,6 +5,7 @@
 #include <coroutine>
 
 #include "coro/cancelable_wait.hpp"
+#include "coro/kernel.hpp"
 #include "coro/scheduler.hpp"
 
 namespace tiffany {
@@ -18,15 +19,15 @@ class Sleep final : private CancelableWait {
  public:
   explicit Sleep(std::chrono::nanoseconds duration) noexcept : duration_(duration) {}
 
-  bool await_ready() const noexcept { return Scheduler::current().cancel_pending(); }
+  bool await_ready() const noexcept { return detail::Kernel::current().cancel_pending(); }
   void await_suspend(std::coroutine_handle<> caller) {
     Scheduler& scheduler = Scheduler::current();
-    scheduler.sleep_current_until(scheduler.now() + duration_, caller, this);
+    detail::Kernel(scheduler).sleep_current_until(scheduler.now() + duration_, caller, this);
   }
-  void await_resume() const { Scheduler::current().throw_if_canceled(); }
+  void await_resume() const { detail::Kernel::current().throw_if_canceled(); }
 
  private:
-  void cancel_wait(TaskRecord& task) noexcept override { Scheduler::current().cancel_sleep(task); }
+  void cancel_wait(detail::TaskRecord& task) noexcept override { detail::Kernel::current().cancel_sleep(task); }
 
   std::chrono::nanoseconds duration_;
 };

@@ -13,7 +13,9 @@
 
 namespace tiffany {
 
+namespace detail {
 class TaskRecord;
+}  // namespace detail
 
 namespace detail {
 

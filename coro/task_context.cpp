@@ -1,4 +1,5 @@
 // TaskContext: copy-on-write storage of task-local values.
+#include "coro/kernel.hpp"
 #include "coro/task_context.hpp"
 
 #include "coro/scheduler.hpp"
@@ -57,14 +58,14 @@ void TaskContext::erase(std::string_view name) noexcept {
 }
 
 const TaskContext* current_task_context() noexcept {
-  const Scheduler* scheduler = Scheduler::current_or_null();
-  const TaskRecord* task = scheduler != nullptr ? scheduler->current_task() : nullptr;
+  Scheduler* scheduler = Scheduler::current_or_null();
+  const detail::TaskRecord* task = scheduler != nullptr ? detail::Kernel(*scheduler).current_task() : nullptr;
   return task != nullptr ? task->context() : nullptr;
 }
 
 TaskContext*& current_task_context_slot() {
   Scheduler* scheduler = Scheduler::current_or_null();
-  TaskRecord* task = scheduler != nullptr ? scheduler->current_task() : nullptr;
+  detail::TaskRecord* task = scheduler != nullptr ? detail::Kernel(*scheduler).current_task() : nullptr;
   if (task == nullptr) throw std::logic_error("a ContextVar is set from inside a task");
   return task->context_slot();
 }

@@ -14,7 +14,10 @@ namespace tiffany {
 
 class CancelableWait;
 class Deadline;
+class Scheduler;
 class TaskContext;
+
+namespace detail {
 
 /// One entry of the scheduler's task table. Owned by the Scheduler, which
 /// recycles the storage; awaitables hold a pointer to it only while the task
@@ -39,7 +42,7 @@ class TaskRecord {
   TaskContext*& context_slot() noexcept { return context_; }
 
  private:
-  friend class Scheduler;
+  friend class tiffany::Scheduler;
 
   std::uint32_t slot_ = 0;                // index in the scheduler's table
   std::uint32_t generation_ = 0;          // bumped on reuse; part of the id
@@ -66,4 +69,5 @@ class TaskRecord {
   TimerSlot sleep_;  // its entry in the sleep heap while it sleeps
 };
 
+}  // namespace detail
 }  // namespace tiffany

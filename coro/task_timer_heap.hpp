@@ -9,7 +9,9 @@
 
 namespace tiffany {
 
+namespace detail {
 class TaskRecord;
+}  // namespace detail
 
 /// A task's entry in one TaskTimerHeap: when it is due, a tie-breaker that
 /// keeps equal times in FIFO order, and where it sits (kNotInHeap: nowhere).
@@ -29,27 +31,27 @@ struct TimerSlot {
 /// entry leaves in O(log n) the moment its wait ends (a canceled Sleep, a
 /// finished task): nothing stale stays behind to pile up or to move virtual
 /// time. One scheduler's thread only.
-template <TimerSlot TaskRecord::*Slot>
+template <TimerSlot detail::TaskRecord::*Slot>
 class TaskTimerHeap {
  public:
   bool empty() const noexcept { return entries_.empty(); }
   std::size_t size() const noexcept { return entries_.size(); }
   /// The earliest entry; the heap must not be empty.
-  TaskRecord& top() const noexcept { return *entries_.front(); }
+  detail::TaskRecord& top() const noexcept { return *entries_.front(); }
   std::chrono::steady_clock::time_point top_at() const noexcept { return slot(*entries_.front()).at; }
 
   /// Adds `task` (not in the heap yet) with the time and sequence in its slot.
-  void push(TaskRecord& task) {
+  void push(detail::TaskRecord& task) {
     entries_.push_back(&task);
     slot(task).index = static_cast<std::uint32_t>(entries_.size() - 1);
     place(entries_.size() - 1);
   }
   /// Restores the order after the time in `task`'s slot changed.
-  void reposition(TaskRecord& task) noexcept { place(slot(task).index); }
-  void remove(TaskRecord& task) noexcept {
+  void reposition(detail::TaskRecord& task) noexcept { place(slot(task).index); }
+  void remove(detail::TaskRecord& task) noexcept {
     const std::size_t index = slot(task).index;
     slot(task).index = TimerSlot::kNotInHeap;
-    TaskRecord* last = entries_.back();
+    detail::TaskRecord* last = entries_.back();
     entries_.pop_back();
     if (last == &task) return;
     entries_[index] = last;
@@ -58,7 +60,7 @@ class TaskTimerHeap {
   }
 
  private:
-  static TimerSlot& slot(TaskRecord& task) noexcept { return task.*Slot; }
+  static TimerSlot& slot(detail::TaskRecord& task) noexcept { return task.*Slot; }
   bool earlier(std::size_t a, std::size_t b) const noexcept {
     const TimerSlot& x = slot(*entries_[a]);
     const TimerSlot& y = slot(*entries_[b]);
@@ -86,7 +88,7 @@ class TaskTimerHeap {
     }
   }
 
-  std::vector<TaskRecord*> entries_;
+  std::vector<detail::TaskRecord*> entries_;
 };
 
 }  // namespace tiffany

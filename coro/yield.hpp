@@ -3,6 +3,7 @@
 
 #include <coroutine>
 
+#include "coro/kernel.hpp"
 #include "coro/scheduler.hpp"
 
 namespace tiffany {
@@ -10,9 +11,9 @@ namespace tiffany {
 /// `co_await Yield{};` moves the caller to the back of the ready queue.
 /// Throws TaskCanceled if the caller was canceled.
 struct Yield {
-  bool await_ready() const noexcept { return Scheduler::current().cancel_pending(); }
-  void await_suspend(std::coroutine_handle<> caller) const noexcept { Scheduler::current().yield_current(caller); }
-  void await_resume() const { Scheduler::current().throw_if_canceled(); }
+  bool await_ready() const noexcept { return detail::Kernel::current().cancel_pending(); }
+  void await_suspend(std::coroutine_handle<> caller) const noexcept { detail::Kernel::current().yield_current(caller); }
+  void await_resume() const { detail::Kernel::current().throw_if_canceled(); }
 };
 
 }  // namespace tiffany

@@ -1,4 +1,5 @@
 // IoOperation: parking a task on the reactor and waking it on completion.
+#include "coro/kernel.hpp"
 #include "reactor/io_operation.hpp"
 
 #include <cerrno>
@@ -12,27 +13,27 @@ IoOperation::~IoOperation() {
   if (in_flight_) reactor_->cancel(*this);
 }
 
-bool IoOperation::await_ready() const noexcept { return Scheduler::current().cancel_pending(); }
+bool IoOperation::await_ready() const noexcept { return detail::Kernel::current().cancel_pending(); }
 
 void IoOperation::await_suspend(std::coroutine_handle<> caller) {
   scheduler_ = &Scheduler::current();
   reactor_ = &Reactor::current();
-  task_ = owner_ = scheduler_->current_task();
+  task_ = owner_ = detail::Kernel(*scheduler_).current_task();
   reactor_->start(*this);
   in_flight_ = true;
   started_ = true;
-  scheduler_->block_current(caller, this);
+  detail::Kernel(*scheduler_).block_current(caller, this);
 }
 
 IoResult IoOperation::await_resume() const {
   // Why: an operation that completed despite a cancel (an accepted fd, bytes
   // received) is delivered, not lost; the cancellation stays pending for the
   // next suspension point.
-  if (!started_ || result_ == -ECANCELED) Scheduler::current().throw_if_canceled();
+  if (!started_ || result_ == -ECANCELED) detail::Kernel::current().throw_if_canceled();
   return IoResult{result_};
 }
 
-void IoOperation::cancel_wait(TaskRecord&) noexcept {
+void IoOperation::cancel_wait(detail::TaskRecord&) noexcept {
   // Why: the buffer belongs to the parked frame; the task may only resume
   // once the kernel has posted the (now -ECANCELED) completion.
   if (in_flight_) reactor_->cancel_async(*this);
@@ -41,14 +42,14 @@ void IoOperation::cancel_wait(TaskRecord&) noexcept {
 void IoOperation::complete_canceled() noexcept {
   result_ = -ECANCELED;
   in_flight_ = false;
-  if (owner_ != nullptr) scheduler_->wake(*owner_);
+  if (owner_ != nullptr) detail::Kernel(*scheduler_).wake(*owner_);
 }
 
 void IoOperation::complete(int result) noexcept {
   in_flight_ = false;
   result_ = result;
   if (task_ != nullptr) {
-    scheduler_->wake(*task_);
+    detail::Kernel(*scheduler_).wake(*task_);
   } else if (callback_ != nullptr) {
     callback_(*this, callback_context_);  // may destroy *this: nothing after it
   } else {

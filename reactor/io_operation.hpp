@@ -15,7 +15,9 @@ namespace tiffany {
 
 class Reactor;
 class Scheduler;
+namespace detail {
 class TaskRecord;
+}  // namespace detail
 
 /// recv_pooled: a receive whose buffer the reactor lends when bytes arrive
 /// (see RecvPooled), so a connection waiting for input holds none.
@@ -90,7 +92,7 @@ class IoOperation : private CancelableWait {
   ~IoOperation();  // only the awaitables built on it (Recv, Send, ...) are destroyed
 
  private:
-  void cancel_wait(TaskRecord& task) noexcept override;
+  void cancel_wait(detail::TaskRecord& task) noexcept override;
 
   IoRequest request_;
   ReadLease buffer_;  // recv_pooled only
@@ -98,8 +100,8 @@ class IoOperation : private CancelableWait {
   void* callback_context_ = nullptr;
   Reactor* reactor_ = nullptr;
   Scheduler* scheduler_ = nullptr;
-  TaskRecord* task_ = nullptr;
-  TaskRecord* owner_ = nullptr;  // the parked task, kept through orphan()
+  detail::TaskRecord* task_ = nullptr;
+  detail::TaskRecord* owner_ = nullptr;  // the parked task, kept through orphan()
   int result_ = 0;
   bool in_flight_ = false;
   bool started_ = false;  // false: canceled before it was submitted

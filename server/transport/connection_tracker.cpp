@@ -1,4 +1,5 @@
 // ConnectionTracker: membership list, room for more, and draining.
+#include "coro/kernel.hpp"
 #include "server/transport/connection_tracker.hpp"
 
 #include <utility>
@@ -16,7 +17,7 @@ ConnectionTracker::Slot::~Slot() {
 }
 
 ConnectionTracker::Membership::Membership(ConnectionTracker& tracker, Deadline& deadline)
-    : tracker_(tracker), deadline_(deadline), task_(Scheduler::current().current_task()) {
+    : tracker_(tracker), deadline_(deadline), task_(detail::Kernel::current().current_task()) {
   tracker_.members_.push_front(*this);
 }
 

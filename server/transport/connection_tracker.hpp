@@ -80,7 +80,7 @@ class ConnectionTracker {
     friend class ConnectionTracker;
     ConnectionTracker& tracker_;
     Deadline& deadline_;
-    TaskRecord* task_;
+    detail::TaskRecord* task_;
     bool idle_ = false;
     ListLink<Membership> link_;
   };

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "coro/kernel.hpp"
 #include "coro/manual_clock.hpp"
 #include "coro/promise.hpp"
 #include "coro/syscalls.hpp"
@@ -143,7 +144,7 @@ TEST_F(CancelTest, JoinersOfACanceledTaskGetTaskCanceled) {
 
 TEST_F(CancelTest, ARunningTaskIsCanceledAtItsNextSuspension) {
   auto body = [](Log& log, Scheduler& scheduler) -> Task<void> {
-    scheduler.cancel(*scheduler.current_task());  // e.g. canceled by code it called
+    detail::Kernel(scheduler).cancel(*detail::Kernel(scheduler).current_task());  // e.g. canceled by code it called
     log.push_back("still running");
     co_await Yield{};
     log.push_back("after suspension (must not happen)");

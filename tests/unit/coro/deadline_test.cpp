@@ -1,5 +1,6 @@
 // Deadline: cancel a task at a time, re-armed cheaply, told apart from other cancels.
 #include "coro/deadline.hpp"
+#include "coro/kernel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -166,15 +167,15 @@ TEST_F(DeadlineTest, AnOrdinaryCancelIsNotAnExpiry) {
 // cancellation stays pending for the task's next suspension point.
 struct CompletesDespiteCancel final : CancelableWait {
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> caller) noexcept { Scheduler::current().block_current(caller, this); }
+  void await_suspend(std::coroutine_handle<> caller) noexcept { detail::Kernel::current().block_current(caller, this); }
   int await_resume() const noexcept { return 42; }
-  void cancel_wait(TaskRecord& task) noexcept override { Scheduler::current().wake(task); }
+  void cancel_wait(detail::TaskRecord& task) noexcept override { detail::Kernel::current().wake(task); }
 };
 
 // A cancel the "kernel" confirms only when told to (see SlowToCancel).
 struct PendingConfirmation {
-  void confirm() const noexcept { Scheduler::current().wake(*canceled); }
-  TaskRecord* canceled = nullptr;
+  void confirm() const noexcept { detail::Kernel::current().wake(*canceled); }
+  detail::TaskRecord* canceled = nullptr;
 };
 
 // Parks like I/O whose cancel the kernel takes time to confirm: canceled, it
@@ -183,9 +184,9 @@ struct PendingConfirmation {
 struct SlowToCancel final : CancelableWait {
   explicit SlowToCancel(PendingConfirmation& pending) : pending_(pending) {}
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> caller) noexcept { Scheduler::current().block_current(caller, this); }
-  void await_resume() const { Scheduler::current().throw_if_canceled(); }
-  void cancel_wait(TaskRecord& task) noexcept override { pending_.canceled = &task; }
+  void await_suspend(std::coroutine_handle<> caller) noexcept { detail::Kernel::current().block_current(caller, this); }
+  void await_resume() const { detail::Kernel::current().throw_if_canceled(); }
+  void cancel_wait(detail::TaskRecord& task) noexcept override { pending_.canceled = &task; }
 
  private:
   PendingConfirmation& pending_;
@@ -249,7 +250,7 @@ TEST_F(DeadlineTest, AnotherCancelJoiningAnExpiryIsNeverTakenBack) {
   auto body = [&]() -> Task<std::string> {
     Deadline deadline = Deadline::after(10ms);
     (void)co_await CompletesDespiteCancel{};
-    Scheduler::current().cancel(Scheduler::current().current_task()->id());  // e.g. a shutdown, in the same instant
+    Scheduler::current().cancel(detail::Kernel::current().current_task()->id());  // e.g. a shutdown, in the same instant
     deadline.rearm_after(1h);
     try {
       co_await Sleep{5ms};

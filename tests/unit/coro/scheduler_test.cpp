@@ -1,4 +1,5 @@
 // Scheduler: FIFO order, the PYOS system calls, task states, failure handling.
+#include "coro/kernel.hpp"
 #include "coro/scheduler.hpp"
 
 #include <gtest/gtest.h>
@@ -200,7 +201,7 @@ TEST(Scheduler, StopMakesRunReturnWithTasksStillAlive) {
 // An awaitable that parks the task with nothing that will ever wake it.
 struct ParkForever {
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) const noexcept { Scheduler::current().block_current(h); }
+  void await_suspend(std::coroutine_handle<> h) const noexcept { detail::Kernel::current().block_current(h); }
   void await_resume() const noexcept {}
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "coro/kernel.hpp"
 #include "coro/manual_clock.hpp"
 #include "coro/syscalls.hpp"
 #include "handlers/handler.hpp"
@@ -31,10 +32,10 @@ class InFlight final : public CancelableWait {
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> caller) {
     Scheduler& scheduler = Scheduler::current();
-    scheduler.sleep_current_until(scheduler.now() + after_, caller, this);
+    detail::Kernel(scheduler).sleep_current_until(scheduler.now() + after_, caller, this);
   }
   void await_resume() const noexcept {}
-  void cancel_wait(TaskRecord& task) noexcept override { Scheduler::current().cancel_sleep(task); }
+  void cancel_wait(detail::TaskRecord& task) noexcept override { detail::Kernel::current().cancel_sleep(task); }
 
  private:
   std::chrono::milliseconds after_;
