@@ -3,32 +3,26 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# Exactly the public API: what a handler (built-in or plugin) may include.
-set(TIFFANY_PUBLIC_HEADERS
-  coro/task.hpp coro/task_state.hpp coro/task_record.hpp coro/task_timer_heap.hpp coro/poller.hpp coro/scheduler.hpp coro/kernel.hpp coro/kernel.hpp
-  coro/frame_allocator.hpp coro/cancelable_wait.hpp coro/task_canceled.hpp coro/remote_queue.hpp
-  coro/scheduler_options.hpp coro/scheduler_stats.hpp coro/task_trace.hpp coro/manual_clock.hpp
-  coro/get_tid.hpp coro/spawn.hpp coro/join.hpp coro/cancel.hpp coro/yield.hpp coro/sleep.hpp coro/syscalls.hpp
-  coro/broken_promise.hpp coro/promise.hpp coro/external_promise.hpp coro/gather.hpp coro/race.hpp
-  coro/with_timeout.hpp coro/offload_pool.hpp coro/offload.hpp coro/deadline.hpp coro/task_context.hpp
-  coro/cycle_clock.hpp coro/intrusive_list.hpp
-  reactor/io_result.hpp reactor/io_operation.hpp reactor/reactor.hpp reactor/unique_fd.hpp
-  reactor/recv.hpp reactor/send.hpp reactor/accept.hpp reactor/connect.hpp reactor/readiness.hpp
-  reactor/read_lease.hpp reactor/recv_pooled.hpp
-  http/headers.hpp http/request.hpp http/response.hpp http/http_status.hpp
-  http/uri.hpp http/http_date.hpp http/request_context.hpp
-  http/form_fields.hpp http/media_type.hpp http/cookies.hpp http/redirect.hpp
-  http/json_body.hpp http/multipart.hpp
-  handlers/log_level.hpp
-  handlers/handler.hpp handlers/handler_params.hpp handlers/handler_registry.hpp handlers/plugin_api.hpp handlers/plugin_build_flags.hpp
-  handlers/middleware/middleware.hpp handlers/middleware/middleware_registry.hpp
-  handlers/server_stats.hpp handlers/plugin_context.hpp handlers/plugin_state.hpp handlers/plugin_logger.hpp
-  handlers/testkit/request_builder.hpp handlers/testkit/plugin_harness.hpp)
+# Exactly the public API: what a handler (built-in or plugin) may include,
+# by the layout rule in sdk_headers.sh (no hand-kept list).
+execute_process(COMMAND ${CMAKE_CURRENT_LIST_DIR}/sdk_headers.sh ${PROJECT_SOURCE_DIR}
+  OUTPUT_VARIABLE TIFFANY_PUBLIC_HEADERS COMMAND_ERROR_IS_FATAL ANY)
+string(REPLACE "\n" ";" TIFFANY_PUBLIC_HEADERS "${TIFFANY_PUBLIC_HEADERS}")
+list(FILTER TIFFANY_PUBLIC_HEADERS EXCLUDE REGEX "^$")
+# Why: configure again when a header is added, moved or removed.
+file(GLOB_RECURSE tiffany_sdk_candidates CONFIGURE_DEPENDS LIST_DIRECTORIES false
+  ${PROJECT_SOURCE_DIR}/coro/*.hpp ${PROJECT_SOURCE_DIR}/reactor/*.hpp
+  ${PROJECT_SOURCE_DIR}/http/*.hpp ${PROJECT_SOURCE_DIR}/handlers/*.hpp)
+
+# The one dependency a public header has beyond the C++ and C libraries:
+# picojson (Debian picojson-dev, header-only), for HandlerParams and the
+# JSON helpers. TiffanyConfig.cmake finds it again for plugin projects.
+find_path(TIFFANY_PICOJSON_INCLUDE_DIR picojson.h REQUIRED)
 
 add_library(tiffany_sdk INTERFACE)
 target_include_directories(tiffany_sdk INTERFACE
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
-  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tiffany>)
+  $<BUILD_INTERFACE:${TIFFANY_SDK_INCLUDE_DIR}>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_features(tiffany_sdk INTERFACE cxx_std_20)
 set_target_properties(tiffany_sdk PROPERTIES EXPORT_NAME sdk)
 add_library(Tiffany::sdk ALIAS tiffany_sdk)

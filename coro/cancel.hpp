@@ -3,7 +3,7 @@
 
 #include <coroutine>
 
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/scheduler.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // CycleClock: the TSC check and the one-time rate measurement.
-#include "coro/cycle_clock.hpp"
+#include <tiffany/coro/cycle_clock.hpp>
 
 #include <thread>
 

@@ -5,10 +5,10 @@
 #include <optional>
 #include <utility>
 
-#include "coro/kernel.hpp"
-#include "coro/scheduler.hpp"
-#include "coro/task.hpp"
-#include "coro/task_canceled.hpp"
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/coro/task_canceled.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // exception_message: the text of a caught exception, for log lines.
-#include "coro/exception_message.hpp"
+#include <tiffany/coro/exception_message.hpp>
 
 namespace tiffany {
 

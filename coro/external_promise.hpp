@@ -9,11 +9,11 @@
 #include <stdexcept>
 #include <utility>
 
-#include "coro/broken_promise.hpp"
-#include "coro/cancelable_wait.hpp"
-#include "coro/kernel.hpp"
-#include "coro/remote_queue.hpp"
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/broken_promise.hpp>
+#include <tiffany/coro/cancelable_wait.hpp>
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/coro/remote_queue.hpp>
+#include <tiffany/coro/scheduler.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // FrameAllocator: thread-local free lists by 64-byte size class.
-#include "coro/frame_allocator.hpp"
+#include <tiffany/coro/frame_allocator.hpp>
 
 #include <array>
 #include <new>

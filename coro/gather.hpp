@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "coro/promise.hpp"
-#include "coro/spawn.hpp"
-#include "coro/task.hpp"
-#include "coro/task_canceled.hpp"
+#include <tiffany/coro/promise.hpp>
+#include <tiffany/coro/spawn.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/coro/task_canceled.hpp>
 
 namespace tiffany {
 namespace detail {

@@ -4,9 +4,9 @@
 #include <coroutine>
 #include <utility>
 
-#include "coro/cancelable_wait.hpp"
-#include "coro/kernel.hpp"
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/cancelable_wait.hpp>
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/coro/scheduler.hpp>
 
 namespace tiffany {
 

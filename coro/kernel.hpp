@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/scheduler.hpp>
 
 namespace tiffany::detail {
 

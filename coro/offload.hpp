@@ -8,9 +8,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "coro/external_promise.hpp"
-#include "coro/offload_pool.hpp"
-#include "coro/task.hpp"
+#include <tiffany/coro/external_promise.hpp>
+#include <tiffany/coro/offload_pool.hpp>
+#include <tiffany/coro/task.hpp>
 
 namespace tiffany {
 namespace detail {

@@ -1,5 +1,5 @@
 // OffloadPool: per-thread deques, stealing, and sleeping when there is nothing to do.
-#include "coro/offload_pool.hpp"
+#include <tiffany/coro/offload_pool.hpp>
 
 #include <algorithm>
 #include <stdexcept>

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "coro/join.hpp"
-#include "coro/promise.hpp"
-#include "coro/spawn.hpp"
-#include "coro/task.hpp"
-#include "coro/task_canceled.hpp"
+#include <tiffany/coro/join.hpp>
+#include <tiffany/coro/promise.hpp>
+#include <tiffany/coro/spawn.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/coro/task_canceled.hpp>
 
 namespace tiffany {
 

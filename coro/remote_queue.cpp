@@ -1,7 +1,7 @@
 // RemoteQueue: mutex-protected inbox plus a wake-up of the owning scheduler.
-#include "coro/remote_queue.hpp"
+#include <tiffany/coro/remote_queue.hpp>
 
-#include "coro/poller.hpp"
+#include <tiffany/coro/poller.hpp>
 
 namespace tiffany {
 

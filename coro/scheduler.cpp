@@ -1,18 +1,18 @@
 // Scheduler: the run loop, ready queues, timers, cancellation and the task table.
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/scheduler.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
-#include "coro/cancelable_wait.hpp"
-#include "coro/cycle_clock.hpp"
-#include "coro/deadline.hpp"
-#include "coro/exception_message.hpp"
-#include "coro/manual_clock.hpp"
-#include "coro/task_canceled.hpp"
-#include "coro/task_context.hpp"
+#include <tiffany/coro/cancelable_wait.hpp>
+#include <tiffany/coro/cycle_clock.hpp>
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/exception_message.hpp>
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/task_canceled.hpp>
+#include <tiffany/coro/task_context.hpp>
 
 namespace tiffany {
 namespace {

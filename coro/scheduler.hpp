@@ -13,15 +13,15 @@
 #include <optional>
 #include <vector>
 
-#include "coro/intrusive_list.hpp"
-#include "coro/poller.hpp"
-#include "coro/remote_queue.hpp"
-#include "coro/scheduler_options.hpp"
-#include "coro/scheduler_stats.hpp"
-#include "coro/task.hpp"
-#include "coro/task_record.hpp"
-#include "coro/task_state.hpp"
-#include "coro/task_trace.hpp"
+#include <tiffany/coro/intrusive_list.hpp>
+#include <tiffany/coro/poller.hpp>
+#include <tiffany/coro/remote_queue.hpp>
+#include <tiffany/coro/scheduler_options.hpp>
+#include <tiffany/coro/scheduler_stats.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/coro/task_record.hpp>
+#include <tiffany/coro/task_state.hpp>
+#include <tiffany/coro/task_trace.hpp>
 
 namespace tiffany {
 

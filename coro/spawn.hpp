@@ -4,8 +4,8 @@
 #include <coroutine>
 #include <utility>
 
-#include "coro/scheduler.hpp"
-#include "coro/task.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
 
 namespace tiffany {
 

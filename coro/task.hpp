@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "coro/frame_allocator.hpp"
+#include <tiffany/coro/frame_allocator.hpp>
 
 namespace tiffany {
 

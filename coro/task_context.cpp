@@ -1,8 +1,8 @@
 // TaskContext: copy-on-write storage of task-local values.
-#include "coro/kernel.hpp"
-#include "coro/task_context.hpp"
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/coro/task_context.hpp>
 
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/scheduler.hpp>
 
 namespace tiffany {
 

@@ -5,10 +5,10 @@
 #include <coroutine>
 #include <cstdint>
 
-#include "coro/intrusive_list.hpp"
-#include "coro/task.hpp"
-#include "coro/task_state.hpp"
-#include "coro/task_timer_heap.hpp"
+#include <tiffany/coro/intrusive_list.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/coro/task_state.hpp>
+#include <tiffany/coro/task_timer_heap.hpp>
 
 namespace tiffany {
 

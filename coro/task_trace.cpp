@@ -1,7 +1,7 @@
 // TaskTrace: reading the ring back in order.
-#include "coro/task_trace.hpp"
+#include <tiffany/coro/task_trace.hpp>
 
-#include "coro/cycle_clock.hpp"
+#include <tiffany/coro/cycle_clock.hpp>
 
 namespace tiffany {
 

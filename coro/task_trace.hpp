@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "coro/task_state.hpp"
+#include <tiffany/coro/task_state.hpp>
 
 namespace tiffany {
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "coro/deadline.hpp"
-#include "coro/task.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/task.hpp>
 
 namespace tiffany {
 

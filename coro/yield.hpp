@@ -3,8 +3,8 @@
 
 #include <coroutine>
 
-#include "coro/kernel.hpp"
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/coro/scheduler.hpp>
 
 namespace tiffany {
 

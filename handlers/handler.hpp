@@ -1,9 +1,9 @@
 // Handler: the one interface every route target implements, built-in or plugin.
 #pragma once
 
-#include "coro/task.hpp"
-#include "http/request.hpp"
-#include "http/response.hpp"
+#include <tiffany/coro/task.hpp>
+#include <tiffany/http/request.hpp>
+#include <tiffany/http/response.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // HandlerParams: typed access with ParamError for the wrong type.
-#include "handlers/handler_params.hpp"
+#include <tiffany/handlers/handler_params.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // HandlerRegistry: registration and lookup.
-#include "handlers/handler_registry.hpp"
+#include <tiffany/handlers/handler_registry.hpp>
 
 #include <stdexcept>
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
-#include "handlers/middleware/middleware_registry.hpp"
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
+#include <tiffany/handlers/middleware/middleware_registry.hpp>
 
 namespace tiffany {
 

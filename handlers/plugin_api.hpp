@@ -4,11 +4,11 @@
 #include <memory>
 #include <string>
 
-#include "handlers/handler_registry.hpp"
-#include "handlers/middleware/middleware.hpp"
-#include "handlers/plugin_build_flags.hpp"
-#include "handlers/plugin_context.hpp"
-#include "handlers/plugin_logger.hpp"
+#include <tiffany/handlers/handler_registry.hpp>
+#include <tiffany/handlers/middleware/middleware.hpp>
+#include <tiffany/handlers/plugin_build_flags.hpp>
+#include <tiffany/handlers/plugin_context.hpp>
+#include <tiffany/handlers/plugin_logger.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // Plugin build flags: naming how a plugin was built differently from the server.
-#include "handlers/plugin_build_flags.hpp"
+#include <tiffany/handlers/plugin_build_flags.hpp>
 
 #include <array>
 

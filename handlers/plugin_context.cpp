@@ -1,5 +1,5 @@
 // WorkerContext: background tasks that live until the worker drains.
-#include "handlers/plugin_context.hpp"
+#include <tiffany/handlers/plugin_context.hpp>
 
 namespace tiffany {
 

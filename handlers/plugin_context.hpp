@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "coro/scheduler.hpp"
-#include "coro/task.hpp"
-#include "handlers/plugin_logger.hpp"
-#include "handlers/plugin_state.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/handlers/plugin_logger.hpp>
+#include <tiffany/handlers/plugin_state.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // Logger: tagging lines with the plugin and the request's route; the process's sink.
-#include "handlers/plugin_logger.hpp"
+#include <tiffany/handlers/plugin_logger.hpp>
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "http/request_context.hpp"
+#include <tiffany/http/request_context.hpp>
 
 namespace tiffany {
 namespace {

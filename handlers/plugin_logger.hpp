@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "handlers/log_level.hpp"
+#include <tiffany/handlers/log_level.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // ServerStats: per-thread slots, their registry, and the sums.
-#include "handlers/server_stats.hpp"
+#include <tiffany/handlers/server_stats.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -1,10 +1,10 @@
 // Cookies: Cookie parsing and Set-Cookie serialisation.
-#include "http/cookies.hpp"
+#include <tiffany/http/cookies.hpp>
 
 #include <stdexcept>
 
-#include "http/headers.hpp"
-#include "http/response.hpp"
+#include <tiffany/http/headers.hpp>
+#include <tiffany/http/response.hpp>
 
 namespace tiffany::http {
 namespace {

@@ -1,7 +1,7 @@
 // FormFields: splitting on '&' and '=', decoding each side.
-#include "http/form_fields.hpp"
+#include <tiffany/http/form_fields.hpp>
 
-#include "http/uri.hpp"
+#include <tiffany/http/uri.hpp>
 
 namespace tiffany::http {
 

@@ -1,5 +1,5 @@
 // Headers: storage reuse and case-insensitive lookup.
-#include "http/headers.hpp"
+#include <tiffany/http/headers.hpp>
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,5 @@
 // HTTP dates: strftime/strptime in GMT plus a thread-local cache for Date headers.
-#include "http/http_date.hpp"
+#include <tiffany/http/http_date.hpp>
 
 #include <time.h>
 

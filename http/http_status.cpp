@@ -1,5 +1,5 @@
 // HTTP status codes and their reason phrases.
-#include "http/http_status.hpp"
+#include <tiffany/http/http_status.hpp>
 
 namespace tiffany::http {
 

@@ -1,13 +1,13 @@
 // JSON bodies: picojson parsing with a position in the error, serialising.
-#include "http/json_body.hpp"
+#include <tiffany/http/json_body.hpp>
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "http/media_type.hpp"
-#include "http/request.hpp"
-#include "http/response.hpp"
+#include <tiffany/http/media_type.hpp>
+#include <tiffany/http/request.hpp>
+#include <tiffany/http/response.hpp>
 
 namespace tiffany::http {
 namespace {

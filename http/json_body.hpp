@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "http/http_status.hpp"
+#include <tiffany/http/http_status.hpp>
 
 namespace tiffany::http {
 

@@ -1,7 +1,7 @@
 // Media types: comparing the type, reading a parameter.
-#include "http/media_type.hpp"
+#include <tiffany/http/media_type.hpp>
 
-#include "http/headers.hpp"
+#include <tiffany/http/headers.hpp>
 
 namespace tiffany::http {
 

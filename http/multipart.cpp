@@ -1,9 +1,9 @@
 // multipart/form-data: delimiters, part headers, Content-Disposition.
-#include "http/multipart.hpp"
+#include <tiffany/http/multipart.hpp>
 
-#include "http/headers.hpp"
-#include "http/media_type.hpp"
-#include "http/request.hpp"
+#include <tiffany/http/headers.hpp>
+#include <tiffany/http/media_type.hpp>
+#include <tiffany/http/request.hpp>
 
 namespace tiffany::http {
 namespace {

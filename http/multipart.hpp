@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/headers.hpp"
+#include <tiffany/http/headers.hpp>
 
 namespace tiffany::http {
 

@@ -1,10 +1,10 @@
 // redirect(): status, Location and an empty body.
-#include "http/redirect.hpp"
+#include <tiffany/http/redirect.hpp>
 
 #include <stdexcept>
 #include <string>
 
-#include "http/response.hpp"
+#include <tiffany/http/response.hpp>
 
 namespace tiffany::http {
 namespace {

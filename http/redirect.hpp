@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "http/http_status.hpp"
+#include <tiffany/http/http_status.hpp>
 
 namespace tiffany::http {
 

@@ -1,9 +1,9 @@
 // Request: parameter lookup and reuse.
-#include "http/request.hpp"
+#include <tiffany/http/request.hpp>
 
-#include "http/cookies.hpp"
-#include "http/media_type.hpp"
-#include "http/uri.hpp"
+#include <tiffany/http/cookies.hpp>
+#include <tiffany/http/media_type.hpp>
+#include <tiffany/http/uri.hpp>
 
 namespace tiffany::http {
 

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "http/form_fields.hpp"
-#include "http/headers.hpp"
+#include <tiffany/http/form_fields.hpp>
+#include <tiffany/http/headers.hpp>
 
 namespace tiffany::http {
 

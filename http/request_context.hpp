@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "coro/task_context.hpp"
+#include <tiffany/coro/task_context.hpp>
 
 namespace tiffany::http {
 

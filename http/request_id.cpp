@@ -1,5 +1,5 @@
 // Request ids: validation and a fast per-thread generator.
-#include "http/request_id.hpp"
+#include <tiffany/http/request_id.hpp>
 
 #include <sys/random.h>
 

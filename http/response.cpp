@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <string>
 
-#include "http/response.hpp"
+#include <tiffany/http/response.hpp>
 
 namespace tiffany::http {
 namespace {

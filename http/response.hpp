@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "coro/task.hpp"
-#include "http/headers.hpp"
-#include "http/http_status.hpp"
+#include <tiffany/coro/task.hpp>
+#include <tiffany/http/headers.hpp>
+#include <tiffany/http/http_status.hpp>
 
 namespace tiffany::http {
 

@@ -1,5 +1,5 @@
 // URI helpers: percent-decoding and -encoding, dot-segment removal.
-#include "http/uri.hpp"
+#include <tiffany/http/uri.hpp>
 
 #include <array>
 

@@ -1,5 +1,5 @@
 // UTF-8 validation and replacement, and JSON string escaping built on it.
-#include "http/utf8.hpp"
+#include <tiffany/http/utf8.hpp>
 
 namespace tiffany::http {
 

@@ -11,10 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include <tiffany/reactor/recv.hpp>
+#include <tiffany/reactor/send.hpp>
+
 #include "loadtest/load_options.hpp"
 #include "loadtest/load_run.hpp"
-#include "reactor/recv.hpp"
-#include "reactor/send.hpp"
 
 namespace {
 

@@ -10,10 +10,11 @@
 #include <cstdio>
 #include <utility>
 
-#include "coro/syscalls.hpp"
-#include "reactor/connect.hpp"
-#include "reactor/unique_fd.hpp"
-#include "reactor/uring_reactor.hpp"
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/reactor/connect.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
+
+#include "reactor/internal/uring_reactor.hpp"
 
 namespace tiffany::loadtest {
 

@@ -3,7 +3,7 @@
 
 #include <sys/socket.h>
 
-#include "reactor/io_operation.hpp"
+#include <tiffany/reactor/io_operation.hpp>
 
 namespace tiffany {
 

@@ -1,11 +1,11 @@
 // IoOperation: parking a task on the reactor and waking it on completion.
-#include "coro/kernel.hpp"
-#include "reactor/io_operation.hpp"
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/reactor/io_operation.hpp>
 
 #include <cerrno>
 
-#include "coro/scheduler.hpp"
-#include "reactor/reactor.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/reactor/reactor.hpp>
 
 namespace tiffany {
 

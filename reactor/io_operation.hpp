@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "coro/cancelable_wait.hpp"
-#include "reactor/io_result.hpp"
-#include "reactor/read_lease.hpp"
+#include <tiffany/coro/cancelable_wait.hpp>
+#include <tiffany/reactor/io_result.hpp>
+#include <tiffany/reactor/read_lease.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // Reactor: the per-thread registration behind Reactor::current().
-#include "reactor/reactor.hpp"
+#include <tiffany/reactor/reactor.hpp>
 
 #include <cstdio>
 #include <cstdlib>

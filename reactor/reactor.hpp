@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "coro/poller.hpp"
-#include "reactor/io_operation.hpp"
+#include <tiffany/coro/poller.hpp>
+#include <tiffany/reactor/io_operation.hpp>
 
 namespace tiffany {
 

@@ -1,8 +1,8 @@
 // RecvPooled: receive into a buffer the reactor lends when bytes arrive.
 #pragma once
 
-#include "reactor/io_operation.hpp"
-#include "reactor/read_lease.hpp"
+#include <tiffany/reactor/io_operation.hpp>
+#include <tiffany/reactor/read_lease.hpp>
 
 namespace tiffany {
 

@@ -11,10 +11,11 @@
 #include <optional>
 #include <system_error>
 
-#include "coro/sleep.hpp"
-#include "coro/spawn.hpp"
-#include "handlers/metrics.hpp"
-#include "reactor/accept.hpp"
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/coro/spawn.hpp>
+#include <tiffany/reactor/accept.hpp>
+
+#include "handlers/internal/metrics.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/format_peer.hpp"

@@ -1,7 +1,8 @@
 // The accept loop: a task per listener that spawns a task per connection.
 #pragma once
 
-#include "coro/task.hpp"
+#include <tiffany/coro/task.hpp>
+
 #include "server/transport/transport.hpp"
 
 namespace tiffany {

@@ -5,13 +5,14 @@
 #include <map>
 #include <stdexcept>
 
+#include <tiffany/handlers/handler_registry.hpp>
+
 #include "conf/config.hpp"
 #include "conf/config_error.hpp"
-#include "handlers/handler_registry.hpp"
-#include "handlers/metrics.hpp"
-#include "handlers/middleware/middleware_chain.hpp"
-#include "handlers/plugin_host.hpp"
-#include "http/compression/compression_settings.hpp"
+#include "handlers/internal/metrics.hpp"
+#include "handlers/internal/middleware_chain.hpp"
+#include "handlers/internal/plugin_host.hpp"
+#include "http/internal/compression/compression_settings.hpp"
 #include "server/echo/echo_protocol.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/transport/plain_transport.hpp"

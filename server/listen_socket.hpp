@@ -3,8 +3,9 @@
 
 #include <string>
 
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "conf/listen_address.hpp"
-#include "reactor/unique_fd.hpp"
 
 namespace tiffany {
 

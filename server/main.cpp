@@ -7,12 +7,13 @@
 #include <system_error>
 #include <vector>
 
+#include <tiffany/coro/offload_pool.hpp>
+#include <tiffany/handlers/handler_registry.hpp>
+#include <tiffany/handlers/plugin_logger.hpp>
+
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
-#include "coro/offload_pool.hpp"
-#include "handlers/handler_registry.hpp"
-#include "handlers/plugin_loader.hpp"
-#include "handlers/plugin_logger.hpp"
+#include "handlers/internal/plugin_loader.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/error_log.hpp"
 #include "server/server.hpp"

@@ -5,8 +5,9 @@
 #include <malloc.h>
 #endif
 
-#include "coro/sleep.hpp"
-#include "reactor/spare_read_buffers.hpp"
+#include <tiffany/coro/sleep.hpp>
+
+#include "reactor/internal/spare_read_buffers.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/tls/spare_output_buffers.hpp"
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstddef>
 
-#include "coro/task.hpp"
+#include <tiffany/coro/task.hpp>
 
 namespace tiffany {
 

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "conf/config_error.hpp"
-#include "handlers/plugin_host.hpp"
+#include "handlers/internal/plugin_host.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/error_log.hpp"
 #include "server/version.hpp"

@@ -5,8 +5,9 @@
 #include <memory>
 #include <vector>
 
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "conf/config.hpp"
-#include "reactor/unique_fd.hpp"
 #include "server/build_tls_contexts.hpp"
 #include "server/listen_socket.hpp"
 #include "server/transport/listener_limits.hpp"

@@ -1,7 +1,7 @@
 // Shutdown signals: SIGINT/SIGTERM delivered through a signalfd.
 #pragma once
 
-#include "reactor/unique_fd.hpp"
+#include <tiffany/reactor/unique_fd.hpp>
 
 namespace tiffany {
 

@@ -1,15 +1,16 @@
 // Worker: the thread body, and the main thread's handles on it.
 #include "server/worker.hpp"
 
-#include "coro/exception_message.hpp"
-#include "coro/scheduler.hpp"
-#include "coro/sleep.hpp"
-#include "coro/task_context.hpp"
-#include "coro/yield.hpp"
-#include "handlers/metrics.hpp"
-#include "handlers/plugin_host.hpp"
-#include "http/request_context.hpp"
-#include "reactor/reactor_factory.hpp"
+#include <tiffany/coro/exception_message.hpp>
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/coro/task_context.hpp>
+#include <tiffany/coro/yield.hpp>
+#include <tiffany/http/request_context.hpp>
+
+#include "handlers/internal/metrics.hpp"
+#include "handlers/internal/plugin_host.hpp"
+#include "reactor/internal/reactor_factory.hpp"
 #include "server/accept_loop.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/access_log.hpp"

@@ -12,8 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include <tiffany/coro/remote_queue.hpp>
+
 #include "conf/config.hpp"
-#include "coro/remote_queue.hpp"
 #include "server/build_tls_contexts.hpp"
 #include "server/listen_socket.hpp"
 #include "server/transport/listener_limits.hpp"

@@ -1,13 +1,14 @@
 // The built-in handlers, registered by name.
 #include <memory>
 
+#include <tiffany/handlers/handler_registry.hpp>
+
 #include "handlers/builtin/echo_handler.hpp"
 #include "handlers/builtin/health_handler.hpp"
 #include "handlers/builtin/json_handler.hpp"
 #include "handlers/builtin/metrics_handler.hpp"
 #include "handlers/builtin/static_handler.hpp"
 #include "handlers/builtin/text_handler.hpp"
-#include "handlers/handler_registry.hpp"
 
 namespace tiffany {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "http/http_date.hpp"
+#include <tiffany/http/http_date.hpp>
 
 namespace tiffany {
 namespace {

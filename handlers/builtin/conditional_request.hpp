@@ -5,7 +5,7 @@
 #include <ctime>
 #include <string_view>
 
-#include "http/request.hpp"
+#include <tiffany/http/request.hpp>
 
 namespace tiffany {
 

@@ -1,8 +1,8 @@
 // echo: answers any request with its own body and content type.
 #pragma once
 
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
 
 namespace tiffany {
 

@@ -1,7 +1,7 @@
 // health and status: liveness and the server's counters.
 #include "handlers/builtin/health_handler.hpp"
 
-#include "handlers/metrics.hpp"
+#include "handlers/internal/metrics.hpp"
 
 namespace tiffany {
 

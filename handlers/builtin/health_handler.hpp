@@ -1,8 +1,8 @@
 // health: 200 "ok" for load balancers and probes; status: counters as JSON.
 #pragma once
 
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
 
 namespace tiffany {
 

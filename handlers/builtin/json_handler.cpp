@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "http/utf8.hpp"
+#include <tiffany/http/utf8.hpp>
 
 namespace tiffany {
 namespace {

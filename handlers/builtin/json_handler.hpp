@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
 
 namespace tiffany {
 

@@ -1,8 +1,8 @@
 // metrics: Prometheus text exposition of the server's counters.
 #pragma once
 
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
 
 namespace tiffany {
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "http/headers.hpp"
+#include <tiffany/http/headers.hpp>
 
 namespace tiffany {
 namespace {

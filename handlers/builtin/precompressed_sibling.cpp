@@ -7,9 +7,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "handlers/builtin/mime_types.hpp"
-#include "http/compression/accept_encoding.hpp"
-#include "reactor/unique_fd.hpp"
+#include "http/internal/compression/accept_encoding.hpp"
 
 namespace tiffany {
 namespace {

@@ -8,10 +8,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "handlers/handler_params.hpp"
-#include "http/compression/coding.hpp"
-#include "http/request.hpp"
-#include "http/response.hpp"
+#include <tiffany/handlers/handler_params.hpp>
+#include <tiffany/http/request.hpp>
+#include <tiffany/http/response.hpp>
+
+#include "http/internal/compression/coding.hpp"
 
 namespace tiffany {
 

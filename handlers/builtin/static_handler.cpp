@@ -12,11 +12,12 @@
 #include <cstring>
 #include <system_error>
 
+#include <tiffany/http/http_date.hpp>
+#include <tiffany/http/uri.hpp>
+
 #include "handlers/builtin/byte_range.hpp"
 #include "handlers/builtin/conditional_request.hpp"
 #include "handlers/builtin/mime_types.hpp"
-#include "http/http_date.hpp"
-#include "http/uri.hpp"
 
 namespace tiffany {
 namespace {

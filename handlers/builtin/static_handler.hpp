@@ -10,11 +10,12 @@
 #include <string>
 #include <unordered_map>
 
-#include "handlers/handler.hpp"
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "handlers/builtin/byte_range.hpp"
 #include "handlers/builtin/precompressed_sibling.hpp"
-#include "handlers/handler_params.hpp"
-#include "reactor/unique_fd.hpp"
 
 namespace tiffany {
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
 
 namespace tiffany {
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "coro/syscalls.hpp"
-#include "handlers/plugin_api.hpp"
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/handlers/plugin_api.hpp>
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "handlers/plugin_api.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
 
 namespace {
 

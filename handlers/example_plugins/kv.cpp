@@ -16,10 +16,11 @@
 #include <memory>
 #include <string>
 
-#include "coro/sleep.hpp"
-#include "coro/task_canceled.hpp"
-#include "handlers/plugin_api.hpp"
-#include "http/json_body.hpp"
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/coro/task_canceled.hpp>
+#include <tiffany/handlers/plugin_api.hpp>
+#include <tiffany/http/json_body.hpp>
+
 #include "kv_store.hpp"
 
 namespace {

@@ -2,8 +2,9 @@
 // kit only (Tiffany::testkit), on virtual time, without a server.
 #include <gtest/gtest.h>
 
-#include "handlers/plugin_api.hpp"
-#include "handlers/testkit/plugin_harness.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
+#include <tiffany/handlers/testkit/plugin_harness.hpp>
+
 #include "kv_store.hpp"
 
 extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigned abi_version);

@@ -5,9 +5,9 @@
 #include <functional>
 #include <memory>
 
-#include "coro/task.hpp"
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
+#include <tiffany/coro/task.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
 
 namespace tiffany {
 

@@ -1,5 +1,5 @@
 // MiddlewareRegistry: registration and lookup.
-#include "handlers/middleware/middleware_registry.hpp"
+#include <tiffany/handlers/middleware/middleware_registry.hpp>
 
 #include <stdexcept>
 

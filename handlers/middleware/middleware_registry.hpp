@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "handlers/middleware/middleware.hpp"
+#include <tiffany/handlers/middleware/middleware.hpp>
 
 namespace tiffany {
 

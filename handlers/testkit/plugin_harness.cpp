@@ -1,9 +1,9 @@
 // PluginHarness: registration, lifecycle and running a handler on virtual time.
-#include "handlers/testkit/plugin_harness.hpp"
+#include <tiffany/handlers/testkit/plugin_harness.hpp>
 
 #include <stdexcept>
 
-#include "http/request_context.hpp"
+#include <tiffany/http/request_context.hpp>
 
 namespace tiffany::testkit {
 

@@ -13,14 +13,14 @@
 #include <string_view>
 #include <vector>
 
-#include "coro/manual_clock.hpp"
-#include "coro/scheduler.hpp"
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
-#include "handlers/middleware/middleware.hpp"
-#include "handlers/plugin_api.hpp"
-#include "handlers/testkit/request_builder.hpp"
-#include "http/response.hpp"
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
+#include <tiffany/handlers/middleware/middleware.hpp>
+#include <tiffany/handlers/plugin_api.hpp>
+#include <tiffany/handlers/testkit/request_builder.hpp>
+#include <tiffany/http/response.hpp>
 
 namespace tiffany::testkit {
 

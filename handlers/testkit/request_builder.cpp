@@ -1,9 +1,9 @@
 // RequestBuilder: target splitting and the convenience setters.
-#include "handlers/testkit/request_builder.hpp"
+#include <tiffany/handlers/testkit/request_builder.hpp>
 
 #include <stdexcept>
 
-#include "http/uri.hpp"
+#include <tiffany/http/uri.hpp>
 
 namespace tiffany::testkit {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "http/request.hpp"
+#include <tiffany/http/request.hpp>
 
 namespace tiffany::testkit {
 

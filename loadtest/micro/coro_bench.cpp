@@ -8,9 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "coro/external_promise.hpp"
-#include "coro/syscalls.hpp"
-#include "reactor/uring_reactor.hpp"
+#include <tiffany/coro/external_promise.hpp>
+#include <tiffany/coro/syscalls.hpp>
+
+#include "reactor/internal/uring_reactor.hpp"
 
 namespace {
 

@@ -6,16 +6,17 @@
 #include <exception>
 #include <memory>
 
-#include "coro/deadline.hpp"
-#include "coro/exception_message.hpp"
-#include "handlers/handler.hpp"
-#include "handlers/metrics.hpp"
-#include "handlers/middleware/middleware_chain.hpp"
-#include "handlers/server_stats.hpp"
-#include "http/http_date.hpp"
-#include "http/http_status.hpp"
-#include "http/request_context.hpp"
-#include "http/request_id.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/exception_message.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+#include <tiffany/http/http_date.hpp>
+#include <tiffany/http/http_status.hpp>
+#include <tiffany/http/request_context.hpp>
+#include <tiffany/http/request_id.hpp>
+
+#include "handlers/internal/metrics.hpp"
+#include "handlers/internal/middleware_chain.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/connection_tracker.hpp"

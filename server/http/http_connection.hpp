@@ -5,13 +5,14 @@
 #include <optional>
 #include <string>
 
-#include "coro/scheduler.hpp"
-#include "coro/task.hpp"
-#include "handlers/handler.hpp"
-#include "http/compression/response_compression.hpp"
-#include "http/request_parser.hpp"
-#include "http/response.hpp"
-#include "reactor/read_lease.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/http/response.hpp>
+#include <tiffany/reactor/read_lease.hpp>
+
+#include "http/internal/compression/response_compression.hpp"
+#include "http/internal/request_parser.hpp"
 #include "server/http/http_site.hpp"
 #include "server/transport/byte_stream.hpp"
 #include "server/transport/stream_protocol.hpp"

@@ -4,8 +4,9 @@
 #include <memory>
 #include <vector>
 
-#include "http/compression/compression_settings.hpp"
-#include "http/http_limits.hpp"
+#include <tiffany/http/http_limits.hpp>
+
+#include "http/internal/compression/compression_settings.hpp"
 #include "server/http/router.hpp"
 
 namespace tiffany {

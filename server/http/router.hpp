@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/request.hpp"
+#include <tiffany/http/request.hpp>
 
 namespace tiffany {
 class Handler;

@@ -8,8 +8,8 @@
 #include <charconv>
 #include <cstdio>
 
-#include "coro/sleep.hpp"
-#include "http/utf8.hpp"
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/http/utf8.hpp>
 
 namespace tiffany {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "coro/task.hpp"
-#include "http/request.hpp"
+#include <tiffany/coro/task.hpp>
+#include <tiffany/http/request.hpp>
 
 namespace tiffany {
 

@@ -1,7 +1,7 @@
 // ErrorLog: line formatting, the one-write(2)-per-line output, the process's log.
 #include "server/log/error_log.hpp"
 
-#include "http/request_context.hpp"
+#include <tiffany/http/request_context.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>

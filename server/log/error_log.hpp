@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "handlers/log_level.hpp"
-#include "reactor/unique_fd.hpp"
+#include <tiffany/handlers/log_level.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
 
 namespace tiffany {
 

@@ -3,10 +3,11 @@
 
 #include <cstddef>
 
-#include "coro/task.hpp"
-#include "reactor/io_result.hpp"
-#include "reactor/read_lease.hpp"
-#include "reactor/spare_read_buffers.hpp"
+#include <tiffany/coro/task.hpp>
+#include <tiffany/reactor/io_result.hpp>
+#include <tiffany/reactor/read_lease.hpp>
+
+#include "reactor/internal/spare_read_buffers.hpp"
 
 namespace tiffany {
 

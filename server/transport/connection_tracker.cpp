@@ -1,5 +1,6 @@
 // ConnectionTracker: membership list, room for more, and draining.
-#include "coro/kernel.hpp"
+#include <tiffany/coro/kernel.hpp>
+
 #include "server/transport/connection_tracker.hpp"
 
 #include <utility>

@@ -8,11 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "coro/deadline.hpp"
-#include "coro/intrusive_list.hpp"
-#include "coro/promise.hpp"
-#include "coro/task.hpp"
-#include "handlers/server_stats.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/intrusive_list.hpp>
+#include <tiffany/coro/promise.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+
 #include "server/transport/listener_limits.hpp"
 
 namespace tiffany {

@@ -1,9 +1,10 @@
 // IdlePark: detached pooled receives, the idle timeout, and the drain.
 #include "server/transport/idle_park.hpp"
 
-#include "coro/sleep.hpp"
-#include "handlers/server_stats.hpp"
-#include "reactor/reactor.hpp"
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+#include <tiffany/reactor/reactor.hpp>
+
 #include "server/transport/stage_timeout.hpp"
 
 namespace tiffany {

@@ -7,12 +7,13 @@
 #include <memory>
 #include <string>
 
-#include "coro/intrusive_list.hpp"
-#include "coro/scheduler.hpp"
-#include "coro/task.hpp"
-#include "reactor/io_operation.hpp"
-#include "reactor/read_lease.hpp"
-#include "reactor/unique_fd.hpp"
+#include <tiffany/coro/intrusive_list.hpp>
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/reactor/io_operation.hpp>
+#include <tiffany/reactor/read_lease.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "server/transport/byte_stream.hpp"
 #include "server/transport/connection_tracker.hpp"
 

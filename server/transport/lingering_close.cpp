@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <optional>
 
-#include "coro/deadline.hpp"
-#include "handlers/server_stats.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {

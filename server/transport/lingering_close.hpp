@@ -4,7 +4,8 @@
 #include <chrono>
 #include <cstdint>
 
-#include "coro/task.hpp"
+#include <tiffany/coro/task.hpp>
+
 #include "server/transport/byte_stream.hpp"
 
 namespace tiffany {

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "coro/promise.hpp"
-#include "coro/task.hpp"
+#include <tiffany/coro/promise.hpp>
+#include <tiffany/coro/task.hpp>
 
 namespace tiffany {
 

@@ -1,7 +1,8 @@
 // PlainTransport: park, serve a burst in a task, park again.
 #include "server/transport/plain_transport.hpp"
 
-#include "coro/deadline.hpp"
+#include <tiffany/coro/deadline.hpp>
+
 #include "server/transport/format_peer.hpp"
 #include "server/transport/socket_stream.hpp"
 

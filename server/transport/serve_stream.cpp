@@ -3,7 +3,8 @@
 
 #include <optional>
 
-#include "coro/deadline.hpp"
+#include <tiffany/coro/deadline.hpp>
+
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/stage_timeout.hpp"
 

@@ -3,7 +3,8 @@
 
 #include <string>
 
-#include "coro/task.hpp"
+#include <tiffany/coro/task.hpp>
+
 #include "server/transport/byte_stream.hpp"
 #include "server/transport/stream_protocol.hpp"
 

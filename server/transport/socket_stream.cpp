@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "reactor/readiness.hpp"
-#include "reactor/recv.hpp"
-#include "reactor/recv_pooled.hpp"
-#include "reactor/send.hpp"
+#include <tiffany/reactor/readiness.hpp>
+#include <tiffany/reactor/recv.hpp>
+#include <tiffany/reactor/recv_pooled.hpp>
+#include <tiffany/reactor/send.hpp>
 
 namespace tiffany {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <utility>
 
-#include "coro/deadline.hpp"
-#include "coro/task.hpp"
-#include "handlers/server_stats.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/handlers/server_stats.hpp>
 
 namespace tiffany {
 

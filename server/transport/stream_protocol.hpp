@@ -5,8 +5,9 @@
 #include <chrono>
 #include <string>
 
-#include "coro/task.hpp"
-#include "reactor/read_lease.hpp"
+#include <tiffany/coro/task.hpp>
+#include <tiffany/reactor/read_lease.hpp>
+
 #include "server/transport/byte_stream.hpp"
 
 namespace tiffany {

@@ -4,8 +4,9 @@
 
 #include <sys/socket.h>
 
-#include "coro/task.hpp"
-#include "reactor/unique_fd.hpp"
+#include <tiffany/coro/task.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {

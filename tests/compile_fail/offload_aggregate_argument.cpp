@@ -2,7 +2,7 @@
 // argument inside co_await (g++ 12 destroys it twice). offload refuses it.
 #include <string>
 
-#include "coro/offload.hpp"
+#include <tiffany/coro/offload.hpp>
 
 struct Upload {
   std::string name;

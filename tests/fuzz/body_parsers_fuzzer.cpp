@@ -8,11 +8,11 @@
 #include <string>
 #include <string_view>
 
-#include "http/cookies.hpp"
-#include "http/form_fields.hpp"
-#include "http/json_body.hpp"
-#include "http/media_type.hpp"
-#include "http/multipart.hpp"
+#include <tiffany/http/cookies.hpp>
+#include <tiffany/http/form_fields.hpp>
+#include <tiffany/http/json_body.hpp>
+#include <tiffany/http/media_type.hpp>
+#include <tiffany/http/multipart.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tiffany::http;

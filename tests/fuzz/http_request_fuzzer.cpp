@@ -7,12 +7,13 @@
 #include <string>
 #include <string_view>
 
-#include "handlers/handler.hpp"
-#include "http/http_limits.hpp"
-#include "http/request.hpp"
-#include "http/request_parser.hpp"
-#include "http/response.hpp"
-#include "http/uri.hpp"
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/http/http_limits.hpp>
+#include <tiffany/http/request.hpp>
+#include <tiffany/http/response.hpp>
+#include <tiffany/http/uri.hpp>
+
+#include "http/internal/request_parser.hpp"
 #include "server/http/router.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <string>
 
-#include "reactor/unique_fd.hpp"
+#include <tiffany/reactor/unique_fd.hpp>
 
 namespace tiffany::testing {
 

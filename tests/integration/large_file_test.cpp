@@ -15,7 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "reactor/unique_fd.hpp"
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "server_process.hpp"
 
 namespace tiffany::testing {

@@ -7,6 +7,11 @@
 #include <csignal>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,70 +24,133 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-// Runs a set-up step; a failure is noted in `failures`, not reported here:
-// gtest turns a failure inside SetUpTestSuite into skipped tests.
-void run_setup_step(const std::string& program, const std::vector<std::string>& args, std::string& failures) {
-  const RunResult run = run_program(program, args, 300s);
-  if (run.exit_code != 0) failures += program + " failed:\n" + run.out + run.err;
-}
-
 RunResult curl(const std::string& url) { return run_program("curl", {"-sS", "-i", "--max-time", "20", url}); }
 
-// Installs Tiffany to a temporary prefix and builds the example plugins as
-// a separate CMake project against it, once for the whole suite.
+// The SDK installed to a prefix and the example plugins built out of tree
+// against it: made once for the suite by the CTest fixture InstalledSdk.SetUp
+// (tests/integration/install_sdk_for_tests.sh), read-only here.
 class InstalledSdk : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    work_ = std::make_unique<TempDir>();
-    prefix_ = work_->path() + "/prefix";
+    const std::string dir = TIFFANY_INSTALLED_SDK_DIR;
+    prefix_ = dir + "/prefix";
+    plugins_ = dir + "/my-plugins/build";
     setup_failures_.clear();
-    run_setup_step("cmake", {"--install", TIFFANY_BUILD_DIR, "--prefix", prefix_}, setup_failures_);
-    const std::string project = work_->path() + "/my-plugins";  // out of tree: a copy, elsewhere
-    fs::copy(std::string(TIFFANY_SOURCE_DIR) + "/handlers/example_plugins", project, fs::copy_options::recursive);
-    if (setup_failures_.empty()) {
-      run_setup_step("cmake", {"-S", project, "-B", project + "/build", "-DCMAKE_PREFIX_PATH=" + prefix_,
-                               "-DCMAKE_BUILD_TYPE=RelWithDebInfo"}, setup_failures_);
+    if (!fs::exists(dir + "/ready")) {
+      setup_failures_ = "no installed SDK in " + dir + ": run these tests through ctest, whose fixture " +
+                        "InstalledSdk.SetUp makes it (tests/integration/install_sdk_for_tests.sh)";
     }
-    if (setup_failures_.empty()) run_setup_step("cmake", {"--build", project + "/build"}, setup_failures_);
-    plugins_ = project + "/build";
   }
-  static void TearDownTestSuite() { work_.reset(); }
   // Why here: a failure recorded in SetUpTestSuite shows up as skipped tests.
   void SetUp() override { ASSERT_TRUE(setup_failures_.empty()) << setup_failures_; }
 
-  static std::unique_ptr<TempDir> work_;
   static std::string prefix_;
   static std::string plugins_;
   static std::string setup_failures_;
 };
 
-std::unique_ptr<TempDir> InstalledSdk::work_;
 std::string InstalledSdk::prefix_;
 std::string InstalledSdk::plugins_;
 std::string InstalledSdk::setup_failures_;
 
-TEST_F(InstalledSdk, InstallsExactlyThePublicHeadersEachCompilingOnItsOwn) {
-  const std::string include = prefix_ + "/include/tiffany";
-  for (const char* public_header : {"handlers/plugin_api.hpp", "handlers/handler.hpp", "coro/syscalls.hpp",
-                                    "reactor/recv.hpp", "http/request.hpp", "http/response.hpp"}) {
-    EXPECT_TRUE(fs::exists(include + "/" + public_header)) << public_header;
-  }
-  for (const char* private_header : {"http/request_parser.hpp", "server/http/router.hpp",
-                                     "reactor/uring_reactor.hpp", "conf/config.hpp", "handlers/plugin_loader.hpp",
-                                     "handlers/plugin_host.hpp", "server/server.hpp"}) {
-    EXPECT_FALSE(fs::exists(include + "/" + private_header)) << private_header << " leaked into the SDK";
-  }
+// The installed headers, relative to include/tiffany/, sorted.
+std::vector<std::string> installed_headers(const std::string& prefix) {
+  const fs::path root = prefix + "/include/tiffany";
   std::vector<std::string> headers;
-  for (const auto& entry : fs::recursive_directory_iterator(include)) {
-    if (entry.path().extension() == ".hpp") headers.push_back(entry.path().string());
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file()) headers.push_back(fs::relative(entry.path(), root).string());
   }
-  EXPECT_GE(headers.size(), 25u);
+  std::sort(headers.begin(), headers.end());
+  return headers;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+// No hand list: what is installed is what the layout rule names, and the
+// internals the rule leaves out are not there.
+TEST_F(InstalledSdk, InstallsExactlyTheHeadersTheLayoutRuleNames) {
+  const RunResult rule = run_program(std::string(TIFFANY_SOURCE_DIR) + "/cmake/sdk_headers.sh", {TIFFANY_SOURCE_DIR});
+  ASSERT_EQ(rule.exit_code, 0) << rule.err;
+  const std::vector<std::string> expected = lines_of(rule.out);
+  EXPECT_GE(expected.size(), 60u);
+  EXPECT_EQ(installed_headers(prefix_), expected);
+  for (const char* internal : {"http/internal/request_parser.hpp", "server/http/router.hpp",
+                               "reactor/internal/uring_reactor.hpp", "conf/config.hpp",
+                               "handlers/internal/plugin_loader.hpp", "handlers/builtin/static_handler.hpp",
+                               "handlers/middleware/builtin/cors_middleware.hpp", "server/server.hpp"}) {
+    EXPECT_FALSE(fs::exists(prefix_ + "/include/tiffany/" + internal)) << internal << " leaked into the SDK";
+  }
+}
+
+// Each header, included by its <tiffany/…> name with only the install's
+// include root on the path, compiles alone: nothing it needs is missing or
+// spelled the in-tree way.
+TEST_F(InstalledSdk, EachInstalledHeaderCompilesAloneFromTheIncludeRoot) {
   TempDir scratch;
-  for (const std::string& header : headers) {
-    const std::string unit = scratch.write("only.cpp", "#include \"" + header + "\"\n");
-    const RunResult run =
-        run_program("c++", {"-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I" + include, unit}, 120s);
+  for (const std::string& header : installed_headers(prefix_)) {
+    const std::string unit = scratch.write("only.cpp", "#include <tiffany/" + header + ">\n");
+    const RunResult run = run_program(
+        "c++", {"-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I" + prefix_ + "/include", unit}, 120s);
     EXPECT_EQ(run.exit_code, 0) << header << " does not compile on its own:\n" << run.err;
+  }
+}
+
+// Every file the public headers pull in comes from the SDK itself, from the
+// C and C++ toolchain, or from a Debian package the installed
+// TiffanyConfig.cmake declares (and finds): a new dependency of a public
+// header fails here until find_package(Tiffany) knows it.
+TEST_F(InstalledSdk, EveryLibraryThePublicHeadersIncludeIsDeclaredByFindPackage) {
+  TempDir scratch;
+  std::string all;
+  for (const std::string& header : installed_headers(prefix_)) all += "#include <tiffany/" + header + ">\n";
+  const RunResult deps =
+      run_program("c++", {"-std=c++20", "-M", "-I" + prefix_ + "/include", scratch.write("all.cpp", all)}, 120s);
+  ASSERT_EQ(deps.exit_code, 0) << deps.err;
+  std::vector<std::string> outside;  // files from outside the SDK, canonical
+  std::istringstream words(deps.out);
+  for (std::string word; words >> word;) {
+    if (word == "\\" || word.back() == ':' || word.find(".cpp") != std::string::npos) continue;
+    const std::string path = fs::weakly_canonical(word).string();
+    if (path.rfind(fs::weakly_canonical(prefix_).string(), 0) != 0) outside.push_back(path);
+  }
+  ASSERT_FALSE(outside.empty());
+  std::vector<std::string> query{"-S"};
+  query.insert(query.end(), outside.begin(), outside.end());
+  const RunResult owners = run_program("dpkg", query, 60s);
+  ASSERT_EQ(owners.exit_code, 0) << "a file no package owns:\n" << owners.err;
+
+  fs::path config_path;
+  for (const auto& entry : fs::recursive_directory_iterator(prefix_)) {
+    if (entry.path().filename() == "TiffanyConfig.cmake") config_path = entry.path();
+  }
+  ASSERT_FALSE(config_path.empty()) << "no TiffanyConfig.cmake installed";
+  std::ifstream config_file(config_path);
+  const std::string config((std::istreambuf_iterator<char>(config_file)), std::istreambuf_iterator<char>());
+  std::smatch declared;
+  ASSERT_TRUE(std::regex_search(config, declared, std::regex(R"(set\(TIFFANY_SDK_HEADER_PACKAGES ([^)]*)\))")))
+      << "TiffanyConfig.cmake declares no TIFFANY_SDK_HEADER_PACKAGES";
+  const std::regex toolchain(R"((libc6-dev|linux-libc-dev|libstdc\+\+-\d+-dev|libgcc-\d+-dev|gcc-\d+)(:\w+)?)");
+  std::set<std::string> needed;
+  for (const std::string& line : lines_of(owners.out)) {
+    const std::string package = line.substr(0, line.find(": "));
+    for (const std::string& one : lines_of(std::regex_replace(package, std::regex(", "), "\n"))) {
+      if (!std::regex_match(one, toolchain)) needed.insert(one.substr(0, one.find(':')));
+    }
+  }
+  EXPECT_FALSE(needed.empty()) << "picojson, at least, is a dependency of the public headers";
+  std::set<std::string> listed;
+  std::istringstream names(declared[1].str());
+  for (std::string name; names >> name;) listed.insert(name);
+  for (const std::string& package : needed) {
+    EXPECT_TRUE(listed.count(package) == 1)
+        << "a public header includes a file of " << package << ", which TiffanyConfig.cmake does not declare";
   }
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "reactor/unique_fd.hpp"
+#include <tiffany/reactor/unique_fd.hpp>
 
 namespace tiffany::testing {
 

@@ -8,14 +8,20 @@
 #   handlers/  coro/, reactor/, http/
 #   server/    everything; but server/transport/ not server/http/ or server/echo/
 #              (protocols sit on transports, not the reverse)
-# tests/, loadtest/ and docs/ may include everything. Only quoted includes of
-# our top-level folders count ("coro/task.hpp"); a bare "kv_store.hpp" is the
-# file's own folder. A new top-level source folder fails until it has a row here.
+# tests/, loadtest/ and docs/ may include everything. Includes of ours are
+# "folder/…" paths and <tiffany/folder/…> SDK names; a bare "kv_store.hpp" is
+# the file's own folder. A new top-level source folder fails until it has a row here.
+#
+# And one name per header: an SDK header (cmake/sdk_headers.sh) is included as
+# <tiffany/…> everywhere, never as a "…" path; <tiffany/…> names SDK headers
+# only; and an SDK header includes no header outside the SDK, since it would
+# not be installed.
 set -euo pipefail
 cd "${1:-$(dirname "$0")/../..}"
-sources=$(git ls-files | grep -E '\.(c|h|cpp|hpp)$' | grep -vE '^(tests|loadtest|docs)/')
+all=$(git ls-files | grep -E '\.(c|h|cpp|hpp|md)$')
 folders=$(git ls-files | grep / | cut -d/ -f1 | sort -u | tr '\n' ' ')
-offenders=$(echo "$sources" | FOLDERS="$folders" xargs -r perl -ne '
+public=$(cmake/sdk_headers.sh . | tr '\n' ' ')
+offenders=$(echo "$all" | FOLDERS="$folders" PUBLIC="$public" xargs -r perl -ne '
   BEGIN {
     # folder => folders of ours it may include (besides itself)
     %allowed = (
@@ -27,26 +33,37 @@ offenders=$(echo "$sources" | FOLDERS="$folders" xargs -r perl -ne '
       "server"   => ["coro", "reactor", "conf", "http", "handlers"],
     );
     %ours = map { $_ => 1 } split " ", $ENV{FOLDERS};
+    %public = map { $_ => 1 } split " ", $ENV{PUBLIC};
   }
   my ($folder) = $ARGV =~ m{^([^/]+)/};
-  if (!exists $allowed{$folder}) {
+  my $checked = $ARGV !~ m{\.md$} && $folder !~ m{^(tests|loadtest|docs)$};
+  if ($checked && !exists $allowed{$folder}) {
     print "$ARGV: $folder/ has no row in the include rules (tests/lint/include_rules.sh, DESIGN.md)\n" if $. == 1;
-  } elsif (/^\s*#\s*include\s*"(([^"\/]+)\/[^"]*)"/ && $ours{$2}) {
-    my ($path, $target) = ($1, $2);
+  } elsif (/^\s*#\s*include\s*(?:"(([^"\/]+)\/[^"]*)"|<tiffany\/(([^>\/]+)\/[^>]*)>)/) {
+    my ($path, $target, $sdk) = defined $1 ? ($1, $2, 0) : ($3, $4, 1);
     my $rule;
-    if ($target ne $folder && !grep { $_ eq $target } @{$allowed{$folder}}) {
+    if ($sdk && !$public{$path}) {
+      $rule = "<tiffany/…> names SDK headers only, and $path is not one (cmake/sdk_headers.sh)";
+    } elsif (!$sdk && $public{$path}) {
+      $rule = "an SDK header is included as <tiffany/$path>";
+    } elsif (!$sdk && $public{$ARGV} && $ours{$target}) {
+      $rule = "an SDK header may include only SDK headers: $path is not installed";
+    } elsif (!$checked || !$ours{$target}) {
+      # tests, docs and loadtest may include everything
+    } elsif ($target ne $folder && !grep { $_ eq $target } @{$allowed{$folder}}) {
       my @may = @{$allowed{$folder}};
       $rule = "$folder/ may include " . (@may ? join(", ", map { "$_/" } @may) : "nothing else of ours");
     } elsif ($ARGV =~ m{^server/transport/} && $path =~ m{^server/(http|echo)/}) {
       $rule = "server/transport/ may not include server/http/ or server/echo/ (protocols sit on transports)";
     }
-    print "$ARGV:$.: #include \"$path\": $rule\n" if defined $rule;
+    my $spelled = $sdk ? "<tiffany/$path>" : "\"$path\"";
+    print "$ARGV:$.: #include $spelled: $rule\n" if defined $rule;
   }
   close ARGV if eof;  # restart $. for each file
 ')
 if [ -n "$offenders" ]; then
-  echo "includes that point up the layout table (DESIGN.md, \"Layout\"):"
+  echo "includes that break the layout table (DESIGN.md, \"Layout\") or the SDK's one name per header:"
   echo "$offenders"
   exit 1
 fi
-echo "every include follows the layout table"
+echo "every include follows the layout table, and SDK headers are named <tiffany/…>"

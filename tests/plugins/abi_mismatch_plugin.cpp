@@ -1,5 +1,5 @@
 // A plugin built for another plugin ABI: the server must refuse it, naming both versions.
-#include "handlers/plugin_api.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
 
 extern "C" const unsigned tiffany_plugin_abi_version = tiffany::kPluginAbiVersion + 41;
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <thread>
 
-#include "handlers/plugin_api.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
 
 namespace {
 

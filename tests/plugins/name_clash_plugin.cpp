@@ -1,7 +1,7 @@
 // A plugin that registers a name the built-in "text" handler already has.
 #include <memory>
 
-#include "handlers/plugin_api.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
 
 namespace {
 class Nothing final : public tiffany::Handler {

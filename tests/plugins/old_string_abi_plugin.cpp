@@ -1,6 +1,6 @@
 // A plugin built with -D_GLIBCXX_USE_CXX11_ABI=0: the server must refuse it by
 // name before loading it (loading would fail on an undefined mangled symbol).
-#include "handlers/plugin_api.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
 
 extern "C" const unsigned tiffany_plugin_abi_version = tiffany::kPluginAbiVersion;
 

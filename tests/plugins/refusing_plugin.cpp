@@ -1,7 +1,7 @@
 // A plugin whose entry point refuses to load, with a reason.
 #include <stdexcept>
 
-#include "handlers/plugin_api.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
 
 extern "C" const unsigned tiffany_plugin_abi_version = tiffany::kPluginAbiVersion;
 

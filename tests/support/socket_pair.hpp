@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reactor/unique_fd.hpp"
+#include <tiffany/reactor/unique_fd.hpp>
 
 namespace tiffany::testing {
 

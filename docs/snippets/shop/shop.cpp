@@ -6,11 +6,11 @@
 #include <mutex>
 #include <string>
 
-#include "coro/sleep.hpp"
-#include "handlers/plugin_api.hpp"
-#include "http/cookies.hpp"
-#include "http/json_body.hpp"
-#include "http/redirect.hpp"
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/handlers/plugin_api.hpp>
+#include <tiffany/http/cookies.hpp>
+#include <tiffany/http/json_body.hpp>
+#include <tiffany/http/redirect.hpp>
 
 namespace {
 

@@ -3,8 +3,8 @@
 #include <set>
 #include <string>
 
-#include "handlers/plugin_api.hpp"
-#include "http/json_body.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
+#include <tiffany/http/json_body.hpp>
 
 namespace {
 

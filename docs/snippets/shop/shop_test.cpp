@@ -1,8 +1,8 @@
 // shop's unit tests: the SDK test kit, no server (compiled by the test suite).
 #include <gtest/gtest.h>
 
-#include "handlers/plugin_api.hpp"
-#include "handlers/testkit/plugin_harness.hpp"
+#include <tiffany/handlers/plugin_api.hpp>
+#include <tiffany/handlers/testkit/plugin_harness.hpp>
 
 extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigned abi_version);
 

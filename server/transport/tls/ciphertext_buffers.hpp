@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "reactor/read_lease.hpp"
+#include <tiffany/reactor/read_lease.hpp>
 
 namespace tiffany::tls {
 

@@ -12,8 +12,9 @@
 #include <cstring>
 #include <new>
 
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "conf/config_error.hpp"
-#include "reactor/unique_fd.hpp"
 
 namespace tiffany::tls {
 namespace {

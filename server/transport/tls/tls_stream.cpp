@@ -10,9 +10,10 @@
 #include <climits>
 #include <new>
 
-#include "reactor/recv_pooled.hpp"
-#include "reactor/send.hpp"
-#include "reactor/spare_read_buffers.hpp"
+#include <tiffany/reactor/recv_pooled.hpp>
+#include <tiffany/reactor/send.hpp>
+
+#include "reactor/internal/spare_read_buffers.hpp"
 #include "server/transport/socket_stream.hpp"
 
 namespace tiffany::tls {

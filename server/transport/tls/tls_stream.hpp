@@ -4,7 +4,8 @@
 
 #include <string_view>
 
-#include "reactor/unique_fd.hpp"
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "server/transport/byte_stream.hpp"
 #include "server/transport/tls/ciphertext_buffers.hpp"
 #include "server/transport/tls/openssl_handles.hpp"

@@ -4,8 +4,9 @@
 
 #include <cstring>
 
-#include "coro/deadline.hpp"
-#include "handlers/server_stats.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+
 #include "server/log/error_log.hpp"
 #include "server/transport/format_peer.hpp"
 #include "server/transport/stage_timeout.hpp"

@@ -5,8 +5,9 @@
 
 #include <string>
 
+#include <tiffany/handlers/log_level.hpp>
+
 #include "conf/config_error.hpp"
-#include "handlers/log_level.hpp"
 
 namespace tiffany {
 namespace {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "coro/kernel.hpp"
-#include "coro/manual_clock.hpp"
-#include "coro/promise.hpp"
-#include "coro/syscalls.hpp"
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/promise.hpp>
+#include <tiffany/coro/syscalls.hpp>
 
 namespace tiffany {
 namespace {

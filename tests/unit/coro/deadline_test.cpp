@@ -1,6 +1,6 @@
 // Deadline: cancel a task at a time, re-armed cheaply, told apart from other cancels.
-#include "coro/deadline.hpp"
-#include "coro/kernel.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/kernel.hpp>
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "coro/manual_clock.hpp"
-#include "coro/syscalls.hpp"
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/syscalls.hpp>
 
 namespace tiffany {
 namespace {

@@ -1,5 +1,5 @@
 // exception_message: the text log lines give a caught exception.
-#include "coro/exception_message.hpp"
+#include <tiffany/coro/exception_message.hpp>
 
 #include <gtest/gtest.h>
 

@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "coro/external_promise.hpp"
-#include "coro/offload.hpp"
-#include "coro/syscalls.hpp"
+#include <tiffany/coro/external_promise.hpp>
+#include <tiffany/coro/offload.hpp>
+#include <tiffany/coro/syscalls.hpp>
 
 namespace tiffany {
 namespace {

@@ -8,9 +8,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "coro/external_promise.hpp"
-#include "coro/promise.hpp"
-#include "coro/syscalls.hpp"
+#include <tiffany/coro/external_promise.hpp>
+#include <tiffany/coro/promise.hpp>
+#include <tiffany/coro/syscalls.hpp>
 
 namespace tiffany {
 namespace {

@@ -1,5 +1,5 @@
 // IntrusiveList: order, removal from anywhere, and size, with no allocation.
-#include "coro/intrusive_list.hpp"
+#include <tiffany/coro/intrusive_list.hpp>
 
 #include <gtest/gtest.h>
 

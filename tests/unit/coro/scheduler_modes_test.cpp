@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "coro/external_promise.hpp"
-#include "coro/manual_clock.hpp"
-#include "coro/syscalls.hpp"
+#include <tiffany/coro/external_promise.hpp>
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/syscalls.hpp>
 
 namespace tiffany {
 namespace {

@@ -1,6 +1,6 @@
 // Scheduler: FIFO order, the PYOS system calls, task states, failure handling.
-#include "coro/kernel.hpp"
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/coro/scheduler.hpp>
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "coro/syscalls.hpp"
+#include <tiffany/coro/syscalls.hpp>
 
 namespace tiffany {
 namespace {

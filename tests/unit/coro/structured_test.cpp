@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "coro/deadline.hpp"
-#include "coro/gather.hpp"
-#include "coro/manual_clock.hpp"
-#include "coro/race.hpp"
-#include "coro/syscalls.hpp"
-#include "coro/with_timeout.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/gather.hpp>
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/race.hpp>
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/coro/with_timeout.hpp>
 
 namespace tiffany {
 namespace {

@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
-#include "coro/gather.hpp"
-#include "coro/race.hpp"
-#include "coro/syscalls.hpp"
-#include "coro/task_context.hpp"
+#include <tiffany/coro/gather.hpp>
+#include <tiffany/coro/race.hpp>
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/coro/task_context.hpp>
 
 namespace tiffany {
 namespace {

@@ -1,5 +1,5 @@
 // Task<T>: laziness, value and exception delivery, deep chains, frame ownership.
-#include "coro/task.hpp"
+#include <tiffany/coro/task.hpp>
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "coro/scheduler.hpp"
-#include "coro/sleep.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/sleep.hpp>
 
 namespace tiffany {
 namespace {

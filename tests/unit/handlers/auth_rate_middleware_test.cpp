@@ -1,11 +1,12 @@
 // basic_auth and rate_limit middleware: logins against crypt hashes, token buckets, refused settings.
 #include <gtest/gtest.h>
 
-#include "handlers/middleware/basic_auth_middleware.hpp"
-#include "handlers/middleware/password_hash.hpp"
-#include "handlers/middleware/rate_limit_middleware.hpp"
-#include "handlers/middleware/token_buckets.hpp"
-#include "handlers/testkit/plugin_harness.hpp"
+#include <tiffany/handlers/testkit/plugin_harness.hpp>
+
+#include "handlers/middleware/builtin/basic_auth_middleware.hpp"
+#include "handlers/middleware/builtin/password_hash.hpp"
+#include "handlers/middleware/builtin/rate_limit_middleware.hpp"
+#include "handlers/middleware/builtin/token_buckets.hpp"
 #include "unit/handlers/middleware_test_support.hpp"
 
 namespace tiffany::testkit {

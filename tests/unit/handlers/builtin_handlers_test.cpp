@@ -6,16 +6,17 @@
 #include <utility>
 #include <vector>
 
-#include "coro/scheduler_stats.hpp"
+#include <tiffany/coro/scheduler_stats.hpp>
+#include <tiffany/handlers/handler_registry.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+#include <tiffany/http/utf8.hpp>
+
 #include "handler_harness.hpp"
 #include "handlers/builtin/echo_handler.hpp"
 #include "handlers/builtin/health_handler.hpp"
 #include "handlers/builtin/json_handler.hpp"
 #include "handlers/builtin/text_handler.hpp"
-#include "handlers/handler_registry.hpp"
-#include "handlers/metrics.hpp"
-#include "handlers/server_stats.hpp"
-#include "http/utf8.hpp"
+#include "handlers/internal/metrics.hpp"
 
 namespace tiffany::testing {
 namespace {

@@ -4,10 +4,10 @@
 #include <memory>
 #include <string>
 
-#include "coro/scheduler.hpp"
-#include "handlers/handler.hpp"
-#include "handlers/handler_params.hpp"
-#include "handlers/testkit/plugin_harness.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
+#include <tiffany/handlers/testkit/plugin_harness.hpp>
 
 namespace tiffany::testing {
 

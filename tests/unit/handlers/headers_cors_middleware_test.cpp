@@ -1,9 +1,10 @@
 // headers and cors middleware: what they add, remove and answer, and the settings they refuse.
 #include <gtest/gtest.h>
 
-#include "handlers/middleware/cors_middleware.hpp"
-#include "handlers/middleware/headers_middleware.hpp"
-#include "handlers/testkit/plugin_harness.hpp"
+#include <tiffany/handlers/testkit/plugin_harness.hpp>
+
+#include "handlers/middleware/builtin/cors_middleware.hpp"
+#include "handlers/middleware/builtin/headers_middleware.hpp"
 #include "unit/handlers/middleware_test_support.hpp"
 
 namespace tiffany::testkit {

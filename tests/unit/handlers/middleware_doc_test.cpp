@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "handlers/middleware/middleware_registry.hpp"
+#include <tiffany/handlers/middleware/middleware_registry.hpp>
 
 namespace tiffany {
 namespace {

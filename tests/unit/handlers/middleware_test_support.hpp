@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "handlers/handler.hpp"
+#include <tiffany/handlers/handler.hpp>
 
 namespace tiffany::testkit {
 

@@ -1,5 +1,5 @@
 // Plugin build flags: this build's flags, and the sentence naming a difference.
-#include "handlers/plugin_build_flags.hpp"
+#include <tiffany/handlers/plugin_build_flags.hpp>
 
 #include <gtest/gtest.h>
 

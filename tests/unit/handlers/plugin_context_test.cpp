@@ -5,10 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "coro/manual_clock.hpp"
-#include "coro/sleep.hpp"
-#include "coro/task_canceled.hpp"
-#include "handlers/plugin_host.hpp"
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/coro/task_canceled.hpp>
+
+#include "handlers/internal/plugin_host.hpp"
 
 namespace tiffany {
 namespace {

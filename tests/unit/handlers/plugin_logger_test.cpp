@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "coro/scheduler.hpp"
-#include "handlers/plugin_logger.hpp"
-#include "http/request_context.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/handlers/plugin_logger.hpp>
+#include <tiffany/http/request_context.hpp>
 
 namespace tiffany {
 namespace {

@@ -10,9 +10,10 @@
 #include <ctime>
 #include <thread>
 
+#include <tiffany/http/http_date.hpp>
+
 #include "handler_harness.hpp"
 #include "handlers/builtin/byte_range.hpp"
-#include "http/http_date.hpp"
 
 namespace tiffany::testing {
 namespace {

@@ -2,8 +2,8 @@
 // plugin's lifecycle, streamed bodies, exceptions and the recorded log.
 #include <gtest/gtest.h>
 
-#include "coro/sleep.hpp"
-#include "handlers/testkit/plugin_harness.hpp"
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/handlers/testkit/plugin_harness.hpp>
 
 namespace tiffany::testkit {
 namespace {

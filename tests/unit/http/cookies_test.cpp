@@ -1,8 +1,8 @@
 // Cookie parsing and the Set-Cookie builder.
 #include <gtest/gtest.h>
 
-#include "http/cookies.hpp"
-#include "http/response.hpp"
+#include <tiffany/http/cookies.hpp>
+#include <tiffany/http/response.hpp>
 
 namespace tiffany::http {
 namespace {

@@ -1,8 +1,8 @@
 // FormFields and the Request query/form/cookie conveniences.
 #include <gtest/gtest.h>
 
-#include "http/form_fields.hpp"
-#include "http/request.hpp"
+#include <tiffany/http/form_fields.hpp>
+#include <tiffany/http/request.hpp>
 
 namespace tiffany::http {
 namespace {

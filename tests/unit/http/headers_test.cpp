@@ -1,5 +1,5 @@
 // Header field checks: which names and values may be written.
-#include "http/headers.hpp"
+#include <tiffany/http/headers.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // JSON request and response helpers: precise 400s, 415, and writing.
 #include <gtest/gtest.h>
 
-#include "http/json_body.hpp"
-#include "http/request.hpp"
-#include "http/response.hpp"
+#include <tiffany/http/json_body.hpp>
+#include <tiffany/http/request.hpp>
+#include <tiffany/http/response.hpp>
 
 namespace tiffany::http {
 namespace {

@@ -1,8 +1,8 @@
 // multipart/form-data: parts, names and files, and every malformed shape refused.
 #include <gtest/gtest.h>
 
-#include "http/multipart.hpp"
-#include "http/request.hpp"
+#include <tiffany/http/multipart.hpp>
+#include <tiffany/http/request.hpp>
 
 namespace tiffany::http {
 namespace {

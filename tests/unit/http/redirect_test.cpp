@@ -1,8 +1,8 @@
 // redirect(): statuses, percent-encoded Location, and the Status enum.
 #include <gtest/gtest.h>
 
-#include "http/redirect.hpp"
-#include "http/response.hpp"
+#include <tiffany/http/redirect.hpp>
+#include <tiffany/http/response.hpp>
 
 namespace tiffany::http {
 namespace {

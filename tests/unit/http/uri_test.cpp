@@ -1,9 +1,9 @@
 // URI helpers and query parameters.
-#include "http/uri.hpp"
+#include <tiffany/http/uri.hpp>
 
 #include <gtest/gtest.h>
 
-#include "http/request.hpp"
+#include <tiffany/http/request.hpp>
 
 namespace tiffany::http {
 namespace {

@@ -1,5 +1,5 @@
 // UTF-8 validation, replacement of invalid bytes, and JSON string escaping.
-#include "http/utf8.hpp"
+#include <tiffany/http/utf8.hpp>
 
 #include <gtest/gtest.h>
 

@@ -12,13 +12,14 @@
 #include <thread>
 #include <vector>
 
-#include "coro/syscalls.hpp"
-#include "reactor/accept.hpp"
-#include "reactor/connect.hpp"
-#include "reactor/readiness.hpp"
-#include "reactor/recv.hpp"
-#include "reactor/send.hpp"
-#include "reactor/unique_fd.hpp"
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/reactor/accept.hpp>
+#include <tiffany/reactor/connect.hpp>
+#include <tiffany/reactor/readiness.hpp>
+#include <tiffany/reactor/recv.hpp>
+#include <tiffany/reactor/send.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "support/loopback_socket.hpp"
 #include "support/socket_pair.hpp"
 #include "reactor_fixture.hpp"

@@ -5,10 +5,11 @@
 #include <chrono>
 #include <thread>
 
-#include "coro/external_promise.hpp"
-#include "coro/syscalls.hpp"
-#include "reactor/readiness.hpp"
-#include "reactor/unique_fd.hpp"
+#include <tiffany/coro/external_promise.hpp>
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/reactor/readiness.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "reactor_fixture.hpp"
 
 namespace tiffany {

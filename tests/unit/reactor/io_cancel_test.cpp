@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "coro/syscalls.hpp"
-#include "reactor/recv.hpp"
-#include "reactor/unique_fd.hpp"
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/reactor/recv.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
+
 #include "reactor_fixture.hpp"
 
 namespace tiffany {

@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "coro/syscalls.hpp"
-#include "coro/task_canceled.hpp"
-#include "reactor/recv_pooled.hpp"
-#include "reactor/spare_read_buffers.hpp"
-#include "reactor/uring_reactor.hpp"
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/coro/task_canceled.hpp>
+#include <tiffany/reactor/recv_pooled.hpp>
+
+#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/internal/uring_reactor.hpp"
 #include "support/socket_pair.hpp"
 #include "reactor_fixture.hpp"
 

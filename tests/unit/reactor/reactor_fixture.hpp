@@ -8,8 +8,9 @@
 #include <string>
 #include <system_error>
 
-#include "coro/scheduler.hpp"
-#include "reactor/reactor_factory.hpp"
+#include <tiffany/coro/scheduler.hpp>
+
+#include "reactor/internal/reactor_factory.hpp"
 
 namespace tiffany {
 

@@ -7,8 +7,9 @@
 #include <memory>
 #include <system_error>
 
-#include "coro/scheduler.hpp"
-#include "reactor/uring_reactor.hpp"
+#include <tiffany/coro/scheduler.hpp>
+
+#include "reactor/internal/uring_reactor.hpp"
 
 namespace tiffany {
 

@@ -5,10 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "coro/scheduler.hpp"
-#include "coro/sleep.hpp"
-#include "handlers/handler.hpp"
-#include "http/compression/compression_settings.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/handlers/handler.hpp>
+
+#include "http/internal/compression/compression_settings.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/transport/serve_stream.hpp"
 #include "support/decode_content.hpp"

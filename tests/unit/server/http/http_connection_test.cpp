@@ -12,11 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "coro/scheduler.hpp"
-#include "coro/sleep.hpp"
-#include "coro/syscalls.hpp"
-#include "handlers/handler.hpp"
-#include "http/request_context.hpp"
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/http/request_context.hpp>
+
 #include "support/scripted_stream.hpp"
 #include "unit/server/http/serve_scripted.hpp"
 

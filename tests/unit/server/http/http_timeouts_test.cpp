@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "coro/kernel.hpp"
-#include "coro/manual_clock.hpp"
-#include "coro/syscalls.hpp"
-#include "handlers/handler.hpp"
-#include "handlers/server_stats.hpp"
+#include <tiffany/coro/kernel.hpp>
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+
 #include "server/http/http_connection.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/transport/serve_stream.hpp"

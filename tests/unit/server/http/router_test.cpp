@@ -6,7 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "handlers/handler.hpp"
+#include <tiffany/handlers/handler.hpp>
 
 namespace tiffany::http {
 namespace {

@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/scheduler.hpp>
+
 #include "server/http/http_protocol.hpp"
 #include "server/transport/serve_stream.hpp"
 #include "support/scripted_stream.hpp"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "coro/manual_clock.hpp"
-#include "coro/syscalls.hpp"
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/syscalls.hpp>
 
 namespace tiffany {
 namespace {

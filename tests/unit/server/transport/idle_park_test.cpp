@@ -8,8 +8,9 @@
 #include <chrono>
 #include <string>
 
-#include "coro/syscalls.hpp"
-#include "handlers/server_stats.hpp"
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+
 #include "server/transport/connection_tracker.hpp"
 #include "support/socket_pair.hpp"
 #include "unit/reactor/reactor_fixture.hpp"

@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "coro/deadline.hpp"
-#include "coro/manual_clock.hpp"
-#include "coro/syscalls.hpp"
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/syscalls.hpp>
+
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {

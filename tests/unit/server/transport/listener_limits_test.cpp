@@ -11,7 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "coro/scheduler.hpp"
+#include <tiffany/coro/scheduler.hpp>
+
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {

@@ -12,10 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "coro/manual_clock.hpp"
-#include "coro/syscalls.hpp"
-#include "coro/task_canceled.hpp"
-#include "handlers/server_stats.hpp"
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/coro/task_canceled.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "reactor/spare_read_buffers.hpp"
+#include "reactor/internal/spare_read_buffers.hpp"
 #include "server/transport/tls/spare_output_buffers.hpp"
 
 namespace tiffany::tls {

@@ -18,10 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "coro/syscalls.hpp"
-#include "reactor/readiness.hpp"
-#include "reactor/recv_pooled.hpp"
-#include "reactor/spare_read_buffers.hpp"
+#include <tiffany/coro/syscalls.hpp>
+#include <tiffany/reactor/readiness.hpp>
+#include <tiffany/reactor/recv_pooled.hpp>
+
+#include "reactor/internal/spare_read_buffers.hpp"
 #include "server/echo/echo_protocol.hpp"
 #include "server/transport/serve_stream.hpp"
 #include "server/transport/tls/tls_context.hpp"
