@@ -102,6 +102,8 @@ class Scheduler {
   std::size_t armed_deadlines() const noexcept { return deadlines_.size(); }
   /// Tasks asleep in Sleep (a canceled sleep leaves at once).
   std::size_t pending_sleeps() const noexcept { return sleepers_.size(); }
+  /// Tasks waiting on work of other threads (offload, ExternalPromise).
+  std::size_t external_waits() const noexcept { return external_waits_; }
   /// State of a task still in the table; nullopt once it is gone.
   std::optional<TaskState> state(TaskId id) const noexcept;
 

@@ -102,8 +102,11 @@ class PluginHarness {
   /// Runs `handler` on `request` until it finishes, moving virtual time on
   /// (in 1 ms steps, firing the plugin's timers too) while it only waits
   /// on timers; the request gets id `request_id` and the route `route`.
+  /// While it waits on another thread (`offload`), virtual time stands still
+  /// and the harness waits in real time, up to kRealTimeLimit in all.
   /// Rethrows what the handler throws; throws std::runtime_error if it has
   /// not finished after `limit` of virtual time.
+  static constexpr std::chrono::seconds kRealTimeLimit{60};
   Outcome run(Handler& handler, http::Request& request, std::string_view route = "/test",
               std::chrono::milliseconds limit = std::chrono::seconds(60), std::string request_id = "test-request");
   Outcome run(Handler& handler, const RequestBuilder& request, std::string_view route = "/test");

@@ -1,9 +1,10 @@
-// PasswordChecker: crypt_rn against a stored hash, compared in constant time.
+// password_matches: crypt_rn against a stored hash, compared in constant time.
 #include "handlers/middleware/builtin/password_hash.hpp"
 
 #include <crypt.h>
 
 #include <cstring>
+#include <memory>
 
 namespace tiffany {
 
@@ -33,16 +34,14 @@ bool constant_time_equal(std::string_view a, std::string_view b) noexcept {
   return result == 0;
 }
 
-PasswordChecker::PasswordChecker() : data_(std::make_unique<crypt_data>()) {}
-PasswordChecker::~PasswordChecker() = default;
-
-bool PasswordChecker::matches(std::string_view password, const std::string& hash) {
-  if (password.find('\0') != std::string_view::npos) return false;  // crypt would stop at it
-  const std::string text(password);
-  std::memset(data_.get(), 0, sizeof(crypt_data));
-  const char* out = crypt_rn(text.c_str(), hash.c_str(), data_.get(), sizeof(crypt_data));
-  if (out == nullptr || out[0] == '*') return false;
-  return constant_time_equal(out, hash);
+bool password_matches(std::string password, std::string hash) {
+  if (password.find('\0') != std::string::npos) return false;  // crypt would stop at it
+  thread_local const std::unique_ptr<crypt_data> data = std::make_unique<crypt_data>();
+  std::memset(data.get(), 0, sizeof(crypt_data));
+  const char* out = crypt_rn(password.c_str(), hash.c_str(), data.get(), sizeof(crypt_data));
+  const bool matched = out != nullptr && out[0] != '*' && constant_time_equal(out, hash);
+  std::memset(data.get(), 0, sizeof(crypt_data));  // no password bytes left behind
+  return matched;
 }
 
 }  // namespace tiffany

@@ -1,6 +1,11 @@
 // basic_auth and rate_limit middleware: logins against crypt hashes, token buckets, refused settings.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include <tiffany/coro/offload_pool.hpp>
 #include <tiffany/handlers/testkit/plugin_harness.hpp>
 
 #include "handlers/middleware/builtin/basic_auth_middleware.hpp"
@@ -89,10 +94,41 @@ TEST(BasicAuth, RefusesWrongPasswordsUnknownUsersAndMalformedCredentialsWith401)
 TEST(BasicAuth, RemembersCredentialsThatPassedButNotOnesThatFailed) {
   PluginHarness harness;
   BasicAuthMiddleware auth(harness.params(kUsers));
-  EXPECT_EQ(auth.authenticate(basic("bcrypt:b-secret")), "bcrypt");
-  EXPECT_EQ(auth.authenticate(basic("bcrypt:b-secret")), "bcrypt");
-  EXPECT_EQ(auth.authenticate(basic("bcrypt:b-secreT")), "");
-  EXPECT_EQ(auth.authenticate(basic("bcrypt:b-secreT")), "");
+  InnerHandler inner;
+  const auto status = [&](std::string credentials) {
+    return harness.run(auth, inner, RequestBuilder("GET", "/").header("Authorization", basic(credentials))).status();
+  };
+  EXPECT_EQ(status("bcrypt:b-secret"), 200);
+  EXPECT_EQ(status("bcrypt:b-secret"), 200);
+  EXPECT_EQ(auth.hash_checks(), 1u);  // the second was remembered
+  EXPECT_EQ(status("bcrypt:b-secreT"), 401);
+  EXPECT_EQ(status("bcrypt:b-secreT"), 401);
+  EXPECT_EQ(auth.hash_checks(), 3u);  // failures are checked every time
+}
+
+// Why it matters: a slow hash on the worker would stall every connection the
+// worker serves; on the offload pool only the request waits. Shown by a pool
+// whose one thread is busy: the check queues behind it, so the request
+// cannot finish before the pool is free (on the worker it would at once).
+TEST(BasicAuth, ChecksPasswordsOnTheOffloadPoolNotTheWorkersThread) {
+  PluginHarness harness;
+  OffloadPool pool(1);
+  BasicAuthMiddleware auth(harness.params(kUsers), pool);
+  InnerHandler inner;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  pool.submit([released] { released.wait(); });
+  std::thread releaser([&release] {
+    std::this_thread::sleep_for(200ms);
+    release.set_value();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome outcome =
+      harness.run(auth, inner, RequestBuilder("GET", "/").header("Authorization", basic("sha512:hunter2")));
+  const auto took = std::chrono::steady_clock::now() - start;
+  releaser.join();
+  EXPECT_EQ(outcome.status(), 200);
+  EXPECT_GE(took, 150ms);
 }
 
 TEST(BasicAuth, RefusesHashesItCannotCheckAndOtherBadSettings) {
