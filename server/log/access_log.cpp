@@ -59,7 +59,15 @@ void AccessLog::append_common(const http::Request& request, std::string_view pee
                               int status, std::uint64_t bytes, std::chrono::microseconds took) {
   std::string& out = buffer_;
   out.append(peer.substr(0, peer.rfind(':')));  // the address without the port
-  out += " - - ";
+  out += " - ";
+  // The authenticated user (basic_auth's request attribute), as nginx's $remote_user.
+  const std::optional<std::string_view> user = request.attribute("user");
+  if (user && !user->empty()) {
+    append_escaped(out, *user);
+  } else {
+    out += '-';
+  }
+  out += ' ';
   out += timestamp(false);
   out += " \"";
   if (request.method.empty()) {
@@ -113,6 +121,8 @@ void AccessLog::append_json(const http::Request& request, std::string_view peer,
   http::append_json_string_content(request.headers.get("User-Agent").value_or(""), out);
   out += "\",\"request_id\":\"";
   http::append_json_string_content(request_id, out);
+  out += "\",\"user\":\"";  // the authenticated user (basic_auth), "" if none
+  http::append_json_string_content(request.attribute("user").value_or(""), out);
   out += "\"}\n";
 }
 

@@ -111,8 +111,8 @@ TEST(ErrorLogFile, AtWarnHoldsHandlerFailuresAndTimeoutsButNotTheStartUpLines) {
   EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
   const std::string access = read_file(access_path);
   EXPECT_NE(access.find(R"("path":"/fail","query":"","status":500,)"), std::string::npos) << access;
-  EXPECT_NE(access.find(R"("request_id":"trace-fail-1"})"), std::string::npos) << access;
-  EXPECT_NE(access.find(R"("request_id":")" + slow_id + "\"}"), std::string::npos) << access;
+  EXPECT_NE(access.find(R"("request_id":"trace-fail-1","user":""})"), std::string::npos) << access;
+  EXPECT_NE(access.find(R"("request_id":")" + slow_id + "\",\"user\":\"\"}"), std::string::npos) << access;
   // Start-up lines are notices (and plugin loads info): below warn, so not written at all.
   EXPECT_EQ(log.find("serving"), std::string::npos) << log;
   EXPECT_EQ(log.find("[notice]"), std::string::npos) << log;

@@ -55,6 +55,22 @@ TEST(AccessLog, WritesCombinedLogFormatWithTheRequestTime) {
             "\"GET /a\\\"b?q=1 HTTP/1.1\" 404 12 \"-\" \"evil\\u000aagent\" 345 req-1\n");
 }
 
+// basic_auth sets the request attribute "user": it is the log's remote user.
+TEST(AccessLog, LogsTheAuthenticatedUserInBothFormats) {
+  http::Request request = sample();
+  request.set_attribute("user", "ann \"x\"");
+  Pipe common_pipe;
+  Pipe json_pipe;
+  {
+    AccessLog common(common_pipe.fds[1], AccessLogFormat::common);
+    AccessLog json(json_pipe.fds[1], AccessLogFormat::json);
+    common.record(request, request.peer, "req-3", 200, 1, std::chrono::microseconds(1));
+    json.record(request, request.peer, "req-3", 200, 1, std::chrono::microseconds(1));
+  }
+  EXPECT_EQ(common_pipe.drain().rfind("10.1.2.3 - ann \\\"x\\\" [", 0), 0u);
+  EXPECT_NE(json_pipe.drain().find(R"("request_id":"req-3","user":"ann \"x\""})"), std::string::npos);
+}
+
 TEST(AccessLog, WritesJsonLines) {
   Pipe pipe;
   {
@@ -63,7 +79,7 @@ TEST(AccessLog, WritesJsonLines) {
   }
   const std::string line = pipe.drain();
   EXPECT_NE(line.find(R"("peer":"10.1.2.3:5555","method":"GET","path":"/a\"b","query":"q=1","status":200,)"
-                      R"("bytes":13,"duration_us":7,"user_agent":"evil\u000aagent","request_id":"req-2"})"),
+                      R"("bytes":13,"duration_us":7,"user_agent":"evil\u000aagent","request_id":"req-2","user":""})"),
             std::string::npos)
       << line;
   EXPECT_EQ(line.back(), '\n');
