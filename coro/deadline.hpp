@@ -108,7 +108,8 @@ class Deadline {
   /// another task it cannot, and expired() stays true until the task has
   /// seen its TaskCanceled, so the task still tells it from a shutdown.
   void rearm(Scheduler::Clock::time_point when) {
-    if (expired_ && detail::Kernel(scheduler_).withdraw_deadline_cancel(*task_, *this) != Scheduler::PendingExpiry::on_its_way) {
+    if (expired_ &&
+        detail::Kernel(scheduler_).withdraw_deadline_cancel(*task_, *this) != Scheduler::PendingExpiry::on_its_way) {
       expired_ = false;
     }
     when_ = when;
@@ -119,7 +120,8 @@ class Deadline {
   /// task is taken back too (as rearm does), so nothing more happens.
   void disarm() noexcept {
     when_.reset();
-    if (expired_ && detail::Kernel(scheduler_).withdraw_deadline_cancel(*task_, *this) == Scheduler::PendingExpiry::withdrawn) {
+    if (expired_ &&
+        detail::Kernel(scheduler_).withdraw_deadline_cancel(*task_, *this) == Scheduler::PendingExpiry::withdrawn) {
       expired_ = false;
     }
   }

@@ -71,7 +71,9 @@ class Kernel {
   Deadline* enter_deadline(detail::TaskRecord& task, Deadline& deadline) noexcept {
     return scheduler_.enter_deadline(task, deadline);
   }
-  void leave_deadline(detail::TaskRecord& task, Deadline& deadline) noexcept { scheduler_.leave_deadline(task, deadline); }
+  void leave_deadline(detail::TaskRecord& task, Deadline& deadline) noexcept {
+    scheduler_.leave_deadline(task, deadline);
+  }
   /// A deadline of `task` was armed or moved (`when`), or disarmed (nullopt).
   void deadline_moved(detail::TaskRecord& task, std::optional<Scheduler::Clock::time_point> when) {
     scheduler_.deadline_moved(task, when);

@@ -122,10 +122,8 @@ MultipartReader::Event MultipartReader::next() {
   data_ = {};
   for (;;) {
     switch (state_) {
-      case State::failed:
-        return Event::error;
-      case State::epilogue:
-        return Event::done;
+      case State::failed: return Event::error;
+      case State::epilogue: return Event::done;
 
       case State::preamble: {
         // The first delimiter opens the body without its CRLF, or follows
@@ -152,8 +150,7 @@ MultipartReader::Event MultipartReader::next() {
         }
         std::size_t end = 0;
         switch (classify_delimiter(after, end)) {
-          case Delimiter::incomplete:
-            return finished_ ? fail("no multipart boundary in the body") : need_more();
+          case Delimiter::incomplete: return finished_ ? fail("no multipart boundary in the body") : need_more();
           case Delimiter::not_one:  // look again, past its first byte
             search_from_ = opening && after < delimiter_.size() ? 1 : after - delimiter_.size() + 1;
             at_body_start_ = false;

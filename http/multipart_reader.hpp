@@ -81,14 +81,14 @@ class MultipartReader {
   // How many bytes at the end of input_ could begin a delimiter.
   std::size_t partial_delimiter_at_end() const noexcept;
 
-  std::string delimiter_;       // CRLF "--" boundary
+  std::string delimiter_;  // CRLF "--" boundary
   MultipartLimits limits_;
   State state_ = State::preamble;
-  std::string_view input_;      // the piece fed, or carry_
-  std::string carry_;           // unused bytes kept across pieces (bounded)
-  std::size_t consumed_ = 0;    // input_ bytes already used
+  std::string_view input_;       // the piece fed, or carry_
+  std::string carry_;            // unused bytes kept across pieces (bounded)
+  std::size_t consumed_ = 0;     // input_ bytes already used
   std::size_t search_from_ = 0;  // where to look for the next delimiter
-  bool at_body_start_ = true;   // nothing consumed yet: the first delimiter may lack its CRLF
+  bool at_body_start_ = true;    // nothing consumed yet: the first delimiter may lack its CRLF
   bool finished_ = false;
   std::size_t parts_ = 0;
   std::size_t header_bytes_ = 0;  // of the current part's header section

@@ -38,9 +38,7 @@ Streamed stream(const std::string& body, std::string_view boundary, std::size_t 
         EXPECT_FALSE(reader.data().empty());
         current += reader.data();
         break;
-      case MultipartReader::Event::part_end:
-        out.parts.push_back(current);
-        break;
+      case MultipartReader::Event::part_end: out.parts.push_back(current); break;
       case MultipartReader::Event::need_more:
         out.most_held = std::max(out.most_held, reader.held_bytes());
         if (offset >= body.size()) {
@@ -53,8 +51,7 @@ Streamed stream(const std::string& body, std::string_view boundary, std::size_t 
           reader.feed(buffer);
         }
         break;
-      case MultipartReader::Event::done:
-        return out;
+      case MultipartReader::Event::done: return out;
       case MultipartReader::Event::error:
         out.error = reader.error();
         out.parts.clear();
@@ -124,7 +121,9 @@ TEST(MultipartReader, AppliesTheLimitsWhereverAPieceEnds) {
 // into the pieces, and the reader never holds more than a delimiter's worth.
 TEST(MultipartReader, StreamsABigPartHoldingOnlyADelimitersWorth) {
   std::string file(4 << 20, '\0');
-  for (std::size_t i = 0; i < file.size(); ++i) file[i] = static_cast<char>("\r\n-b"[i % 4]);  // near-delimiters everywhere
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    file[i] = static_cast<char>("\r\n-b"[i % 4]);  // near-delimiters everywhere
+  }
   const std::string boundary = "b0undary";
   const std::string body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"up\"; filename=\"f\"\r\n\r\n" +
                            file + "\r\n--" + boundary + "--\r\n";
