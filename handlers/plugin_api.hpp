@@ -22,7 +22,10 @@ namespace tiffany {
 /// 3: the build flags in kPluginAbiVersion; middleware (Middleware, Next,
 /// PluginRegistrar::add_middleware, Request::attributes); the contexts'
 /// state in detail::ContextState.
-inline constexpr unsigned kPluginAbiNumber = 3;
+/// 4: Response's referenced body (set_body_reference): a larger Response,
+/// whose new fields the server's functions taking a Response (redirect,
+/// set_cookie, ...) write.
+inline constexpr unsigned kPluginAbiNumber = 4;
 
 /// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in
 /// the low 16 bits, and above them the build flags of whoever compiled this

@@ -114,10 +114,11 @@ class Response {
 
  private:
   BodySink* sink_ = nullptr;
-  std::shared_ptr<const void> body_owner_;  // keeps body_reference_'s bytes alive
-  std::string_view body_reference_;
   std::optional<std::uint64_t> content_length_;
   bool head_sent_ = false;
+  // Why last: the fields above keep the offsets they had before referenced bodies (plugin ABI 3).
+  std::shared_ptr<const void> body_owner_;  // keeps body_reference_'s bytes alive
+  std::string_view body_reference_;
 };
 
 }  // namespace tiffany::http

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "handlers/plugin_api.hpp"
 #include "server_process.hpp"
 
 namespace tiffany::testing {
@@ -285,9 +286,9 @@ TEST(PluginLoading, RefusesALibraryThatIsNotAPlugin) {
 
 TEST(PluginLoading, RefusesAnAbiMismatchNamingBothVersions) {
   EXPECT_EQ(refusal_for({kBroken + "/libabi_mismatch_plugin.so"}, kHealthRoute),
-            "$.plugins[0]: \"" + kBroken +
-                "/libabi_mismatch_plugin.so\" was built for plugin ABI 44, but this tiffany speaks plugin ABI 3; "
-                "rebuild it against this tiffany's SDK\n");
+            "$.plugins[0]: \"" + kBroken + "/libabi_mismatch_plugin.so\" was built for plugin ABI " +
+                std::to_string(kPluginAbiNumber + 41) + ", but this tiffany speaks plugin ABI " +
+                std::to_string(kPluginAbiNumber) + "; rebuild it against this tiffany's SDK\n");
 }
 
 TEST(PluginLoading, RefusesAPluginBuiltWithOtherFlagsNamingThem) {
