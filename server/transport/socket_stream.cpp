@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 
 #include "reactor/readiness.hpp"
 #include "reactor/recv.hpp"
@@ -17,7 +18,7 @@
 namespace tiffany {
 namespace {
 constexpr std::size_t kMaxSendFileChunk = 4 * 1024 * 1024;  // per call: keeps the count within an IoResult
-constexpr std::size_t kMaxGatheredPieces = 64;  // per sendmsg: well under IOV_MAX (1024)
+constexpr std::size_t kMaxGatheredPieces = IOV_MAX;  // per sendmsg: it refuses more (EMSGSIZE)
 }  // namespace
 
 Task<IoResult> SocketStream::read(char* data, std::size_t size) { co_return co_await Recv{fd_, data, size}; }
@@ -40,7 +41,7 @@ Task<IoResult> SocketStream::write_gather(std::span<iovec> pieces) {
   while (first < pieces.size()) {
     msghdr message{};
     message.msg_iov = pieces.data() + first;
-    // Why capped: sendmsg refuses more than IOV_MAX vectors; the rest go next turn.
+    // Why capped: sendmsg refuses more than IOV_MAX vectors; the rest go in the next call.
     message.msg_iovlen = std::min<std::size_t>(pieces.size() - first, kMaxGatheredPieces);
     const IoResult put = co_await SendMessage{fd_, &message};
     if (!put) co_return put;
