@@ -23,7 +23,10 @@ namespace tiffany {
 /// PluginRegistrar::add_middleware, Request::attributes); the contexts'
 /// state in detail::ContextState.
 /// 4: the kernel side of Scheduler behind detail::Kernel, TaskRecord in
-/// tiffany::detail (the awaitables' symbols changed names).
+/// tiffany::detail (the awaitables' symbols changed names);
+/// Response's referenced body (set_body_reference): a larger Response,
+/// whose new fields the server's functions taking a Response (redirect,
+/// set_cookie, ...) write.
 inline constexpr unsigned kPluginAbiNumber = 4;
 
 /// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in

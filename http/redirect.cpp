@@ -50,6 +50,7 @@ void redirect(Response& response, std::string_view location, Status status) {
   response.set_status(status);
   response.headers.set("Location", encoded);
   response.body.clear();
+  response.drop_body_reference();
 }
 
 }  // namespace tiffany::http

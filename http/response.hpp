@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,8 +30,9 @@ class BodySink {
 };
 
 /// A response under construction. Two ways to produce a body:
-/// - whole: set `body`; the connection sends it after the handler returns,
-///   with Content-Length, batched with other pipelined responses;
+/// - whole: set `body`, or reference bytes kept elsewhere with
+///   set_body_reference(); the connection sends it after the handler
+///   returns, with Content-Length, batched with other pipelined responses;
 /// - streamed: `co_await write(piece)` repeatedly; the head goes out with the
 ///   first piece, with Content-Length if set_content_length() was called,
 ///   otherwise chunked (HTTP/1.1) or ended by closing (HTTP/1.0).
@@ -48,6 +50,38 @@ class Response {
   void set_content_type(std::string_view type) { headers.set("Content-Type", type); }
   /// `status` by name: `response.set_status(Status::created)`.
   void set_status(Status code) noexcept { status = to_int(code); }
+
+  /// Makes the whole body `bytes`, which `owner` keeps alive (e.g. a cache
+  /// entry's content: `set_body_reference(entry, *entry)`, or a slice of it),
+  /// without copying them; clears `body`. Ownership: the response shares
+  /// `owner` until clear(), another set_body_reference() or
+  /// drop_body_reference(); the connection shares it too and releases it
+  /// once the bytes are written, so whoever else holds the bytes (a cache
+  /// evicting its entry, a handler destroyed by a reload) may let go at any
+  /// time. `bytes` must stay valid and unchanged while `owner` lives. On a
+  /// plain socket the connection sends the bytes straight from there beside
+  /// the head (scatter-gather); TLS, and compression, read them as they are.
+  /// Assigning a non-empty `body` later replaces them (it wins); code that
+  /// reads a whole body should read body_bytes(), not `body`.
+  void set_body_reference(std::shared_ptr<const void> owner, std::string_view bytes) noexcept {
+    body.clear();
+    body_owner_ = std::move(owner);
+    body_reference_ = bytes;
+  }
+  /// Drops a referenced body (and the share of its owner); `body` stays.
+  void drop_body_reference() noexcept {
+    body_owner_.reset();
+    body_reference_ = {};
+  }
+  /// True when the whole body is referenced bytes: set_body_reference() was
+  /// called and `body` is still empty.
+  bool has_body_reference() const noexcept { return body_owner_ != nullptr && body.empty(); }
+  /// The whole body's bytes: the referenced ones (see has_body_reference),
+  /// else `body`. Valid until the response changes.
+  std::string_view body_bytes() const noexcept { return has_body_reference() ? body_reference_ : std::string_view(body); }
+  /// What keeps the referenced bytes alive (null when there are none); the
+  /// connection shares it until those bytes are written.
+  const std::shared_ptr<const void>& body_owner() const noexcept { return body_owner_; }
 
   /// Declares the exact size of a streamed body (e.g. a file).
   void set_content_length(std::uint64_t length) noexcept { content_length_ = length; }
@@ -73,6 +107,7 @@ class Response {
     status = 200;
     headers.clear();
     body.clear();
+    drop_body_reference();
     content_length_.reset();
     head_sent_ = false;
   }
@@ -81,6 +116,9 @@ class Response {
   BodySink* sink_ = nullptr;
   std::optional<std::uint64_t> content_length_;
   bool head_sent_ = false;
+  // Why last: the fields above keep the offsets they had before referenced bodies (plugin ABI 3).
+  std::shared_ptr<const void> body_owner_;  // keeps body_reference_'s bytes alive
+  std::string_view body_reference_;
 };
 
 }  // namespace tiffany::http

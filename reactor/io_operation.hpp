@@ -21,13 +21,14 @@ class TaskRecord;
 
 /// recv_pooled: a receive whose buffer the reactor lends when bytes arrive
 /// (see RecvPooled), so a connection waiting for input holds none.
-enum class IoKind : std::uint8_t { poll, recv, recv_pooled, send, accept, connect };
+/// send_message: sendmsg(2), `buffer` pointing at the msghdr (see SendMessage).
+enum class IoKind : std::uint8_t { poll, recv, recv_pooled, send, accept, connect, send_message };
 
 /// A backend-neutral description of one operation.
 struct IoRequest {
   IoKind kind;
   int fd;
-  void* buffer = nullptr;               // recv/send
+  void* buffer = nullptr;               // recv/send; send_message: its msghdr
   std::size_t length = 0;               // recv/send
   int flags = 0;                        // MSG_* for recv/send
   std::uint32_t poll_mask = 0;          // POLLIN/POLLOUT for poll

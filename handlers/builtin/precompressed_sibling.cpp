@@ -58,6 +58,7 @@ const PrecompressedSiblings::Known& PrecompressedSiblings::siblings_of(int root_
   if (known_.size() >= kMaxEntries) known_.clear();  // crude but bounded, like the file cache
   Known& known = known_[key];
   known.checked = now;
+  known.content_type = mime_type_for(key);
   std::string sibling;
   for (const http::Coding coding : codings_) {
     sibling.assign(key).append(http::coding_file_suffix(coding));
@@ -73,7 +74,9 @@ PrecompressedChoice PrecompressedSiblings::choose(int root_fd, std::string& key,
   // get another answer tomorrow; caches must key on it.
   response.headers.add("Vary", "Accept-Encoding");
   if (key.empty() || key.back() == '/') return {};  // a folder: its index is served as it is
-  if (http::negotiate_coding(request.headers, codings_) == http::Coding::identity) return {};  // no lookup needed
+  // Why not negotiated twice (once to skip the lookup): the lookup is cached,
+  // and a request with no Accept-Encoding is the only common one it spares.
+  if (!request.headers.contains("Accept-Encoding")) return {};  // identity: no lookup needed
   const Known& known = siblings_of(root_fd, key);
   std::array<http::Coding, 3> present{};
   std::size_t count = 0;
@@ -82,7 +85,7 @@ PrecompressedChoice PrecompressedSiblings::choose(int root_fd, std::string& key,
   }
   const http::Coding coding = http::negotiate_coding(request.headers, std::span(present.data(), count));
   if (coding == http::Coding::identity) return {};
-  PrecompressedChoice choice{coding, mime_type_for(key)};
+  PrecompressedChoice choice{coding, known.content_type};
   key.append(http::coding_file_suffix(coding));
   return choice;
 }

@@ -48,6 +48,7 @@ class PrecompressedSiblings {
 
   struct Known {
     std::array<bool, http::kCodingCount> present{};  // by Coding
+    std::string_view content_type;                   // the original's (static storage), looked up once
     std::chrono::steady_clock::time_point checked;
   };
   const Known& siblings_of(int root_fd, const std::string& key);

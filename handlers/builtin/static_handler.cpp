@@ -131,8 +131,8 @@ StaticHandler::FileFacts StaticHandler::facts_of(const OpenedFile& opened) {
                    std::string(mime_type_for(opened.name))};
 }
 
-std::optional<ByteRange> StaticHandler::select(const FileFacts& facts, const http::Request& request,
-                                               http::Response& response) {
+std::optional<ByteRange> StaticHandler::select(const FileFacts& facts, std::string_view content_type,
+                                               const http::Request& request, http::Response& response) {
   response.headers.add("ETag", facts.etag);
   response.headers.add("Last-Modified", facts.last_modified);
   response.headers.add("Accept-Ranges", "bytes");
@@ -147,7 +147,7 @@ std::optional<ByteRange> StaticHandler::select(const FileFacts& facts, const htt
     case Precondition::proceed:
       break;
   }
-  response.headers.add("Content-Type", facts.content_type);
+  response.headers.add("Content-Type", content_type);
 
   ByteRange whole{0, facts.size == 0 ? 0 : facts.size - 1};
   const auto range_header = request.headers.get("Range");
@@ -173,7 +173,7 @@ const StaticHandler::CachedFile* StaticHandler::cached(const std::string& key) {
   const auto it = cache_.find(key);
   if (it == cache_.end()) return nullptr;
   if (std::chrono::steady_clock::now() - it->second.checked < kCacheValidity) return &it->second;
-  cache_bytes_ -= it->second.content.size();
+  cache_bytes_ -= it->second.content->size();
   cache_.erase(it);  // stale: look at the file again
   return nullptr;
 }
@@ -185,7 +185,8 @@ const StaticHandler::CachedFile& StaticHandler::remember(const std::string& key,
   }
   cache_bytes_ += content.size();
   CachedFile& entry = cache_[key];
-  entry = CachedFile{std::move(facts), std::move(content), std::chrono::steady_clock::now()};
+  entry = CachedFile{std::move(facts), std::make_shared<const std::string>(std::move(content)),
+                     std::chrono::steady_clock::now()};
   return entry;
 }
 
@@ -209,16 +210,23 @@ Task<void> StaticHandler::handle(http::Request& request, http::Response& respons
       entry = &remember(key, std::move(facts), std::move(content));
     }
   }
-  FileFacts facts = entry != nullptr ? entry->facts : facts_of(*opened);
-  if (sibling) facts.content_type = sibling.content_type;
-  const std::optional<ByteRange> range = select(facts, request, response);
+  // Why a reference: a cached file's facts are read where they are, not copied per request.
+  std::optional<FileFacts> uncached;
+  if (entry == nullptr) uncached = facts_of(*opened);
+  const FileFacts& facts = entry != nullptr ? entry->facts : *uncached;
+  const std::string_view content_type = sibling ? sibling.content_type : std::string_view(facts.content_type);
+  const std::optional<ByteRange> range = select(facts, content_type, request, response);
   if (!range) co_return;  // 304, 412 or 416
   if (sibling) response.headers.add("Content-Encoding", http::coding_name(sibling.coding));
   const std::uint64_t length = facts.size == 0 ? 0 : range->last - range->first + 1;
   response.set_content_length(length);
   if (request.is_head()) co_return;
   if (entry != nullptr) {
-    response.body.assign(entry->content, static_cast<std::size_t>(range->first), static_cast<std::size_t>(length));
+    // Why no copy: the response shares the cached bytes, which outlive the
+    // entry (and this handler) until the connection has written them.
+    const std::string_view slice =
+        std::string_view(*entry->content).substr(static_cast<std::size_t>(range->first), static_cast<std::size_t>(length));
+    response.set_body_reference(entry->content, slice);
     co_return;
   }
   // Why send_file: a large file goes from the page cache to the socket, so

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -33,7 +34,10 @@ namespace tiffany {
 ///
 /// Small files (up to 64 KiB) are kept in memory and served without a system
 /// call for up to one second before the file is looked at again (like
-/// nginx's open_file_cache), so a changed file shows within a second.
+/// nginx's open_file_cache), so a changed file shows within a second. A
+/// response references the cached bytes (Response::set_body_reference)
+/// rather than copying them: evicting an entry, or destroying the handler,
+/// while a response still waits to be written leaves that response intact.
 /// Not thread-safe: each worker builds its own handlers.
 class StaticHandler final : public Handler {
  public:
@@ -56,7 +60,7 @@ class StaticHandler final : public Handler {
   };
   struct CachedFile {
     FileFacts facts;
-    std::string content;
+    std::shared_ptr<const std::string> content;  // shared with responses still being written
     std::chrono::steady_clock::time_point checked;
   };
   struct OpenedFile {
@@ -69,9 +73,9 @@ class StaticHandler final : public Handler {
   /// returns nullopt when there is none to serve.
   std::optional<OpenedFile> open_file(const std::string& name, http::Request& request, http::Response& response);
   static FileFacts facts_of(const OpenedFile& opened);
-  /// Sets validators and type, answers 304/416, and returns the bytes to send.
-  static std::optional<ByteRange> select(const FileFacts& facts, const http::Request& request,
-                                         http::Response& response);
+  /// Sets validators and `content_type`, answers 304/416, and returns the bytes to send.
+  static std::optional<ByteRange> select(const FileFacts& facts, std::string_view content_type,
+                                         const http::Request& request, http::Response& response);
   const CachedFile* cached(const std::string& key);
   const CachedFile& remember(const std::string& key, FileFacts facts, std::string content);
 

@@ -84,7 +84,7 @@ Task<bool> CollectingSink::write_body(http::Response& response, std::string_view
 }
 
 std::string Outcome::body() const {
-  std::string all = response.body;
+  std::string all(response.body_bytes());
   for (const std::string& piece : streamed) all += piece;
   return all;
 }

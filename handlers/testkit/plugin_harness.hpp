@@ -39,7 +39,7 @@ struct Outcome {
   int status() const noexcept { return response.status; }
   /// The first value of header `name`.
   std::optional<std::string_view> header(std::string_view name) const noexcept { return response.headers.get(name); }
-  /// The whole body: `response.body`, then every streamed piece.
+  /// The whole body: `response.body_bytes()` (`body` or referenced bytes), then every streamed piece.
   std::string body() const;
   /// The body parsed as JSON; throws std::runtime_error if it is not.
   picojson::value json() const;

@@ -46,6 +46,7 @@ void EpollReactor::wake() noexcept {
 bool EpollReactor::wants_write(const IoRequest& request) noexcept {
   switch (request.kind) {
     case IoKind::send:
+    case IoKind::send_message:
     case IoKind::connect: return true;
     case IoKind::poll: return (request.poll_mask & POLLOUT) != 0;
     default: return false;
@@ -81,6 +82,9 @@ bool EpollReactor::attempt(IoOperation& op, bool retry, int& result) noexcept {
         break;
       case IoKind::send:
         n = ::send(r.fd, r.buffer, r.length, r.flags | MSG_DONTWAIT | MSG_NOSIGNAL);
+        break;
+      case IoKind::send_message:
+        n = ::sendmsg(r.fd, static_cast<const msghdr*>(r.buffer), r.flags | MSG_DONTWAIT | MSG_NOSIGNAL);
         break;
       case IoKind::accept: {
         // Why: accept has no MSG_DONTWAIT; a blocking listener would stall the worker.

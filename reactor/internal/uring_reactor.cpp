@@ -147,6 +147,9 @@ void UringReactor::prepare(io_uring_sqe* sqe, IoOperation& op) {
       }
       break;
     case IoKind::send: io_uring_prep_send(sqe, r.fd, r.buffer, r.length, r.flags | MSG_NOSIGNAL); break;
+    case IoKind::send_message:
+      io_uring_prep_sendmsg(sqe, r.fd, static_cast<const msghdr*>(r.buffer), static_cast<unsigned>(r.flags | MSG_NOSIGNAL));
+      break;
     case IoKind::accept: io_uring_prep_accept(sqe, r.fd, r.address, r.address_length, SOCK_CLOEXEC); break;
     case IoKind::connect: io_uring_prep_connect(sqe, r.fd, r.address, r.connect_length); break;
   }

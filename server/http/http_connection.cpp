@@ -29,6 +29,10 @@ namespace {
 constexpr std::size_t kMaxBufferedOutput = 256 * 1024;  // flush before parsing more pipelined requests
 constexpr std::size_t kKeptOutputCapacity = 64 * 1024;   // a spare state keeps at most this much output buffer
 constexpr std::size_t kKeptBodyCapacity = 64 * 1024;     // and at most this much request body buffer
+// Why a floor: below it copying the bytes costs less than a vector of their
+// own in sendmsg and a share of their owner (an atomic count up and down).
+constexpr std::size_t kReferenceFrom = 1024;
+constexpr std::size_t kMaxReferenced = 32;  // referenced bodies per write: one sendmsg of at most 65 vectors
 
 void append_number(std::string& out, std::uint64_t value, int base = 10) {
   char digits[24];
@@ -54,6 +58,7 @@ bool is_managed_header(std::string_view name) noexcept {
 HttpConnection::HttpConnection(const HttpSite& site) : site_(site), parser_(site.limits) { response_.attach(this); }
 
 void HttpConnection::trim() noexcept {
+  drop_output();
   if (out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);
   // Why: the answered request's body is not needed any more; a spare state
   // must not keep a large upload's buffer while it waits for reuse.
@@ -82,6 +87,7 @@ void HttpConnection::arm_read_deadline() {
 
 Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
   stream_ = &stream;
+  drop_output();  // Why: nothing of an earlier connection's (say one whose write was canceled) may reach this one
   peer_ = &context.peer;
   deadline_ = &context.deadline;
   ReadLease input = std::move(first);
@@ -116,7 +122,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
         if (flushed && more_input) co_await linger();
         co_return false;
       }
-      if (out_.size() >= kMaxBufferedOutput) {
+      if (buffered_output() >= kMaxBufferedOutput || referenced_.size() >= kMaxReferenced) {
         // Why: back-pressure. Many or large pipelined responses go out before
         // more requests are parsed, so a peer that sends but does not read
         // cannot make us buffer without bound.
@@ -363,15 +369,30 @@ const Headers::Field* HttpConnection::append_head(const Response& response, std:
 }
 
 void HttpConnection::append_whole_response(const Response& response, bool encoded) {
-  std::uint64_t length = response.content_length().value_or(response.body.size());
+  std::uint64_t length = response.content_length().value_or(response.body_bytes().size());
   // Why none for HEAD: the encoded size is only known by encoding, and a
   // HEAD answer may omit Content-Length but must not state a wrong one.
-  if (encoded) length = head_request_ ? UINT64_MAX : response.body.size();
+  if (encoded) length = head_request_ ? UINT64_MAX : response.body_bytes().size();
   if (const Headers::Field* invalid = append_head(response, length, false)) {
     refuse(response, *invalid);
     return;
   }
-  if (!head_request_ && !status_forbids_body(response.status)) out_ += response.body;
+  if (!head_request_ && !status_forbids_body(response.status)) append_whole_body(response, response.body_bytes());
+}
+
+void HttpConnection::append_whole_body(const Response& response, std::string_view bytes) {
+  if (bytes.size() < kReferenceFrom || !response.has_body_reference() || !stream_->gathers_writes()) {
+    out_ += bytes;  // TLS copies (encrypts) anyway; a small body is cheaper copied
+    return;
+  }
+  referenced_.push_back(Referenced{out_.size(), bytes, response.body_owner()});
+  referenced_bytes_ += bytes.size();
+}
+
+void HttpConnection::drop_output() noexcept {
+  out_.clear();
+  referenced_.clear();
+  referenced_bytes_ = 0;
 }
 
 void HttpConnection::refuse(const Response& response, const Headers::Field& invalid) {
@@ -506,15 +527,29 @@ bool HttpConnection::finish_stream() {
 }
 
 Task<bool> HttpConnection::flush() {
-  if (out_.empty()) co_return true;
+  if (out_.empty() && referenced_.empty()) co_return true;
   // Why: a streaming handler flushes mid-run; its own deadline (or none)
   // must hold again once this write is done.
   const auto outer = deadline_->armed_until();
   deadline_->rearm_after(site_.timeouts.write);
-  const Timed<IoResult> write = co_await within(*deadline_, TimeoutStage::write, stream_->write(out_.data(), out_.size()));
+  Timed<IoResult> write = Timed<IoResult>::timed_out_now();  // set by one of the writes below
+  if (referenced_.empty()) {
+    write = co_await within(*deadline_, TimeoutStage::write, stream_->write(out_.data(), out_.size()));
+  } else {
+    // out_ cut where each referenced body goes, those bodies in between.
+    pieces_.clear();
+    std::size_t from = 0;
+    for (const Referenced& body : referenced_) {
+      if (body.at > from) pieces_.push_back(iovec{out_.data() + from, body.at - from});
+      pieces_.push_back(iovec{const_cast<char*>(body.bytes.data()), body.bytes.size()});
+      from = body.at;
+    }
+    if (out_.size() > from) pieces_.push_back(iovec{out_.data() + from, out_.size() - from});
+    write = co_await within(*deadline_, TimeoutStage::write, stream_->write_gather(pieces_));
+  }
   const bool written = !write.timed_out() && static_cast<bool>(*write);  // timed out: a peer that does not read
-  if (written) add_stat(Stat::bytes_sent, static_cast<std::int64_t>(out_.size()));
-  out_.clear();
+  if (written) add_stat(Stat::bytes_sent, static_cast<std::int64_t>(buffered_output()));
+  drop_output();
   if (written) {
     deadline_->restore(outer);
   } else {

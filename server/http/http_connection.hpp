@@ -1,9 +1,14 @@
 // HttpConnection: one HTTP/1.1 connection: parse, route, run handlers, reply.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
@@ -31,6 +36,10 @@ namespace tiffany::http {
 /// Pipelined requests are answered in order, and all responses produced from
 /// one read go out in one write (up to 256 KiB, then earlier ones are sent
 /// before more are parsed: back-pressure for peers that do not read).
+/// A whole body the handler referenced (Response::set_body_reference) is not
+/// copied on a stream that gathers writes: the write sends the buffered
+/// heads and those bytes together (sendmsg), holding a share of each owner
+/// until it is done.
 class HttpConnection final : public BodySink {
  public:
   explicit HttpConnection(const HttpSite& site);
@@ -102,6 +111,13 @@ class HttpConnection final : public BodySink {
   void reject(int status);
   /// Appends streamed body bytes as they go on the wire: a chunk, or as they are.
   void append_body_bytes(std::string_view bytes);
+  /// Appends a whole body: a large referenced one as a reference to be
+  /// gathered by the next write, anything else copied into out_.
+  void append_whole_body(const Response& response, std::string_view bytes);
+  /// out_ and the referenced bodies waiting with it, in bytes.
+  std::size_t buffered_output() const noexcept { return out_.size() + referenced_bytes_; }
+  /// Forgets what waits to be written, releasing the referenced bodies.
+  void drop_output() noexcept;
   bool finish_stream();
 
   const HttpSite& site_;
@@ -112,6 +128,15 @@ class HttpConnection final : public BodySink {
   Response response_;
   ResponseCompression compression_;  // the route's content coding of response_
   std::string out_;  // responses waiting for the next write
+  // A referenced body waiting to be written: it goes on the wire after out_[0, at).
+  struct Referenced {
+    std::size_t at;
+    std::string_view bytes;
+    std::shared_ptr<const void> owner;  // keeps `bytes` alive until written
+  };
+  std::vector<Referenced> referenced_;  // in order of `at`; empty on streams that do not gather
+  std::size_t referenced_bytes_ = 0;
+  std::vector<iovec> pieces_;  // flush()'s scratch: out_ cut around the referenced bodies
   // Per request:
   std::optional<Scheduler::Clock::time_point> header_until_;  // the header section's budget, from its first wait
   std::optional<Scheduler::Clock::time_point> body_until_;    // the whole body's budget, from its first wait

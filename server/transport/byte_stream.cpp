@@ -1,4 +1,4 @@
-// ByteStream's default file sending: through a spare read buffer.
+// ByteStream's defaults: gathered writes piece by piece, file sending through a spare read buffer.
 #include "server/transport/byte_stream.hpp"
 
 #include <unistd.h>
@@ -7,6 +7,15 @@
 #include <cerrno>
 
 namespace tiffany {
+
+Task<IoResult> ByteStream::write_gather(std::span<iovec> pieces) {
+  for (const iovec& piece : pieces) {
+    if (piece.iov_len == 0) continue;
+    const IoResult written = co_await write(static_cast<const char*>(piece.iov_base), piece.iov_len);
+    if (!written) co_return written;
+  }
+  co_return IoResult{0};
+}
 
 Task<IoResult> ByteStream::send_file_some(int file_fd, std::uint64_t offset, std::size_t max) {
   ReadLease buffer = SpareReadBuffers::for_this_thread().take();

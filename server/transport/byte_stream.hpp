@@ -1,7 +1,10 @@
 // ByteStream: the byte pipe a protocol speaks over (a socket or TLS).
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstddef>
+#include <span>
 
 #include <tiffany/coro/task.hpp>
 #include <tiffany/reactor/io_result.hpp>
@@ -33,6 +36,14 @@ class ByteStream {
   }
   /// Writes all `size` bytes (looping over partial writes); ok() (value 0) or the error.
   virtual Task<IoResult> write(const char* data, std::size_t size) = 0;
+  /// True when write_gather() sends its pieces from where they are (a plain
+  /// socket's sendmsg); false when it would copy or transform them anyway
+  /// (TLS encrypts), so the caller may as well join them into one buffer.
+  virtual bool gathers_writes() const noexcept { return false; }
+  /// Writes all the bytes of `pieces`, in order (looping over partial
+  /// writes); ok() (value 0) or the error. `pieces` is scratch: the entries
+  /// may be changed as bytes go. This default writes piece after piece.
+  virtual Task<IoResult> write_gather(std::span<iovec> pieces);
   /// Sends some of the `max` bytes of file `file_fd` at `offset` once the
   /// peer can take them: how many went (0: the file ended) or the error.
   /// This default reads into a spare buffer and writes it (what TLS must

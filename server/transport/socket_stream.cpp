@@ -7,15 +7,18 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 
 #include <tiffany/reactor/readiness.hpp>
 #include <tiffany/reactor/recv.hpp>
 #include <tiffany/reactor/recv_pooled.hpp>
 #include <tiffany/reactor/send.hpp>
+#include <tiffany/reactor/send_message.hpp>
 
 namespace tiffany {
 namespace {
 constexpr std::size_t kMaxSendFileChunk = 4 * 1024 * 1024;  // per call: keeps the count within an IoResult
+constexpr std::size_t kMaxGatheredPieces = IOV_MAX;  // per sendmsg: it refuses more (EMSGSIZE)
 }  // namespace
 
 Task<IoResult> SocketStream::read(char* data, std::size_t size) { co_return co_await Recv{fd_, data, size}; }
@@ -30,6 +33,30 @@ Task<IoResult> SocketStream::write(const char* data, std::size_t size) {
     sent += put.bytes();
   }
   co_return IoResult{0};  // success; callers wanted all of it, and a size could overflow the int
+}
+
+Task<IoResult> SocketStream::write_gather(std::span<iovec> pieces) {
+  std::size_t first = 0;  // the first piece not yet sent whole
+  while (first < pieces.size() && pieces[first].iov_len == 0) ++first;
+  while (first < pieces.size()) {
+    msghdr message{};
+    message.msg_iov = pieces.data() + first;
+    // Why capped: sendmsg refuses more than IOV_MAX vectors; the rest go in the next call.
+    message.msg_iovlen = std::min<std::size_t>(pieces.size() - first, kMaxGatheredPieces);
+    const IoResult put = co_await SendMessage{fd_, &message};
+    if (!put) co_return put;
+    // Why: a partial send stops anywhere, even inside a piece; skip what went.
+    auto sent = static_cast<std::size_t>(put.bytes());
+    while (first < pieces.size() && sent >= pieces[first].iov_len) {
+      sent -= pieces[first].iov_len;
+      ++first;
+    }
+    if (sent > 0) {
+      pieces[first].iov_base = static_cast<char*>(pieces[first].iov_base) + sent;
+      pieces[first].iov_len -= sent;
+    }
+  }
+  co_return IoResult{0};
 }
 
 Task<IoResult> SocketStream::send_file_some(int file_fd, std::uint64_t offset, std::size_t max) {

@@ -14,6 +14,9 @@ class SocketStream final : public ByteStream {
   /// Waits without a buffer: the reactor lends one when bytes arrive.
   Task<IoResult> read_pooled(ReadLease& lease) override;
   Task<IoResult> write(const char* data, std::size_t size) override;
+  bool gathers_writes() const noexcept override { return true; }
+  /// sendmsg(2) of every piece at once, again from where a partial send stopped.
+  Task<IoResult> write_gather(std::span<iovec> pieces) override;
   /// sendfile(2) whenever the socket can take more, waiting for writability
   /// in between: no user-space buffer however slowly the peer reads.
   Task<IoResult> send_file_some(int file_fd, std::uint64_t offset, std::size_t max) override;

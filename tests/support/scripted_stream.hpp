@@ -1,4 +1,4 @@
-// ScriptedStream: a ByteStream test double that hands out scripted reads (then EOF) and records writes.
+// ScriptedStream: a ByteStream test double that hands out scripted reads (then EOF) and records writes (gathered too).
 #pragma once
 
 #include <algorithm>
@@ -26,6 +26,17 @@ class ScriptedStream final : public ByteStream {
     writes.emplace_back(data, size);
     co_return IoResult{static_cast<int>(size)};
   }
+  /// With `gathers` set, like a socket: a gathered write is one write,
+  /// recorded whole, and gathered_pieces says into how many pieces it came.
+  bool gathers_writes() const noexcept override { return gathers; }
+  Task<IoResult> write_gather(std::span<iovec> pieces) override {
+    if (!gathers) co_return co_await ByteStream::write_gather(pieces);
+    std::string all;
+    for (const iovec& piece : pieces) all.append(static_cast<const char*>(piece.iov_base), piece.iov_len);
+    writes.push_back(std::move(all));
+    gathered_pieces.push_back(pieces.size());
+    co_return IoResult{0};
+  }
   void finish() noexcept override { finished = true; }
 
   /// Everything written, in order.
@@ -36,6 +47,8 @@ class ScriptedStream final : public ByteStream {
   }
 
   std::vector<std::string> writes;
+  std::vector<std::size_t> gathered_pieces;  // per gathered write, when `gathers`
+  bool gathers = false;
   bool finished = false;
 
  private:

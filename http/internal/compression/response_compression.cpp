@@ -107,16 +107,17 @@ bool ResponseCompression::compress_whole(Response& response, bool head) {
     label_not_modified(response);
     return false;
   }
-  if (!eligible(response, response.content_length().value_or(response.body.size()))) return false;
+  if (!eligible(response, response.content_length().value_or(response.body_bytes().size()))) return false;
   if (coding_ != Coding::identity && !head) {
     try {
-      encode_whole(coding_, settings_->level(coding_), response.body, encoded_);
+      encode_whole(coding_, settings_->level(coding_), response.body_bytes(), encoded_);
     } catch (const std::exception&) {
       // Out of memory in the library: the body goes out as it is.
       add_vary_accept_encoding(response);
       return false;
     }
     response.body.swap(encoded_);
+    response.drop_body_reference();  // the encoded bytes replace a referenced body too
   }
   label(response);
   return coding_ != Coding::identity;

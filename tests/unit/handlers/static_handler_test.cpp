@@ -236,6 +236,46 @@ TEST_F(StaticHandlerTest, KeepsSmallFilesInMemoryForUpToASecond) {
   EXPECT_EQ(fresh->response.content_length(), 7u);
 }
 
+TEST_F(StaticHandlerTest, ACachedFileIsReferencedNotCopiedWholeOrAsARange) {
+  const auto whole = get("/style.css");
+  EXPECT_TRUE(whole->response.has_body_reference());
+  EXPECT_TRUE(whole->response.body.empty());
+  EXPECT_EQ(whole->body(), "body{}");
+  const auto range = get("/style.css", {{"Range", "bytes=1-3"}});
+  EXPECT_TRUE(range->response.has_body_reference());
+  EXPECT_EQ(range->body(), "ody");
+  EXPECT_EQ(range->response.content_length(), 3u);
+  // Both share the one cached copy.
+  EXPECT_EQ(whole->response.body_owner(), range->response.body_owner());
+  EXPECT_EQ(range->response.body_bytes().data(), whole->response.body_bytes().data() + 1);
+}
+
+TEST_F(StaticHandlerTest, AResponseKeepsItsBytesWhenTheCacheDropsTheEntry) {
+  // Evicted by the cache's entry limit (4096): as many other files fill it.
+  const auto held = get("/style.css");
+  fs::create_directories(base_ + "/site/many");
+  for (int i = 0; i < 4100; ++i) write("site/many/" + std::to_string(i), "x");
+  for (int i = 0; i < 4100; ++i) ASSERT_EQ(get("/many/" + std::to_string(i))->body(), "x");
+  write("site/style.css", "changed");
+  EXPECT_EQ(get("/style.css")->body(), "changed");  // the entry was dropped: read again
+  EXPECT_EQ(held->body(), "body{}");  // ASan: the bytes are the response's still
+  EXPECT_EQ(held->response.body_owner().use_count(), 1);  // and only the response's
+}
+
+TEST_F(StaticHandlerTest, AResponseKeepsItsBytesAfterTheHandlerIsGone) {
+  const auto held = get("/index.html");
+  handler_.reset();  // a reload drops the handler, and its cache, while the response waits to be written
+  EXPECT_EQ(held->body(), "<h1>home</h1>");
+}
+
+TEST_F(StaticHandlerTest, AResponseKeepsItsBytesWhenTheEntryGoesStale) {
+  const auto held = get("/style.css");
+  write("site/style.css", "changed");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_EQ(get("/style.css")->body(), "changed");  // the stale entry was erased
+  EXPECT_EQ(held->body(), "body{}");
+}
+
 TEST_F(StaticHandlerTest, RefusesOtherMethods) {
   const auto outcome = get("/style.css", {}, "POST");
   EXPECT_EQ(outcome->response.status, 405);

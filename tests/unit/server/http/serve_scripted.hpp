@@ -15,8 +15,11 @@ namespace tiffany::testing {
 
 /// Runs one connection over `reads` on a fresh scheduler until it ends;
 /// returns the stream, holding what the server wrote. `site` must outlive it.
-inline std::unique_ptr<ScriptedStream> serve_scripted(const http::HttpSite& site, std::vector<std::string> reads) {
+/// `gathers`: the stream gathers writes as a socket does (see ScriptedStream).
+inline std::unique_ptr<ScriptedStream> serve_scripted(const http::HttpSite& site, std::vector<std::string> reads,
+                                                      bool gathers = false) {
   auto stream = std::make_unique<ScriptedStream>(std::move(reads));
+  stream->gathers = gathers;
   Scheduler scheduler;
   auto body = [](const http::HttpSite& served, ScriptedStream& s) -> Task<void> {
     HttpProtocol protocol(served);
