@@ -5,6 +5,7 @@
 
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
+#include "unit/conf/config_error_for.hpp"
 
 namespace tiffany {
 namespace {
@@ -13,15 +14,6 @@ namespace {
 std::string config_with(const std::string& listener_extra, const std::string& route_extra = "") {
   return R"({"listeners": [{"name": "w", "address": "127.0.0.1:1", "protocol": "http")" + listener_extra +
          R"(, "routes": [{"path": "/", "handler": "health")" + route_extra + "}]}]}";
-}
-
-std::string error_for(const std::string& text) {
-  try {
-    parse_config(text, "test.json");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(accepted)";
 }
 
 TEST(CompressConfig, OffUnlessAsked) {

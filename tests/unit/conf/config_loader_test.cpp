@@ -8,18 +8,10 @@
 #include <tiffany/handlers/log_level.hpp>
 
 #include "conf/config_error.hpp"
+#include "unit/conf/config_error_for.hpp"
 
 namespace tiffany {
 namespace {
-
-std::string error_for(const std::string& text) {
-  try {
-    parse_config(text, "test.json");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
 
 TEST(ConfigLoader, AcceptsTheDocumentedShape) {
   const Config config = parse_config(R"({"listeners": [

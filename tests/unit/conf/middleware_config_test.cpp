@@ -5,18 +5,10 @@
 
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
+#include "unit/conf/config_error_for.hpp"
 
 namespace tiffany {
 namespace {
-
-std::string error_for(const std::string& text) {
-  try {
-    parse_config(text, "test.json");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
 
 std::string http_listener(const std::string& extra) {
   return R"({"listeners": [{"name": "w", "address": "127.0.0.1:0", "protocol": "http", )" + extra + "}]}";
