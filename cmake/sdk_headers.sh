@@ -3,14 +3,15 @@
 # one rule that decides what is installed under include/tiffany/ (CMake reads
 # it at configure time; the include lint and the installed-SDK test read it too).
 #
-# The rule follows the layout: every header of coro/, reactor/, http/ and
-# handlers/ is public, except those in a folder named
+# The rule follows the layout: every header of coro/, reactor/, net/, http/
+# and handlers/ is public, except those in a folder named
 #   internal/         a library's own machinery (reactor backends, the plugin
-#                     loader, the request parser, content coding)
+#                     loader, the request parser, content coding, c-ares
+#                     and OpenSSL behind net/)
 #   builtin/          the built-in handlers and middleware: users of the SDK
 #   example_plugins/  the example plugins: users of the SDK
 # Public headers include each other as <tiffany/…>, never as "…" paths.
 set -eu
 cd "${1:-$(dirname "$0")/..}"
-find coro reactor http handlers -name '*.hpp' \
+find coro reactor net http handlers -name '*.hpp' \
   -not -path '*/internal/*' -not -path '*/builtin/*' -not -path '*/example_plugins/*' | LC_ALL=C sort

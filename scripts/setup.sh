@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build make pkg-config # toolchain (make: CMake's default generator, for plugin projects)
   liburing-dev                          # io_uring
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
+  libc-ares-dev                         # name resolution on the reactor (net/)
   zlib1g-dev libbrotli-dev libzstd-dev  # content coding: gzip, br, zstd
   libcrypt-dev                          # libxcrypt: crypt_rn for basic_auth's password hashes
   openssl                               # certificates for HTTPS (run.sh, tests) and TLS test clients

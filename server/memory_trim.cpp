@@ -9,7 +9,7 @@
 
 #include "reactor/internal/spare_read_buffers.hpp"
 #include "server/transport/connection_tracker.hpp"
-#include "server/transport/tls/spare_output_buffers.hpp"
+#include "net/internal/tls/spare_output_buffers.hpp"
 
 namespace tiffany {
 

@@ -19,7 +19,7 @@
 #include "http/internal/compression/response_compression.hpp"
 #include "http/internal/request_parser.hpp"
 #include "server/http/http_site.hpp"
-#include "server/transport/byte_stream.hpp"
+#include <tiffany/net/byte_stream.hpp>
 #include "server/transport/stream_protocol.hpp"
 
 namespace tiffany {

@@ -14,7 +14,7 @@
 #include <tiffany/reactor/read_lease.hpp>
 #include <tiffany/reactor/unique_fd.hpp>
 
-#include "server/transport/byte_stream.hpp"
+#include <tiffany/net/byte_stream.hpp>
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {

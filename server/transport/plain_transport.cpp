@@ -4,7 +4,7 @@
 #include <tiffany/coro/deadline.hpp>
 
 #include "server/transport/format_peer.hpp"
-#include "server/transport/socket_stream.hpp"
+#include <tiffany/net/socket_stream.hpp>
 
 namespace tiffany {
 

@@ -5,7 +5,7 @@
 
 #include <tiffany/coro/task.hpp>
 
-#include "server/transport/byte_stream.hpp"
+#include <tiffany/net/byte_stream.hpp>
 #include "server/transport/stream_protocol.hpp"
 
 namespace tiffany {

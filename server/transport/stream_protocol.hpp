@@ -8,7 +8,7 @@
 #include <tiffany/coro/task.hpp>
 #include <tiffany/reactor/read_lease.hpp>
 
-#include "server/transport/byte_stream.hpp"
+#include <tiffany/net/byte_stream.hpp>
 
 namespace tiffany {
 

@@ -4,8 +4,9 @@
 #   coro/      nothing else of ours
 #   reactor/   coro/
 #   conf/      nothing else of ours
+#   net/       coro/, reactor/, conf/  (byte streams, resolver, outbound connect, TLS)
 #   http/      coro/, reactor/        (HTTP messages, shared by the server and a client)
-#   handlers/  coro/, reactor/, http/
+#   handlers/  coro/, reactor/, net/, http/
 #   server/    everything; but server/transport/ not server/http/ or server/echo/
 #              (protocols sit on transports, not the reverse)
 # tests/, loadtest/ and docs/ may include everything. Includes of ours are
@@ -28,9 +29,10 @@ offenders=$(echo "$all" | FOLDERS="$folders" PUBLIC="$public" xargs -r perl -ne 
       "coro"     => [],
       "reactor"  => ["coro"],
       "conf"     => [],
+      "net"      => ["coro", "reactor", "conf"],
       "http"     => ["coro", "reactor"],
-      "handlers" => ["coro", "reactor", "http"],
-      "server"   => ["coro", "reactor", "conf", "http", "handlers"],
+      "handlers" => ["coro", "reactor", "net", "http"],
+      "server"   => ["coro", "reactor", "conf", "net", "http", "handlers"],
     );
     %ours = map { $_ => 1 } split " ", $ENV{FOLDERS};
     %public = map { $_ => 1 } split " ", $ENV{PUBLIC};

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "server/transport/byte_stream.hpp"
+#include <tiffany/net/byte_stream.hpp>
 
 namespace tiffany::testing {
 

@@ -211,15 +211,6 @@ TlsContext::TlsContext(const TlsConfig& config, const std::string& config_file, 
   }
 }
 
-SslPtr TlsContext::new_connection() const {
-  SslPtr ssl(SSL_new(contexts_.front().get()));
-  if (!ssl) {
-    ERR_clear_error();
-    throw std::bad_alloc();
-  }
-  return ssl;
-}
-
 SSL_CTX* TlsContext::context_for(std::string_view server_name) const {
   if (server_name.ends_with('.')) server_name.remove_suffix(1);
   const std::string name = lower_case(server_name);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "conf/config.hpp"
-#include "server/transport/tls/openssl_handles.hpp"
+#include "net/internal/tls/openssl_handles.hpp"
 
 namespace tiffany::tls {
 
@@ -30,9 +30,9 @@ class TlsContext {
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;
 
-  /// A server-side connection on the default certificate. Throws
-  /// std::bad_alloc if OpenSSL cannot make one.
-  SslPtr new_connection() const;
+  /// The context of the default certificate, which every connection starts
+  /// on (TlsStream's server side); SNI may switch it during the handshake.
+  SSL_CTX* default_context() const noexcept { return contexts_.front().get(); }
   /// How long a handshake may take before the connection is closed.
   std::chrono::milliseconds handshake_timeout() const noexcept { return handshake_timeout_; }
   /// The context whose certificate serves `server_name` (exact names first,

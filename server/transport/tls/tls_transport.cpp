@@ -10,7 +10,7 @@
 #include "server/log/error_log.hpp"
 #include "server/transport/format_peer.hpp"
 #include "server/transport/stage_timeout.hpp"
-#include "server/transport/tls/tls_stream.hpp"
+#include "net/internal/tls/tls_stream.hpp"
 
 namespace tiffany::tls {
 namespace {
@@ -68,7 +68,8 @@ Task<void> TlsTransport::handshake(ParkedConnection connection, ReadLease hello,
   {
     Deadline deadline(accepted + context_->handshake_timeout());
     // Why only now: a connection that has sent nothing holds no TLS state.
-    connection.session = std::make_unique<TlsStream>(connection.socket.get(), *context_, std::move(hello));
+    connection.session =
+        std::make_unique<TlsStream>(connection.socket.get(), context_->default_context(), std::move(hello));
     Timed<bool> handshake = co_await deadline.guard(stream_of(connection).handshake());
     timed_out = handshake.timed_out();
     established = !timed_out && *handshake;

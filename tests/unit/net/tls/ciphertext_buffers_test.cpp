@@ -1,7 +1,7 @@
 // CiphertextBuffers through its BIO, as OpenSSL drives it: input read in
 // pieces and its buffer handed back once read, output gathered in one spare
 // buffer up to its size, then "retry", and the buffer handed back once sent.
-#include "server/transport/tls/ciphertext_buffers.hpp"
+#include "net/internal/tls/ciphertext_buffers.hpp"
 
 #include <openssl/bio.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "reactor/internal/spare_read_buffers.hpp"
-#include "server/transport/tls/spare_output_buffers.hpp"
+#include "net/internal/tls/spare_output_buffers.hpp"
 
 namespace tiffany::tls {
 namespace {

@@ -1,5 +1,5 @@
 // TlsStream: handshake, read, write and close over CiphertextBuffers and io_uring.
-#include "server/transport/tls/tls_stream.hpp"
+#include "net/internal/tls/tls_stream.hpp"
 
 #include <sys/socket.h>
 
@@ -10,11 +10,11 @@
 #include <climits>
 #include <new>
 
+#include <tiffany/net/socket_stream.hpp>
 #include <tiffany/reactor/recv_pooled.hpp>
 #include <tiffany/reactor/send.hpp>
 
 #include "reactor/internal/spare_read_buffers.hpp"
-#include "server/transport/socket_stream.hpp"
 
 namespace tiffany::tls {
 namespace {
@@ -23,8 +23,13 @@ int clamp_to_int(std::size_t size) { return static_cast<int>(std::min<std::size_
 
 }  // namespace
 
-TlsStream::TlsStream(int fd, const TlsContext& context, ReadLease hello) : fd_(fd) {
-  attach(context.new_connection());
+TlsStream::TlsStream(int fd, SSL_CTX* context, ReadLease hello) : fd_(fd) {
+  SslPtr ssl(SSL_new(context));
+  if (!ssl) {
+    ERR_clear_error();
+    throw std::bad_alloc();
+  }
+  attach(std::move(ssl));
   SSL_set_accept_state(ssl_.get());
   ciphertext_.add_input(std::move(hello));
 }

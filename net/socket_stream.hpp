@@ -1,14 +1,17 @@
 // SocketStream: ByteStream over a TCP socket, with Recv/Send awaitables.
 #pragma once
 
-#include "server/transport/byte_stream.hpp"
+#include <tiffany/net/byte_stream.hpp>
+#include <tiffany/reactor/unique_fd.hpp>
 
 namespace tiffany {
 
-/// Speaks over a socket it does not own (the connection's owner closes it).
+/// Speaks over a socket: one it does not own (the server's connections,
+/// whose owner closes it), or one it owns and closes (tcp_connect's).
 class SocketStream final : public ByteStream {
  public:
   explicit SocketStream(int fd) noexcept : fd_(fd) {}
+  explicit SocketStream(UniqueFd socket) noexcept : owned_(std::move(socket)), fd_(owned_.get()) {}
 
   Task<IoResult> read(char* data, std::size_t size) override;
   /// Waits without a buffer: the reactor lends one when bytes arrive.
@@ -24,6 +27,7 @@ class SocketStream final : public ByteStream {
   int fd() const noexcept { return fd_; }
 
  private:
+  UniqueFd owned_;  // empty when the socket belongs to someone else
   int fd_;
   bool nonblocking_ = false;  // set for sendfile, which has no per-call flag
 };

@@ -1,12 +1,24 @@
-// ByteStream's defaults: gathered writes piece by piece, file sending through a spare read buffer.
-#include "server/transport/byte_stream.hpp"
+// ByteStream's defaults: pooled reads through a spare buffer, gathered writes piece by piece, file sending through a spare read buffer.
+#include <tiffany/net/byte_stream.hpp>
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 
+#include "reactor/internal/spare_read_buffers.hpp"
+
 namespace tiffany {
+
+Task<IoResult> ByteStream::read_pooled(ReadLease& lease) {
+  ReadLease buffer = SpareReadBuffers::for_this_thread().take();
+  const IoResult got = co_await read(buffer.data(), kReadBufferSize);
+  if (got && got.bytes() > 0) {
+    buffer.set_size(got.bytes());
+    lease = std::move(buffer);
+  }
+  co_return got;
+}
 
 Task<IoResult> ByteStream::write_gather(std::span<iovec> pieces) {
   for (const iovec& piece : pieces) {

@@ -1,5 +1,5 @@
 // SocketStream: Recv, Send-until-done, and a lingering half-close.
-#include "server/transport/socket_stream.hpp"
+#include <tiffany/net/socket_stream.hpp>
 
 #include <fcntl.h>
 #include <sys/sendfile.h>

@@ -2,7 +2,7 @@
 // client's records reach the server one byte at a time and split at every
 // position, large transfers go through partial sends, and bad peers only fail
 // their own handshake. Runs under ASan in CI.
-#include "server/transport/tls/tls_stream.hpp"
+#include "net/internal/tls/tls_stream.hpp"
 
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -206,7 +206,7 @@ Task<void> run_server(UniqueFd fd, const TlsContext& context, ServerOutcome& out
   ReadLease hello;
   const IoResult first = co_await RecvPooled{fd.get(), hello};
   if (!first || first.bytes() == 0) co_return;
-  TlsStream stream(fd.get(), context, std::move(hello));
+  TlsStream stream(fd.get(), context.default_context(), std::move(hello));
   outcome.handshake = co_await stream.handshake();
   if (!outcome.handshake) co_return;
   outcome.alpn = std::string(stream.alpn());
@@ -409,7 +409,7 @@ TEST_P(TlsStreamTest, AReaderWaitingForInputHoldsNoBuffer) {
     ReadLease hello;
     const IoResult first = co_await RecvPooled{server_fd, hello};
     if (!first || first.bytes() == 0) co_return;
-    stream = std::make_unique<TlsStream>(server_fd, *context_, std::move(hello));
+    stream = std::make_unique<TlsStream>(server_fd, context_->default_context(), std::move(hello));
     established = co_await stream->handshake();
     if (!established) co_return;
     spares_before_wait = spares.kept();

@@ -4,12 +4,11 @@
 
 #include <string_view>
 
+#include <tiffany/net/byte_stream.hpp>
 #include <tiffany/reactor/unique_fd.hpp>
 
-#include "server/transport/byte_stream.hpp"
-#include "server/transport/tls/ciphertext_buffers.hpp"
-#include "server/transport/tls/openssl_handles.hpp"
-#include "server/transport/tls/tls_context.hpp"
+#include "net/internal/tls/ciphertext_buffers.hpp"
+#include "net/internal/tls/openssl_handles.hpp"
 
 namespace tiffany::tls {
 
@@ -31,8 +30,10 @@ class TlsStream final : public ByteStream {
  public:
   /// The server side of an accepted connection on `fd`, which it does not
   /// own, made when the connection's first bytes (`hello`, ciphertext from a
-  /// pooled receive) arrived: the SSL is created only now. Throws std::bad_alloc.
-  TlsStream(int fd, const TlsContext& context, ReadLease hello);
+  /// pooled receive) arrived: the SSL is created only now, from `context`
+  /// (the listener's default certificate; SNI may switch it during the
+  /// handshake). Throws std::bad_alloc.
+  TlsStream(int fd, SSL_CTX* context, ReadLease hello);
   /// Either side over an SSL the caller has set up (SSL_set_connect_state for
   /// a client, as the load client does); owns the socket (closed on
   /// destruction). Throws std::bad_alloc.
@@ -69,7 +70,9 @@ class TlsStream final : public ByteStream {
 
   int fd() const noexcept { return fd_; }
   /// The ALPN protocol agreed on ("http/1.1"), or empty.
-  std::string_view alpn() const noexcept;
+  std::string_view alpn() const noexcept override;
+  /// The connection, e.g. for its verification result after a failed handshake.
+  SSL* ssl() const noexcept { return ssl_.get(); }
 
  private:
   void attach(SslPtr ssl);

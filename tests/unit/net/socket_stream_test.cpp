@@ -1,6 +1,6 @@
 // SocketStream's gathered writes (sendmsg) on every backend: pieces arrive whole and in order through partial
 // sends, empty pieces are skipped, and a closed peer is an error value.
-#include "server/transport/socket_stream.hpp"
+#include <tiffany/net/socket_stream.hpp>
 
 #include <sys/socket.h>
 

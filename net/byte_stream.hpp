@@ -5,12 +5,11 @@
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 
 #include <tiffany/coro/task.hpp>
 #include <tiffany/reactor/io_result.hpp>
 #include <tiffany/reactor/read_lease.hpp>
-
-#include "reactor/internal/spare_read_buffers.hpp"
 
 namespace tiffany {
 
@@ -25,15 +24,7 @@ class ByteStream {
   /// Reads some bytes into a buffer lent by the worker (`lease` holds them
   /// on success), so a reader waiting for input holds no buffer. This
   /// default waits in read() with a spare; SocketStream waits without one.
-  virtual Task<IoResult> read_pooled(ReadLease& lease) {
-    ReadLease buffer = SpareReadBuffers::for_this_thread().take();
-    const IoResult got = co_await read(buffer.data(), kReadBufferSize);
-    if (got && got.bytes() > 0) {
-      buffer.set_size(got.bytes());
-      lease = std::move(buffer);
-    }
-    co_return got;
-  }
+  virtual Task<IoResult> read_pooled(ReadLease& lease);
   /// Writes all `size` bytes (looping over partial writes); ok() (value 0) or the error.
   virtual Task<IoResult> write(const char* data, std::size_t size) = 0;
   /// True when write_gather() sends its pieces from where they are (a plain
@@ -52,6 +43,9 @@ class ByteStream {
   /// Ends our direction after a last response and drops input that is
   /// already waiting, so the peer reads that response instead of a reset.
   virtual void finish() noexcept = 0;
+  /// The application protocol agreed on in a TLS handshake (ALPN, "h2"), or
+  /// empty (no TLS, or none agreed).
+  virtual std::string_view alpn() const noexcept { return {}; }
   /// After finish(): waits for the peer's next bytes and drops them, holding
   /// a buffer only while they are in hand. Returns how many arrived (0: the
   /// peer finished sending) or the error. For lingering_close.

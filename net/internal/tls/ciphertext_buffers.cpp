@@ -1,5 +1,5 @@
 // CiphertextBuffers: a custom BIO method over a receive lease and spare buffers.
-#include "server/transport/tls/ciphertext_buffers.hpp"
+#include "net/internal/tls/ciphertext_buffers.hpp"
 
 #include <openssl/err.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <new>
 
-#include "server/transport/tls/spare_output_buffers.hpp"
+#include "net/internal/tls/spare_output_buffers.hpp"
 
 namespace tiffany::tls {
 namespace {
