@@ -98,6 +98,7 @@ Task<bool> TlsStream::handshake() {
     ERR_clear_error();
     const int outcome = SSL_do_handshake(ssl_.get());
     const int error = outcome == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl_.get(), outcome);
+    if (error == SSL_ERROR_SSL) failure_ = ERR_peek_error();  // kept for handshake_failure()
     ERR_clear_error();
     if (ciphertext_.has_output()) {  // our flight, session tickets, or an alert saying why we gave up
       // Why not just the ring: a Send queued now reaches the kernel only when
@@ -116,6 +117,12 @@ Task<bool> TlsStream::handshake() {
     const IoResult got = co_await fill();
     if (!got || got.bytes() == 0) co_return false;
   }
+}
+
+std::string TlsStream::handshake_failure() const {
+  if (failure_ == 0) return {};
+  const char* reason = ERR_reason_error_string(failure_);
+  return reason != nullptr ? reason : "OpenSSL error " + std::to_string(failure_);
 }
 
 Task<IoResult> TlsStream::read(char* data, std::size_t size) { return decrypt(data, size, nullptr); }

@@ -2,6 +2,7 @@
 // (CiphertextBuffers); the reactor does all socket I/O with RecvPooled and Send.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include <tiffany/net/byte_stream.hpp>
@@ -45,6 +46,10 @@ class TlsStream final : public ByteStream {
   /// Runs the handshake. False if it failed (the peer's alert, bad input, or
   /// the peer left); any alert of ours has been sent.
   Task<bool> handshake();
+  /// After a failed handshake: OpenSSL's reason ("certificate verify
+  /// failed", "tlsv1 alert no application protocol"), or empty if the peer
+  /// just left.
+  std::string handshake_failure() const;
 
   /// Decrypted bytes; bytes() == 0 when the peer closed (close_notify or TCP
   /// EOF). A TLS-level failure is EPROTO.
@@ -95,6 +100,7 @@ class TlsStream final : public ByteStream {
   CiphertextBuffers ciphertext_;  // before ssl_: the SSL's BIO points at it
   SslPtr ssl_;
   bool established_ = false;
+  unsigned long failure_ = 0;  // the OpenSSL error that ended the handshake (a code: no string per connection)
 };
 
 }  // namespace tiffany::tls
