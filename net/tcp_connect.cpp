@@ -45,9 +45,17 @@ ConnectError failed_attempts(const std::string& target, const detail::EyeballsOu
 
 Task<ConnectResult> connect_steps(const std::string& host, std::uint16_t port, const ConnectOptions& options,
                                   const std::string& target) {
+  // Why first: a TLS setting that cannot work (a missing CA file) fails before any traffic.
+  std::string why;
+  SSL_CTX* context = options.tls ? tls::client_context(*options.tls, why) : nullptr;
+  if (options.tls && context == nullptr) {
+    co_return ConnectError{ConnectErrorKind::tls, "connecting to " + target + " with TLS: " + why};
+  }
   Resolver& resolver = options.resolver != nullptr ? *options.resolver : Resolver::for_this_thread();
   const ResolveResult resolved = co_await resolver.resolve(host);
-  if (!resolved) co_return ConnectError{ConnectErrorKind::resolve, "connecting to " + target + ": " + resolved.error().message};
+  if (!resolved) {
+    co_return ConnectError{ConnectErrorKind::resolve, "connecting to " + target + ": " + resolved.error().message};
+  }
   std::vector<SocketAddress> addresses = detail::interleave_families(resolved.addresses());
   for (SocketAddress& address : addresses) address.set_port(port);
 
@@ -56,9 +64,7 @@ Task<ConnectResult> connect_steps(const std::string& host, std::uint16_t port, c
   if (!race.socket) co_return failed_attempts(target, race);
   if (!options.tls) co_return ConnectResult(std::make_unique<SocketStream>(std::move(race.socket)), race.address);
 
-  std::string why;
-  SSL_CTX* context = tls::client_context(*options.tls, why);
-  tls::SslPtr ssl = context != nullptr ? tls::new_client_connection(context, *options.tls, host, why) : nullptr;
+  tls::SslPtr ssl = tls::new_client_connection(context, *options.tls, host, why);
   if (!ssl) co_return ConnectError{ConnectErrorKind::tls, "connecting to " + target + " with TLS: " + why};
   auto stream = std::make_unique<tls::TlsStream>(std::move(race.socket), std::move(ssl));
   const bool established = co_await stream->handshake();

@@ -19,6 +19,7 @@
 #include <tiffany/handlers/plugin_api.hpp>
 
 #include "server_process.hpp"
+#include "support/loopback_socket.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -192,9 +193,20 @@ class PluginServer : public InstalledSdk {
  protected:
   void SetUp() override {
     InstalledSdk::SetUp();
+    ASSERT_TRUE(upstream_.fd.valid());
+    int closed_port = 0;
+    {
+      const LoopbackSocket closed(false);  // a free port nothing listens on
+      closed_port = closed.port();
+    }
     const std::string config = R"({"plugins": [")" + plugins_ + R"(/libhello.so", ")" + plugins_ +
-                               R"(/libfanout.so", ")" + plugins_ + R"(/libkv.so"], "listeners": [{"name": "web", "address": "127.0.0.1:0",
+                               R"(/libfanout.so", ")" + plugins_ + R"(/libkv.so", ")" + plugins_ +
+                               R"(/libprobe.so"], "listeners": [{"name": "web", "address": "127.0.0.1:0",
         "protocol": "http", "routes": [
+          {"method": "GET", "path": "/probe/up", "handler": "probe.check", "host": "localhost", "port": )" +
+                               std::to_string(upstream_.port()) + R"(},
+          {"method": "GET", "path": "/probe/down", "handler": "probe.check", "host": "127.0.0.1", "port": )" +
+                               std::to_string(closed_port) + R"(},
           {"method": "GET", "path": "/hello/:name", "handler": "hello.greet", "with": {"greeting": "Hi"}},
           {"method": "GET", "path": "/fail", "handler": "hello.fail"},
           {"method": "GET", "path": "/fanout", "handler": "fanout.sleepers", "children": 10, "delay_ms": 100},
@@ -210,9 +222,20 @@ class PluginServer : public InstalledSdk {
     server_ = std::make_unique<ServerProcess>(config, std::vector<std::string>{}, prefix_ + "/bin/tiffany");
     base_ = "http://127.0.0.1:" + std::to_string(server_->port_of("web"));
   }
+  LoopbackSocket upstream_{true};  // what probe.check connects to
   std::unique_ptr<ServerProcess> server_;
   std::string base_;
 };
+
+TEST_F(PluginServer, APluginConnectsOutThroughTheSdk) {
+  const RunResult up = curl(base_ + "/probe/up");
+  EXPECT_NE(up.out.find("HTTP/1.1 200 OK"), std::string::npos) << up.out << server_->err();
+  EXPECT_NE(up.out.find(R"("peer":"127.0.0.1:)" + std::to_string(upstream_.port()) + R"(")"), std::string::npos)
+      << up.out;
+  const RunResult down = curl(base_ + "/probe/down");
+  EXPECT_NE(down.out.find("HTTP/1.1 502 Bad Gateway"), std::string::npos) << down.out;
+  EXPECT_NE(down.out.find(R"("kind":"refused")"), std::string::npos) << down.out;
+}
 
 TEST_F(PluginServer, ServesPluginRoutesWithParamsAndQuery) {
   const RunResult run = curl(base_ + "/hello/Ada?lang=fr");

@@ -8,7 +8,8 @@ exported=$(nm -D --defined-only "$1" | awk '{print $NF}' | c++filt)
 status=0
 for internal in 'tiffany::UringReactor::' 'tiffany::EpollReactor::' 'tiffany::IdlePark::' 'tiffany::HttpConnection::' \
                 'tiffany::Worker::' 'tiffany::TlsStream::' 'tiffany::PlainTransport::' 'tiffany::Router::' \
-                'tiffany::StaticHandler::' 'tiffany::load_plugin(' 'tiffany::RequestParser::'; do
+                'tiffany::StaticHandler::' 'tiffany::load_plugin(' 'tiffany::RequestParser::' 'tiffany::tls::TlsStream::' \
+                'tiffany::detail::AresChannel::' 'tiffany::detail::happy_eyeballs('; do
   if grep -qF "$internal" <<<"$exported"; then
     echo "exported, but internal: $(grep -F "$internal" <<<"$exported" | head -1)"
     status=1
@@ -16,7 +17,8 @@ for internal in 'tiffany::UringReactor::' 'tiffany::EpollReactor::' 'tiffany::Id
 done
 for sdk in 'tiffany::Scheduler::wake(' 'tiffany::Logger::log(' 'tiffany::HandlerParams::string(' \
            'tiffany::Scheduler::tls_current_' 'tiffany::http::Headers::add(' 'tiffany::WorkerContext::spawn(' \
-           'tiffany::detail::allocate_frame('; do
+           'tiffany::detail::allocate_frame(' 'tiffany::tcp_connect(' 'tiffany::Resolver::resolve(' \
+           'tiffany::SocketAddress::from_numeric(' 'vtable for tiffany::SocketStream'; do
   if ! grep -qF "$sdk" <<<"$exported"; then
     echo "not exported, but part of the SDK: $sdk"
     status=1

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -79,7 +80,7 @@ class OneShotTlsServer {
   LoopbackSocket listener_{true};
   SSL_CTX* context_;
   std::thread thread_;
-  bool established_ = false;
+  std::atomic<bool> established_{false};  // read by the test while the thread may run
 };
 
 class TlsClientTest : public ReactorTest {
