@@ -145,7 +145,7 @@ Task<ResolveResult> AresChannel::resolve(std::shared_ptr<AresChannel> self, std:
   // (/etc/hosts), and perhaps after this task is gone (it was canceled).
   ares_getaddrinfo(self->channel_, host.c_str(), nullptr, &hints, &AresChannel::on_answer, lookup);
   if (self->pending_ > 0 && !self->driving_) {
-    Scheduler::current().spawn(drive(self, DriverMark(*self)));  // detached: it ends when no lookup is pending
+    Scheduler::current().spawn(drive(DriverMark(self)));  // detached: it ends when no lookup is pending
   }
   co_return co_await std::move(answer);
 }
@@ -232,13 +232,16 @@ void AresChannel::process_ready() {
   }
 }
 
-AresChannel::DriverMark::DriverMark(AresChannel& channel) noexcept : channel_(&channel) { channel.driving_ = true; }
-
-AresChannel::DriverMark::~DriverMark() {
-  if (channel_ != nullptr) channel_->driving_ = false;
+AresChannel::DriverMark::DriverMark(std::shared_ptr<AresChannel> channel) noexcept : channel_(std::move(channel)) {
+  channel_->driving_ = true;
 }
 
-Task<void> AresChannel::drive(std::shared_ptr<AresChannel> self, DriverMark /*mark*/) {
+AresChannel::DriverMark::~DriverMark() {
+  if (channel_) channel_->driving_ = false;  // a moved-from mark holds nothing
+}
+
+Task<void> AresChannel::drive(DriverMark mark) {
+  AresChannel* const self = &mark.channel();  // alive as long as `mark`, the frame's
   while (self->pending_ > 0) {
     {
       Deadline deadline = Deadline::after(self->next_timeout());

@@ -39,23 +39,25 @@ class AresChannel : public std::enable_shared_from_this<AresChannel> {
 
  private:
   struct Lookup;
-  /// driving_ is true while one lives. Why a parameter of drive(): it lives in
-  /// the driver's frame, so a driver destroyed without running to its end
-  /// (its scheduler went first, even before it started) still clears it, and
-  /// the next lookup starts another.
+  /// The driver's hold on the channel; driving_ is true while one lives.
+  /// Why the driver's one parameter: it lives in the driver's frame, so a
+  /// driver destroyed without running to its end (its scheduler went first,
+  /// even before it started) still clears driving_, and the next lookup
+  /// starts another; and it clears the flag before it lets the channel go.
   class DriverMark {
    public:
-    explicit DriverMark(AresChannel& channel) noexcept;
-    DriverMark(DriverMark&& other) noexcept : channel_(std::exchange(other.channel_, nullptr)) {}
+    explicit DriverMark(std::shared_ptr<AresChannel> channel) noexcept;
+    DriverMark(DriverMark&& other) noexcept = default;
     DriverMark& operator=(DriverMark&&) = delete;
     ~DriverMark();
+    AresChannel& channel() const noexcept { return *channel_; }
 
    private:
-    AresChannel* channel_;
+    std::shared_ptr<AresChannel> channel_;
   };
   static void on_socket_state(void* self, ares_socket_t fd, int readable, int writable);
   static void on_answer(void* lookup, int status, int timeouts, ares_addrinfo* result);
-  static Task<void> drive(std::shared_ptr<AresChannel> self, DriverMark mark);
+  static Task<void> drive(DriverMark mark);
   /// Hands c-ares the sockets that are ready, or lets it expire its timeouts.
   void process_ready();
   /// How long the driver may wait before c-ares has a timeout to handle.
