@@ -133,9 +133,14 @@ Task<ResolveResult> AresChannel::resolve(std::shared_ptr<AresChannel> self, std:
   }
   std::string key = ResolveCache::key(host);
   if (const ResolveResult* cached = self->cache_.find(key, self->now())) co_return *cached;
+  if (auto asked = self->in_flight_.find(key); asked != self->in_flight_.end()) {
+    SharedFuture<ResolveResult> same = asked->second;  // a copy: the entry goes when the answer comes
+    co_return co_await same;
+  }
 
-  auto* lookup = new Lookup{self.get(), host, std::move(key), {}};
-  Future<ResolveResult> answer = lookup->answer.future();
+  auto* lookup = new Lookup{self.get(), host, key, {}};
+  SharedFuture<ResolveResult> answer = lookup->answer.future().share();
+  self->in_flight_.emplace(std::move(key), answer);
   ares_addrinfo_hints hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -147,7 +152,7 @@ Task<ResolveResult> AresChannel::resolve(std::shared_ptr<AresChannel> self, std:
   if (self->pending_ > 0 && !self->driving_) {
     Scheduler::current().spawn(drive(DriverMark(self)));  // detached: it ends when no lookup is pending
   }
-  co_return co_await std::move(answer);
+  co_return co_await answer;
 }
 
 void AresChannel::on_answer(void* argument, int status, int /*timeouts*/, ares_addrinfo* result) {
@@ -158,6 +163,7 @@ void AresChannel::on_answer(void* argument, int status, int /*timeouts*/, ares_a
   }
   AresChannel& channel = *lookup->channel;
   --channel.pending_;
+  channel.in_flight_.erase(lookup->key);
   if (status != ARES_SUCCESS || result == nullptr || result->nodes == nullptr) {
     if (result != nullptr) ares_freeaddrinfo(result);
     if (status == ARES_SUCCESS) status = ARES_ENODATA;

@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
+#include <tiffany/coro/promise.hpp>
 #include <tiffany/coro/task.hpp>
 #include <tiffany/net/resolver.hpp>
 #include <tiffany/reactor/unique_fd.hpp>
@@ -69,6 +71,9 @@ class AresChannel : public std::enable_shared_from_this<AresChannel> {
   ares_channel channel_ = nullptr;
   UniqueFd epoll_;
   ResolveCache cache_;
+  // Lookups on the wire by cache key: a second asker of the same name waits
+  // for the first one's answer instead of sending its own queries.
+  std::unordered_map<std::string, SharedFuture<ResolveResult>> in_flight_;
   std::size_t pending_ = 0;  // lookups c-ares has not answered yet
   bool driving_ = false;     // a driver task runs
 };

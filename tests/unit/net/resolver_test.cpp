@@ -1,6 +1,7 @@
 // Resolver against a DNS responder on 127.0.0.1, on both reactor backends: A
 // and AAAA answers, the TTL cache and the negative cache, NXDOMAIN, a silent
-// server's timeout, a lookup canceled in flight, /etc/hosts and literals.
+// server's timeout, a lookup canceled in flight, concurrent askers sharing
+// one lookup, /etc/hosts and literals.
 #include <tiffany/net/resolver.hpp>
 
 #include <gtest/gtest.h>
@@ -97,6 +98,22 @@ TEST_P(ResolverTest, AnswersAreCachedForTheirTtlAndAskedAgainAfter) {
   now_ += 2s;  // past the TTL
   ASSERT_TRUE(resolve(resolver, "cached.test"));
   EXPECT_EQ(responder_.queries("cached.test", 1), 2);
+}
+
+TEST_P(ResolverTest, ConcurrentLookupsOfOneNameShareItsQueries) {
+  responder_.add("shared.test", {{"192.0.2.8"}, {}, 60});
+  Resolver resolver(options());
+  std::vector<std::optional<ResolveResult>> results(3);
+  auto lookup = [](Resolver& r, std::optional<ResolveResult>& out) -> Task<void> {
+    out.emplace(co_await r.resolve("shared.test"));
+  };
+  for (auto& result : results) (void)scheduler().spawn(lookup(resolver, result));
+  scheduler().run();
+  for (const auto& result : results) {
+    ASSERT_TRUE(result && *result);
+    EXPECT_EQ(hosts_of(*result), (std::vector<std::string>{"192.0.2.8"}));
+  }
+  EXPECT_EQ(responder_.queries("shared.test", 1), 1) << "each asker sent its own query";
 }
 
 TEST_P(ResolverTest, NxdomainIsNotFoundAndRememberedBriefly) {
