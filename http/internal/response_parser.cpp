@@ -2,6 +2,7 @@
 // the client's framing rules (RFC 9112 §6.3) and limits.
 #include "http/internal/response_parser.hpp"
 
+#include <cstring>
 #include <utility>
 
 namespace tiffany::http {
@@ -324,8 +325,36 @@ ResponseParser::Result ResponseParser::feed(std::string_view data) {
     if (pending_ == Event::body) return {Event::body, consumed, body_};
     return {pending_, consumed, {}};
   }
+  flush_open_span(position);
   map_llhttp_error(error);
+  // Why scan what came before the error: a split that ends earlier would
+  // have found a fold or bare LF there first, and every split must give the
+  // same error.
+  if (scanning) {
+    if (const char* wrong = scan_head_bytes(data.substr(0, consumed)); wrong != nullptr) {
+      error_kind_ = ErrorKind::malformed;
+      error_message_ = wrong;
+    }
+  }
   return failed(consumed);
+}
+
+void ResponseParser::flush_open_span(const char* position) {
+  // Why: llhttp stops at a bad byte without handing over the span (field
+  // name or value, status, extension) that the byte interrupts, while a
+  // read that ended earlier has handed over its first part. A limit that
+  // part crossed must be reported the same however the bytes were cut, so
+  // the rest of the span goes to its callback now. The two fields are
+  // llhttp's own span state (llparse's generated `_span_pos0`/`_span_cb0`).
+  if (error_kind_ != ErrorKind::none || position == nullptr || parser_._span_pos0 == nullptr) return;
+  const char* start = static_cast<const char*>(parser_._span_pos0);
+  if (start > position) return;
+  using SpanCallback = int (*)(llhttp_t*, const char*, const char*);
+  parser_._span_pos0 = nullptr;
+  SpanCallback callback;  // Why memcpy: ISO C++ has no cast from an object pointer to a function pointer
+  static_assert(sizeof callback == sizeof parser_._span_cb0);
+  std::memcpy(&callback, &parser_._span_cb0, sizeof callback);
+  callback(&parser_, start, position);
 }
 
 void ResponseParser::map_llhttp_error(llhttp_errno_t error) {

@@ -126,6 +126,7 @@ class ResponseParser {
   int check_head();
   /// What is wrong with these bytes of a head (nullptr: nothing).
   const char* scan_head_bytes(std::string_view bytes) noexcept;
+  void flush_open_span(const char* position);
   void map_llhttp_error(llhttp_errno_t error);
 
   ResponseLimits limits_;

@@ -407,6 +407,18 @@ TEST(ResponseParser, HeadPastTheLimitsIsRefused) {
   EXPECT_EQ(parse("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\n\r\n", {}, limits), "headers 200 eof complete close");
 }
 
+TEST(ResponseParser, TheFirstFaultIsReportedHoweverTheBytesAreCut) {
+  // A value past the limit and then a byte llhttp refuses: a read that
+  // ended inside the value has already crossed the limit, so the whole
+  // input must say too_large too (found by the fuzzer).
+  ResponseLimits limits;
+  limits.max_header_bytes = 40;
+  EXPECT_EQ(parse("HTTP/1.1 200 OK\r\nX-A: " + std::string(40, 'v') + "\x01\r\n\r\n", {}, limits), "error too_large");
+  // A bare LF before an invalid Content-Length: the LF comes first.
+  EXPECT_EQ(parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\nContent-Length: 2:\r\n\r\nok"),
+            "interim 100 error malformed");
+}
+
 // ---- truncated: a cut response is never taken for a whole one ----
 
 TEST(ResponseParser, EofInsideAHeadIsTruncated) {
