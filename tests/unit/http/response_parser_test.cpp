@@ -255,6 +255,14 @@ TEST(ResponseParser, InterimResponsesThenTheFinalOne) {
             "interim 103 interim 100 headers 204 none complete keep closed");
 }
 
+TEST(ResponseParser, InterimResponsesNeverHaveABody) {
+  EXPECT_EQ(parse("HTTP/1.1 100 Continue\r\nContent-Length: 5\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+            "interim 100 headers 200 length body[ok] complete keep closed");
+  // To HEAD: the interim head and then a final head without a body.
+  EXPECT_EQ(parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", {kHead}),
+            "interim 100 headers 200 none complete keep closed");
+}
+
 TEST(ResponseParser, InterimHeadIsReadableAtItsEvent) {
   ResponseParser parser;
   const std::string bytes =
