@@ -69,7 +69,9 @@ int ResponseParser::on_message_begin(llhttp_t* parser) {
   p.head_.framing = BodyFraming::none;
   p.head_.content_length = 0;
   p.trailers_.clear();
-  p.header_bytes_ = 0;
+  // Why 13: "HTTP/1.1 200 " before the reason. Counted here, not with the
+  // reason's first piece: a read may end there and hand over an empty piece.
+  p.header_bytes_ = 13;
   p.trailer_bytes_ = 0;
   p.extension_bytes_ = 0;
   p.last_was_value_ = false;
@@ -82,8 +84,7 @@ int ResponseParser::on_message_begin(llhttp_t* parser) {
 
 int ResponseParser::on_status(llhttp_t* parser, const char* at, std::size_t length) {
   ResponseParser& p = self(parser);
-  // Why 13: "HTTP/1.1 200 " before the reason, counted once per line.
-  p.header_bytes_ += length + (p.head_.reason.empty() ? 13 : 0);
+  p.header_bytes_ += length;
   if (p.header_bytes_ > p.limits_.max_header_bytes) return p.fail(ErrorKind::too_large, "status line too long");
   p.head_.reason.append(at, length);
   return 0;
