@@ -49,8 +49,11 @@ struct ResponseHead {
 
 /// Incremental parser for the responses on one connection, in order. feed()
 /// stops at every event so the caller acts on it (body spans point into the
-/// input, never copied), then calls feed() again with the unconsumed rest.
-/// Any split of the bytes gives the same events. Not thread-safe; one per connection.
+/// input, never copied), then calls feed() again with the unconsumed rest —
+/// even an empty rest: after `interim`, `headers` and `body` the next event
+/// may need no more bytes (a bodiless response completes at once). Only
+/// `need_more` asks for a read. Any split of the bytes gives the same events.
+/// Not thread-safe; one per connection.
 class ResponseParser {
  public:
   enum class Event {
@@ -87,9 +90,9 @@ class ResponseParser {
   void expect(const ExpectedResponse& expected) noexcept { expected_ = expected; }
 
   Result feed(std::string_view data);
-  /// The server closed its side. `complete` ends a read-until-EOF body,
-  /// `closed` means no response was in progress, anything else is `error`
-  /// (truncated). Idempotent after the first answer's state is final.
+  /// The server closed its side. `complete` ends a read-until-EOF body (or a
+  /// bodiless one not yet fed on), `closed` means no response was in
+  /// progress; anything else is `error` (truncated). Later feeds of bytes are errors.
   Result finish();
 
   /// The last interim or final head (valid after `interim`/`headers` until the next one starts).
