@@ -2,10 +2,14 @@
 # Builds the libFuzzer targets with clang (ASan+UBSan, build dir build-fuzz) and
 # runs each for SECONDS (default 60): HTTP request parsing and routing, seeded
 # from ../shared/corpus/http1, tests/fuzz/seeds (requests for the fuzzer's
-# routes) and tests/fuzz/regressions (inputs that once crashed it); then the
-# plugin conveniences' body parsers (multipart, urlencoded forms, cookies, JSON),
-# seeded from tests/fuzz/body_seeds and body_regressions. Exits non-zero on a
-# crash and prints the path of the input that caused it.
+# routes) and tests/fuzz/regressions (inputs that once crashed it), side by
+# side with the outbound client's response parsing (tests/fuzz/response_seeds
+# and response_regressions); then the plugin conveniences' body parsers
+# (multipart, urlencoded forms, cookies, JSON), seeded from tests/fuzz/body_seeds
+# and body_regressions. Exits non-zero on a crash and prints the path of the
+# input that caused it.
+# Why two at once: CI has two cores and a tight budget; three targets run in
+# the wall time two took (2 × SECONDS), each with a core of its own.
 # Environment: TIFFANY_SHARED (default ../shared), TIFFANY_WERROR=ON (CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +32,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTIFFANY_FUZZ=ON \
   -DTIFFANY_WERROR="${TIFFANY_WERROR:-OFF}" >/dev/null
-cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer body_parsers_fuzzer
+cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer http_response_fuzzer body_parsers_fuzzer
 artifacts=$build_dir/artifacts
 mkdir -p "$artifacts"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tiffany-fuzz-corpus.XXXXXX")
@@ -56,7 +60,7 @@ fuzz() {
     -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix="$artifacts/$name-" -print_final_stats=1 "${flags[@]}" \
     "$corpus" 2>&1 | tee "$log" |
-    awk '/^#[0-9]+[ \t]+(NEW|REDUCE) /{next} /^[ \t]+NEW_FUNC/{next} /Recommended dictionary/{skip=1} !skip{print; fflush()} /End of recommended dictionary/{skip=0}'
+    awk -v name="$name" '/^#[0-9]+[ \t]+(NEW|REDUCE) /{next} /^[ \t]+NEW_FUNC/{next} /Recommended dictionary/{skip=1} !skip{print "[" name "] " $0; fflush()} /End of recommended dictionary/{skip=0}'
   status=${PIPESTATUS[0]}
   set -e
   if [ "$status" -ne 0 ]; then
@@ -68,5 +72,13 @@ fuzz() {
   echo "fuzz: $name: no crash in ${seconds}s"
 }
 
-fuzz http_request_fuzzer "$seeds"/*/ tests/fuzz/seeds/ tests/fuzz/regressions/ -- -dict="$seeds/http.dict"
+# Request and response parsing side by side; each exits non-zero on a crash.
+fuzz http_request_fuzzer "$seeds"/*/ tests/fuzz/seeds/ tests/fuzz/regressions/ -- -dict="$seeds/http.dict" &
+request_pid=$!
+fuzz http_response_fuzzer tests/fuzz/response_seeds/ tests/fuzz/response_regressions/ -- -dict="$seeds/http.dict" &
+response_pid=$!
+failed=0
+wait "$request_pid" || failed=1
+wait "$response_pid" || failed=1
+[ "$failed" -eq 0 ] || exit 1
 fuzz body_parsers_fuzzer tests/fuzz/body_seeds/ tests/fuzz/body_regressions/

@@ -1,0 +1,84 @@
+// RequestWriter: request heads and chunks for the outbound client.
+#include "http/internal/request_writer.hpp"
+
+#include <charconv>
+#include <utility>
+
+#include <tiffany/http/uri.hpp>
+
+namespace tiffany::http {
+namespace {
+
+// A request-target as sent: visible ASCII only. Why so strict: a space
+// would end the target early and CR or LF would start a line of the
+// attacker's choosing; bytes from 0x80 up are not URI characters either.
+bool is_valid_target(std::string_view target) noexcept {
+  if (target.empty()) return false;
+  for (const char c : target) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte >= 0x7f) return false;
+  }
+  return true;
+}
+
+bool refuse(std::string& error, std::string message) {
+  error = std::move(message);
+  return false;
+}
+
+}  // namespace
+
+bool write_request_head(const OutboundRequest& request, std::string& out, std::string& error) {
+  if (!is_valid_field_name(request.method)) return refuse(error, "method is not a token");
+  if (!is_valid_target(request.target))
+    return refuse(error, "request-target is empty or holds a space, control or non-ASCII byte");
+  if (!is_valid_host(request.host)) return refuse(error, "Host is not a valid host[:port]");
+  if (request.headers != nullptr) {
+    for (const Headers::Field& field : *request.headers) {
+      if (!is_valid_field_name(field.name)) return refuse(error, "field name \"" + field.name + "\" is not a token");
+      if (find_invalid_field_value_byte(field.value) != std::string_view::npos) {
+        return refuse(error, "field " + field.name + " holds a control character (CR, LF, NUL...)");
+      }
+      // Why refused: framing and Host are the writer's; a second one from
+      // the caller is how a request is smuggled past the next hop.
+      if (iequals(field.name, "host") || iequals(field.name, "content-length") ||
+          iequals(field.name, "transfer-encoding")) {
+        return refuse(error, "field " + field.name + " is set by the writer, not the caller");
+      }
+    }
+  }
+  out.append(request.method).append(" ").append(request.target).append(" HTTP/1.1\r\nHost: ");
+  out.append(request.host).append("\r\n");
+  if (request.headers != nullptr) {
+    for (const Headers::Field& field : *request.headers)
+      out.append(field.name).append(": ").append(field.value).append("\r\n");
+  }
+  switch (request.framing) {
+    case RequestFraming::none: break;
+    case RequestFraming::content_length: {
+      char digits[24];
+      const auto end = std::to_chars(digits, digits + sizeof digits, request.content_length).ptr;
+      out.append("Content-Length: ").append(digits, static_cast<std::size_t>(end - digits)).append("\r\n");
+      break;
+    }
+    case RequestFraming::chunked: out.append("Transfer-Encoding: chunked\r\n"); break;
+  }
+  out.append("\r\n");
+  return true;
+}
+
+ChunkHead chunk_head(std::uint64_t size) noexcept {
+  ChunkHead head;
+  char* end = std::to_chars(head.bytes, head.bytes + sizeof head.bytes - 2, size, 16).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  head.size = static_cast<std::size_t>(end - head.bytes);
+  return head;
+}
+
+void append_chunk(std::string& out, std::string_view data) {
+  if (data.empty()) return;
+  out.append(chunk_head(data.size()).view()).append(data).append(kChunkTail);
+}
+
+}  // namespace tiffany::http
