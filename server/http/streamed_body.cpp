@@ -57,6 +57,15 @@ Task<BodyChunk> HttpConnection::read_body() {
     // Every byte read is parsed: read more, under the body's timeouts
     // (each read, and the whole body), then back to the handler's.
     input_->reset();  // the buffer goes back before the wait
+    if (buffered_output() > 0) {
+      // Why: answers to requests pipelined before this one must not wait
+      // for the whole upload; their client may wait for them before sending it.
+      const bool flushed = co_await flush();
+      if (!flushed) {
+        body_state_ = BodyStatus::peer_gone;
+        co_return BodyChunk(body_state_);
+      }
+    }
     const auto outer = deadline_->armed_until();
     arm_read_deadline();
     const Timed<IoResult> read = co_await within(*deadline_, TimeoutStage::body, stream_->read_pooled(*input_));

@@ -138,7 +138,8 @@ TEST_F(StreamedBody, AChunkedUploadIsDecodedForTheHandler) {
   std::string wire = "POST /digest HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
   for (std::size_t at = 0; at < body.size(); at += 7000) {
     char size[16];
-    const auto [end, error] = std::to_chars(size, size + sizeof size, std::min<std::size_t>(7000, body.size() - at), 16);
+    const std::size_t length = std::min<std::size_t>(7000, body.size() - at);
+    const auto [end, error] = std::to_chars(size, size + sizeof size, length, 16);
     wire.append(size, end) += "\r\n";
     wire += body.substr(at, 7000) + "\r\n";
   }

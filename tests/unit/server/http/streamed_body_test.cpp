@@ -167,6 +167,17 @@ TEST_F(StreamedBodyTest, AChunkedBodyIsDecodedAndAPipelinedRequestFollows) {
   EXPECT_LT(first, second);
 }
 
+TEST_F(StreamedBodyTest, AnswersPipelinedBeforeAStreamedBodyGoOutBeforeItsSocketIsRead) {
+  PacedStream stream({{0ms,
+                       "GET /whole HTTP/1.1\r\nHost: t\r\n\r\n"
+                       "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\n"},
+                      {0ms, "abc"}});
+  serve(stream);
+  ASSERT_GE(stream.written_at_read.size(), 2u);
+  EXPECT_NE(stream.written_at_read[1].find("whole:"), std::string::npos) << stream.written_at_read[1];
+  EXPECT_NE(stream.written.find("[abc]"), std::string::npos) << stream.written;
+}
+
 TEST_F(StreamedBodyTest, ContinueIsWrittenOnTheFirstReadNotBefore) {
   PacedStream stream({{0ms, "POST /slow HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n"},
                       {0ms, "xyz"}});
