@@ -6,6 +6,10 @@
 //       `first_read_delay_ms` (work done before the first read, e.g. an
 //       authorisation lookup; the client's "Expect: 100-continue" is
 //       answered only when the first read starts).
+//   "upload_digest.parts": a multipart/form-data upload parsed as it
+//       arrives (http::StreamedMultipart): each part's name, filename, length
+//       and checksum, in order, as JSON; 415 for another Content-Type, 400
+//       for a malformed body.
 #include <picojson.h>
 
 #include <charconv>
@@ -16,6 +20,7 @@
 
 #include <tiffany/coro/syscalls.hpp>
 #include <tiffany/handlers/plugin_api.hpp>
+#include <tiffany/http/streamed_multipart.hpp>
 
 namespace {
 
@@ -86,6 +91,53 @@ class Digest final : public tiffany::Handler {
   std::int64_t first_read_delay_ms_;
 };
 
+class Parts final : public tiffany::Handler {
+ public:
+  explicit Parts(const tiffany::HandlerParams&) {}
+
+  bool streams_request_body() const noexcept override { return true; }
+
+  tiffany::Task<void> handle(tiffany::http::Request& request, tiffany::http::Response& response) override {
+    using Event = tiffany::http::MultipartReader::Event;
+    std::optional<tiffany::http::StreamedMultipart> form = tiffany::http::StreamedMultipart::of(request);
+    if (!form) {
+      response.status = 415;
+      response.body = "expected multipart/form-data with a boundary\n";
+      co_return;
+    }
+    picojson::array parts;
+    Fnv1a64 digest;
+    std::uint64_t bytes = 0;
+    for (;;) {
+      const Event event = co_await form->next();
+      if (event == Event::part) {
+        digest = Fnv1a64();
+        bytes = 0;
+        picojson::object part;
+        part["name"] = picojson::value(form->part().name);
+        if (form->part().filename) part["filename"] = picojson::value(*form->part().filename);
+        parts.emplace_back(part);
+      } else if (event == Event::data) {
+        digest.update(form->data());  // valid until the next event
+        bytes += form->data().size();
+      } else if (event == Event::part_end) {
+        picojson::object& part = parts.back().get<picojson::object>();
+        part["bytes"] = picojson::value(static_cast<double>(bytes));
+        part["fnv1a64"] = picojson::value(digest.hex());
+      } else if (event == Event::done) {
+        break;
+      } else {  // error: a body that failed to arrive is answered by the server
+        if (tiffany::http::BodyChunk(form->body_status()).failed()) co_return;
+        response.status = 400;
+        response.body = "malformed multipart body: " + form->error() + "\n";
+        co_return;
+      }
+    }
+    response.headers.add("Content-Type", "application/json");
+    response.body = picojson::value(parts).serialize();
+  }
+};
+
 }  // namespace
 
 extern "C" const unsigned tiffany_plugin_abi_version = tiffany::kPluginAbiVersion;
@@ -93,4 +145,6 @@ extern "C" const unsigned tiffany_plugin_abi_version = tiffany::kPluginAbiVersio
 extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigned /*abi_version*/) {
   registrar.add_handler("upload_digest.digest",
                         [](const tiffany::HandlerParams& params) { return std::make_unique<Digest>(params); });
+  registrar.add_handler("upload_digest.parts",
+                        [](const tiffany::HandlerParams& params) { return std::make_unique<Parts>(params); });
 }

@@ -107,6 +107,7 @@ class StreamedBody : public ::testing::Test {
           {"method": "POST", "path": "/digest", "handler": "upload_digest.digest"},
           {"method": "POST", "path": "/small", "handler": "upload_digest.digest", "max_bytes": 1000},
           {"method": "POST", "path": "/slow", "handler": "upload_digest.digest", "first_read_delay_ms": 600},
+          {"method": "POST", "path": "/parts", "handler": "upload_digest.parts"},
           {"method": "GET", "path": "/plaintext", "handler": "text", "body": "after"}]},
         {"name": "tight", "address": "127.0.0.1:0", "protocol": "http",
          "limits": {"max_body_bytes": 65536},
@@ -155,7 +156,8 @@ TEST_F(StreamedBody, AChunkedUploadIsDecodedForTheHandler) {
 TEST_F(StreamedBody, ContinueIsSentOnlyWhenTheHandlerStartsReading) {
   const std::string body = pattern_body(5000);
   UniqueFd fd = connect_loopback(port_);
-  ASSERT_TRUE(send_all(fd.get(), "POST /slow HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n"));
+  ASSERT_TRUE(
+      send_all(fd.get(), "POST /slow HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n"));
   // The handler works 600 ms before its first read: nothing comes before that.
   EXPECT_EQ(read_within(fd.get(), 300ms), "");
   const std::string invited = read_within(fd.get(), 3000ms);
@@ -217,6 +219,25 @@ TEST_F(StreamedBody, ARequestPipelinedAfterAStreamedBodyIsAnsweredInOrder) {
   EXPECT_NE(first.find(digest_json(body.size(), body)), std::string::npos) << first;
   EXPECT_EQ(second.rfind("HTTP/1.1 200", 0), 0u) << second;
   EXPECT_EQ(second.substr(second.size() - 5), "after");
+}
+
+TEST_F(StreamedBody, AMultipartUploadIsParsedPartByPartAsItArrives) {
+  const std::string photo = pattern_body(200 * 1000);
+  const std::string body = "--b0und\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\npear\r\n"
+                           "--b0und\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p.jpg\"\r\n\r\n" +
+                           photo + "\r\n--b0und--\r\n";
+  UniqueFd fd = connect_loopback(port_);
+  const std::string head =
+      "POST /parts HTTP/1.1\r\nHost: t\r\nContent-Type: multipart/form-data; boundary=b0und\r\nContent-Length: ";
+  ASSERT_TRUE(send_all(fd.get(), head + std::to_string(body.size()) + "\r\n\r\n" + body));
+  std::string buffer;
+  const std::string response = read_response(fd.get(), buffer);
+  EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response;
+  EXPECT_NE(response.find("\"bytes\":4,\"fnv1a64\":\"" + fnv1a64("pear") + "\",\"name\":\"title\""), std::string::npos)
+      << response;
+  EXPECT_NE(response.find("\"bytes\":200000,\"filename\":\"p.jpg\",\"fnv1a64\":\"" + fnv1a64(photo) + "\""),
+            std::string::npos)
+      << response;
 }
 
 // The bound: the server's peak resident set grows by less than 8 MiB while
