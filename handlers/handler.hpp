@@ -20,6 +20,13 @@ class Handler {
  public:
   virtual ~Handler() = default;
   virtual Task<void> handle(http::Request& request, http::Response& response) = 0;
+  /// True when `handle` reads the request body itself, as it arrives, with
+  /// `co_await request.body_reader().read()`: the server then runs it as soon
+  /// as the header section is routed, reads the socket only when it asks
+  /// (back-pressure), answers `Expect: 100-continue` on its first read, and
+  /// never holds the whole body. False (the default): the whole body is in
+  /// `request.body` before `handle` runs. Asked once, when a route is built.
+  virtual bool streams_request_body() const noexcept { return false; }
 };
 
 }  // namespace tiffany

@@ -27,7 +27,9 @@ namespace tiffany {
 /// Response's referenced body (set_body_reference): a larger Response,
 /// whose new fields the server's functions taking a Response (redirect,
 /// set_cookie, ...) write.
-inline constexpr unsigned kPluginAbiNumber = 4;
+/// 5: streaming request bodies: Handler::streams_request_body (a new
+/// virtual), Request's BodyReader (a larger Request), BodySource.
+inline constexpr unsigned kPluginAbiNumber = 5;
 
 /// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in
 /// the low 16 bits, and above them the build flags of whoever compiled this

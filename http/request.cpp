@@ -95,6 +95,7 @@ void Request::clear() noexcept {
   body.clear();
   params.clear();
   attributes.clear();
+  body_reader_.reset();
 }
 
 }  // namespace tiffany::http

@@ -7,13 +7,17 @@
 #include <utility>
 #include <vector>
 
+#include <tiffany/http/body_reader.hpp>
 #include <tiffany/http/form_fields.hpp>
 #include <tiffany/http/headers.hpp>
 
 namespace tiffany::http {
 
-/// A complete request: line, headers and the whole body (bodies are read, up
-/// to the configured limit, before the handler runs).
+/// A request: line, headers and its body. By default the whole body is read
+/// (up to the configured limit) into `body` before the handler runs; a
+/// handler whose `streams_request_body()` is true runs once the header
+/// section is routed and reads the body as it arrives with body_reader()
+/// (`body` then stays empty).
 ///
 /// Lifetime: owned by the connection and reused for the next request on it;
 /// a handler must not keep references past its own completion.
@@ -34,6 +38,12 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> attributes;
 
   bool is_head() const noexcept { return method == "HEAD"; }
+  /// The body piece by piece: streamed from the connection for a handler
+  /// that streams, else `body` as one piece (see BodyReader).
+  BodyReader& body_reader() noexcept {
+    body_reader_.bind_whole(&body);
+    return body_reader_;
+  }
   /// The route parameter `name`, if the route captured it.
   std::optional<std::string_view> param(std::string_view name) const noexcept;
   /// The attribute `name`, if a middleware set it.
@@ -57,6 +67,10 @@ struct Request {
 
   /// Empties every field but keeps their storage for the next request.
   void clear() noexcept;
+
+ private:
+  // Why last: the fields above keep the offsets plugins built for ABI 4 knew.
+  BodyReader body_reader_;
 };
 
 }  // namespace tiffany::http

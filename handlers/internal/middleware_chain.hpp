@@ -21,6 +21,8 @@ class MiddlewareChain final : public Handler {
   Task<void> handle(http::Request& request, http::Response& response) override {
     return run(request, response, *inner_);
   }
+  /// A route's chain streams when its handler does; a listener's chain never decides.
+  bool streams_request_body() const noexcept override { return inner_ != nullptr && inner_->streams_request_body(); }
   /// Runs the chain with `terminal` at its end.
   Task<void> run(http::Request& request, http::Response& response, Handler& terminal) const {
     return Next(steps_.data(), steps_.size(), &terminal)(request, response);

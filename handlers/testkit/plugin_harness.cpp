@@ -219,12 +219,13 @@ std::unique_ptr<Middleware> PluginHarness::middleware(const std::string& name, s
 Outcome PluginHarness::run(Middleware& middleware, Handler& inner, const RequestBuilder& request,
                            std::string_view route) {
   Wrapped wrapped(middleware, inner);
-  http::Request built = request.build();
-  return run(wrapped, built, route);
+  return run(wrapped, request, route);
 }
 
 Outcome PluginHarness::run(Handler& handler, const RequestBuilder& request, std::string_view route) {
   http::Request built = request.build();
+  ScriptedBody body(request.body_pieces(), request.body_ending());
+  if (request.streams_body()) built.body_reader().attach(&body);
   return run(handler, built, route);
 }
 

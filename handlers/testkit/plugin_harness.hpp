@@ -20,6 +20,7 @@
 #include <tiffany/handlers/middleware/middleware.hpp>
 #include <tiffany/handlers/plugin_api.hpp>
 #include <tiffany/handlers/testkit/request_builder.hpp>
+#include <tiffany/handlers/testkit/scripted_body.hpp>
 #include <tiffany/http/response.hpp>
 
 namespace tiffany::testkit {
@@ -109,6 +110,8 @@ class PluginHarness {
   static constexpr std::chrono::seconds kRealTimeLimit{60};
   Outcome run(Handler& handler, http::Request& request, std::string_view route = "/test",
               std::chrono::milliseconds limit = std::chrono::seconds(60), std::string request_id = "test-request");
+  /// A body given with RequestBuilder::body_in_pieces is read through a
+  /// ScriptedBody, piece by piece.
   Outcome run(Handler& handler, const RequestBuilder& request, std::string_view route = "/test");
 
   /// Builds the middleware the plugin registered as `name` from an entry's

@@ -28,6 +28,14 @@ RequestBuilder& RequestBuilder::body(std::string body) {
   return *this;
 }
 
+RequestBuilder& RequestBuilder::body_in_pieces(std::vector<std::string> pieces, http::BodyStatus ending) {
+  request_.body.clear();
+  pieces_ = std::move(pieces);
+  ending_ = ending;
+  streams_body_ = true;
+  return *this;
+}
+
 RequestBuilder& RequestBuilder::json(std::string_view text) {
   request_.headers.set("Content-Type", "application/json");
   request_.body = std::string(text);

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <tiffany/http/request.hpp>
 
@@ -23,6 +24,11 @@ class RequestBuilder {
 
   RequestBuilder& header(std::string_view name, std::string_view value);
   RequestBuilder& body(std::string body);
+  /// A body streamed in these pieces, then `ending` (the end, or a failure
+  /// such as BodyStatus::too_large): PluginHarness::run hands them to the
+  /// handler's `request.body_reader()` one read at a time (a ScriptedBody),
+  /// as the server does for a handler that streams; `body` stays empty.
+  RequestBuilder& body_in_pieces(std::vector<std::string> pieces, http::BodyStatus ending = http::BodyStatus::end);
   /// Sets the body and Content-Type application/json.
   RequestBuilder& json(std::string_view text);
   RequestBuilder& json(const char* text) { return json(std::string_view(text)); }
@@ -37,10 +43,17 @@ class RequestBuilder {
 
   /// A copy of the request built so far.
   http::Request build() const { return request_; }
+  /// Whether body_in_pieces was called, and with what.
+  bool streams_body() const noexcept { return streams_body_; }
+  const std::vector<std::string>& body_pieces() const noexcept { return pieces_; }
+  http::BodyStatus body_ending() const noexcept { return ending_; }
 
  private:
   http::Request request_;
   std::string cookies_;
+  bool streams_body_ = false;
+  std::vector<std::string> pieces_;
+  http::BodyStatus ending_ = http::BodyStatus::end;
 };
 
 }  // namespace tiffany::testkit

@@ -145,6 +145,9 @@ int RequestParser::on_message_begin(llhttp_t* parser) {
   p.headers_done_ = false;
   p.last_was_value_ = false;
   p.continue_pending_ = false;
+  p.pause_ = Pause::none;
+  p.streaming_body_ = false;
+  p.body_bytes_ = 0;
   p.value_closed_ = false;
   p.transfer_encoding_seen_ = false;
   p.host_count_ = 0;
@@ -247,7 +250,7 @@ int RequestParser::on_chunk_header(llhttp_t* parser) {
   // Why 2^63: no body is that large (nginx bounds chunk sizes by off_t the same way); a size
   // near 2^64 is an attempt to wrap someone's arithmetic, not a body too large.
   if (size >= (std::uint64_t{1} << 63)) return p.fail(400, "chunk size out of range");
-  if (size > p.limits_.max_body_bytes - std::min<std::uint64_t>(p.request_.body.size(), p.limits_.max_body_bytes)) {
+  if (size > p.limits_.max_body_bytes - std::min<std::uint64_t>(p.body_bytes_, p.limits_.max_body_bytes)) {
     return p.fail(413, "body larger than the limit");
   }
   return 0;
@@ -327,13 +330,29 @@ int RequestParser::check_headers() {
 int RequestParser::on_headers_complete(llhttp_t* parser) {
   RequestParser& p = self(parser);
   p.headers_done_ = true;
-  return p.check_headers();
+  const int checked = p.check_headers();
+  if (checked != 0 || !p.stop_before_bodies_) return checked;
+  if ((parser->flags & F_CHUNKED) != 0 || parser->content_length > 0) {
+    // Why now as well: a handler that streams the body answers before its end.
+    p.keep_alive_ = llhttp_should_keep_alive(parser) != 0 && parser->upgrade == 0;
+    p.pause_ = Pause::headers;
+    return HPE_PAUSED;  // llhttp resumes after the header section (llhttp__after_headers_complete)
+  }
+  return 0;
 }
 
 int RequestParser::on_body(llhttp_t* parser, const char* at, std::size_t length) {
   RequestParser& p = self(parser);
-  if (p.request_.body.size() + length > p.limits_.max_body_bytes) return p.fail(413, "body larger than the limit");
+  if (p.body_bytes_ + length > p.limits_.max_body_bytes) return p.fail(413, "body larger than the limit");
+  p.body_bytes_ += length;
   p.continue_pending_ = false;  // the client did not wait for us
+  if (p.streaming_body_ && length > 0) {  // llhttp flushes an open span at each feed's end, even an empty one
+    // Why pause per piece: the piece is a view into the caller's bytes; it
+    // is handed out before llhttp parses past it (back-pressure, no copy).
+    p.piece_ = std::string_view(at, length);
+    p.pause_ = Pause::piece;
+    return HPE_PAUSED;
+  }
   p.request_.body.append(at, length);
   return 0;
 }
@@ -345,6 +364,7 @@ int RequestParser::on_message_complete(llhttp_t* parser) {
   p.keep_alive_ = llhttp_should_keep_alive(parser) != 0 && parser->upgrade == 0;
   p.in_message_ = false;
   p.continue_pending_ = false;
+  p.pause_ = Pause::message;
   return HPE_PAUSED;  // stop here so the request is answered before the next is parsed
 }
 
@@ -364,6 +384,14 @@ void RequestParser::remember_tail(std::string_view used) noexcept {
 }
 
 RequestParser::Result RequestParser::feed(std::string_view data) {
+  if (pause_ == Pause::piece) {  // the caller has used the last piece: parse on
+    pause_ = Pause::none;
+    llhttp_resume(&parser_);
+    // Why never a null pointer: llhttp restarts an open span (the body's) at
+    // the data's start, and a null start would lose it.
+    static constexpr char kNothing[1] = {};
+    if (data.data() == nullptr) data = std::string_view(kNothing, 0);
+  }
   feed_begin_ = data.data();
   feed_end_ = data.data() + data.size();
   const llhttp_errno_t error = llhttp_execute(&parser_, data.data(), data.size());
@@ -376,7 +404,11 @@ RequestParser::Result RequestParser::feed(std::string_view data) {
   // Why no remember_tail past here: a request is complete (or the input is
   // refused), so the next feed starts at a request line, where no field
   // value can begin; the feed that reads into its header section remembers.
-  if (error == HPE_PAUSED) return {Event::request_ready, consumed};
+  if (error == HPE_PAUSED) {
+    if (pause_ == Pause::piece) return {Event::body_piece, consumed};
+    if (pause_ == Pause::headers) return {Event::headers_ready, consumed};
+    return {Event::request_ready, consumed};
+  }
   if (error == HPE_PAUSED_UPGRADE) {
     // Why: we speak no other protocol; answer this request, then close,
     // since what follows on the wire is not HTTP/1.
@@ -433,7 +465,25 @@ RequestParser::Event RequestParser::finish() {
 }
 
 void RequestParser::next() {
+  pause_ = Pause::none;
   if (llhttp_get_errno(&parser_) == HPE_PAUSED) llhttp_resume(&parser_);
+}
+
+void RequestParser::read_body_whole() noexcept {
+  pause_ = Pause::none;
+  llhttp_resume(&parser_);
+}
+
+void RequestParser::stream_body() noexcept {
+  streaming_body_ = true;
+  pause_ = Pause::none;
+  llhttp_resume(&parser_);
+}
+
+bool RequestParser::sized_body_left(std::uint64_t& left) const noexcept {
+  if ((parser_.flags & F_CHUNKED) != 0) return false;
+  left = in_message_ ? parser_.content_length : 0;  // llhttp counts a sized body down as it parses it
+  return true;
 }
 
 }  // namespace tiffany::http

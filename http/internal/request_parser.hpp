@@ -23,6 +23,14 @@ class RequestParser {
     need_more,      ///< everything was consumed; read more bytes
     request_ready,  ///< request() is complete; answer it, then call next()
     error,          ///< bad input: answer error_status() and close
+    /// With stop_before_bodies(): the header section of a request with a
+    /// body is complete and checked; call read_body_whole() or stream_body()
+    /// before feeding more.
+    headers_ready,
+    /// After stream_body(): body_piece() is the next piece of the decoded
+    /// body (a view into the bytes just fed); feed on for more. The end of
+    /// the body is request_ready.
+    body_piece,
   };
   struct Result {
     Event event;
@@ -38,6 +46,24 @@ class RequestParser {
   Event finish();
   /// Prepares for the next request (after request_ready).
   void next();
+
+  /// Whether feed() stops at the end of a header section that a body
+  /// follows (headers_ready), so the caller can route the request before
+  /// its body is read. Off by default: the body is read whole into request().body.
+  void stop_before_bodies(bool stop) noexcept { stop_before_bodies_ = stop; }
+  /// After headers_ready: the body goes into request().body, as without the stop.
+  void read_body_whole() noexcept;
+  /// After headers_ready: the body is handed out piece by piece (body_piece
+  /// events), never stored; max_body_bytes still applies (413).
+  void stream_body() noexcept;
+  /// After a body_piece event: the piece.
+  std::string_view body_piece() const noexcept { return piece_; }
+  /// True right after a body_piece: feed() must be called (even with no
+  /// bytes) before reading more, as the body may already be complete.
+  bool after_piece() const noexcept { return pause_ == Pause::piece; }
+  /// True when the request being streamed is framed by Content-Length, with
+  /// `left` the bytes of it not parsed yet; false for a chunked body.
+  bool sized_body_left(std::uint64_t& left) const noexcept;
 
   Request& request() noexcept { return request_; }
   /// For the request just completed: may the connection stay open?
@@ -85,6 +111,13 @@ class RequestParser {
   bool last_was_value_ = false;  // header callbacks alternate field/value, possibly in pieces
   bool keep_alive_ = true;
   bool continue_pending_ = false;
+  // Why a reason: llhttp has one "paused" state; feed() tells the caller which stop it was.
+  enum class Pause : std::uint8_t { none, headers, piece, message };
+  Pause pause_ = Pause::none;
+  bool stop_before_bodies_ = false;
+  bool streaming_body_ = false;      // this request's body is handed out in pieces
+  std::uint64_t body_bytes_ = 0;     // of this request's decoded body so far
+  std::string_view piece_;           // the last body_piece
   // Why these, filled as each field line completes: the checks at the end of
   // the header section (Host, Transfer-Encoding, Expect) then need no scan of
   // the fields. Reset per request.

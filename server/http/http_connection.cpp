@@ -55,7 +55,11 @@ bool is_managed_header(std::string_view name) noexcept {
 
 }  // namespace
 
-HttpConnection::HttpConnection(const HttpSite& site) : site_(site), parser_(site.limits) { response_.attach(this); }
+HttpConnection::HttpConnection(const HttpSite& site) : site_(site), parser_(site.limits) {
+  response_.attach(this);
+  // Why only then: stopping at each header section costs a pause and a routing per request with a body.
+  parser_.stop_before_bodies(site.router.streams_any());
+}
 
 void HttpConnection::trim() noexcept {
   drop_output();
@@ -110,12 +114,25 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
         if (flushed) co_await linger();
         co_return false;
       }
-      const bool keep_open = co_await answer();
+      if (parsed.event == RequestParser::Event::headers_ready) {
+        // A body follows, and some route of this site streams bodies: is it this one's?
+        if (!site_.router.route(parser_.request()).streams_body) {
+          parser_.read_body_whole();
+          continue;
+        }
+        begin_streamed_body(input, bytes);
+      }
+      bool keep_open = co_await answer();
+      bool body_unread = false;  // of a streamed body: the peer may still be sending it
+      if (body_streaming_) {
+        keep_open = co_await end_streamed_body(keep_open);
+        body_unread = body_state_ == BodyStatus::data;
+      }
       parser_.next();
       header_until_.reset();  // the next request's stages get budgets of their own
       body_until_.reset();
       if (!keep_open) {
-        const bool more_input = !bytes.empty();  // sent after a last request: more may be on its way
+        const bool more_input = !bytes.empty() || body_unread;  // sent after a last request: more may be on its way
         input.reset();
         const bool flushed = co_await flush();
         if (flushed) stream.finish();
@@ -262,6 +279,12 @@ Task<bool> HttpConnection::respond(Request& request) {
   } catch (...) {
     failure = std::current_exception();
   }
+  if (body_streaming_ && body_state_ > BodyStatus::end) {
+    // Why before the handler's outcome: a body that failed to arrive is the
+    // answer, whatever the handler made of it (it may have thrown on it).
+    answer_body_failure();
+    co_return false;
+  }
   // Why a fallback label: the listener's middleware may fail before any route is chosen.
   const char* label = handler_label_ != nullptr ? handler_label_->c_str() : "middleware or 404/405 handler";
   if (ran.timed_out()) {
@@ -283,6 +306,7 @@ Task<bool> HttpConnection::respond(Request& request) {
     append_error(500);
     co_return false;
   }
+  if (body_streaming_ && body_state_ == BodyStatus::data) settle_unread_body();
   if (response_.streaming()) co_return finish_stream();
   const bool encoded = compression_.apply_whole(response_, head_request_);
   append_whole_response(response_, encoded);
@@ -433,6 +457,11 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
   const bool bodyless = head_request_ || status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
+    if (body_streaming_ && body_state_ == BodyStatus::data && expect_continue_ && !continue_sent_) {
+      // Why: "100 Continue" cannot follow a final head, so the client is never invited to send the body.
+      continue_sent_ = true;
+      keep_alive_ = false;
+    }
     const bool encoded = compression_.start_stream(response, bodyless);
     // An encoded body's length is not the declared one: chunked (or up to the close) instead.
     const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();

@@ -13,6 +13,7 @@
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
 #include <tiffany/handlers/handler.hpp>
+#include <tiffany/http/body_reader.hpp>
 #include <tiffany/http/response.hpp>
 #include <tiffany/reactor/read_lease.hpp>
 
@@ -40,7 +41,16 @@ namespace tiffany::http {
 /// copied on a stream that gathers writes: the write sends the buffered
 /// heads and those bytes together (sendmsg), holding a share of each owner
 /// until it is done.
-class HttpConnection final : public BodySink {
+///
+/// A request whose route streams its body (Handler::streams_request_body)
+/// is answered as soon as its header section is routed: the handler reads
+/// the body through this connection (BodySource), which reads the socket
+/// only when asked and sends "100 Continue" on the first read. What the
+/// handler leaves unread is dropped to keep the connection (up to
+/// kMaxDiscardBytes, under the body timeouts), or the connection closes
+/// after the response when the client was never invited to send it or the
+/// rest is larger than that.
+class HttpConnection final : public BodySink, public BodySource {
  public:
   explicit HttpConnection(const HttpSite& site);
   HttpConnection(const HttpConnection&) = delete;
@@ -58,6 +68,12 @@ class HttpConnection final : public BodySink {
   Task<bool> write_body(Response& response, std::string_view piece) override;
   /// BodySink: streams a file, by sendfile on a plain socket (see ByteStream).
   Task<bool> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) override;
+  /// BodySource: the next piece of the current request's streamed body.
+  Task<BodyChunk> read_body() override;
+
+  /// The most of a streamed body a handler left unread that is dropped to
+  /// keep the connection open; a larger rest closes it after the response.
+  static constexpr std::uint64_t kMaxDiscardBytes = 1024 * 1024;
 
  private:
   /// Answers parser_.request() (and logs it); false if the connection must close after it.
@@ -89,6 +105,20 @@ class HttpConnection final : public BodySink {
     HttpConnection& connection_;
   };
   Task<bool> flush();
+  /// Hands the request at headers_ready to its streaming handler: the body
+  /// is read from `input` (the bytes left of it in `pending`) as it asks.
+  void begin_streamed_body(ReadLease& input, std::string_view& pending);
+  /// After the streaming handler answered (keep_open: may the connection go
+  /// on?): drops the unread rest of the body when the connection stays
+  /// open; false when it must close.
+  Task<bool> end_streamed_body(bool keep_open);
+  /// Before a response head: closes after it when the unread rest of a
+  /// streamed body cannot be dropped (the client waits for "100 Continue",
+  /// or the rest is over kMaxDiscardBytes).
+  void settle_unread_body() noexcept;
+  /// After a streaming handler, when a read of its body failed: the answer
+  /// (413, 408, 400) unless a response has started or the peer is gone.
+  void answer_body_failure();
   /// After the last response and finish(): drops what the peer still sends,
   /// within the listener's linger limits, so it reads that response.
   Task<void> linger();
@@ -157,6 +187,14 @@ class HttpConnection final : public BodySink {
   Handler* fallback_ = nullptr;  // the site's not_found or method_not_allowed handler FallbackStep runs
   int fallback_status_ = 0;      // 404 or 405
   std::uint64_t sent_length_ = 0;  // its body length (whole responses)
+  // A streamed request body (between begin_ and end_streamed_body):
+  ReadLease* input_ = nullptr;           // serve()'s read buffer, refilled by read_body()
+  std::string_view* pending_ = nullptr;  // serve()'s unparsed bytes of it
+  bool body_streaming_ = false;
+  bool expect_continue_ = false;  // the client asked for "100 Continue" before sending the body
+  bool continue_sent_ = false;    // ... and it was sent (or can no longer be)
+  BodyStatus body_state_ = BodyStatus::data;  // data: more may come; else how the body ended
+  int body_error_status_ = 0;                 // the answer to a failed read (413, 408, 400, ...)
 };
 
 }  // namespace tiffany::http

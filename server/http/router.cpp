@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <tiffany/handlers/handler.hpp>
+
 namespace tiffany::http {
 namespace {
 
@@ -92,6 +94,8 @@ void Router::add(std::vector<std::string> methods, std::string_view pattern, std
     route.prefix += segment.text;
     if (route.literal_count + 1 < route.segments.size() || route.trailing_slash) route.prefix += '/';
   }
+  route.streams_body = route.handler != nullptr && route.handler->streams_request_body();
+  streams_any_ = streams_any_ || route.streams_body;
   routes_.push_back(std::move(route));
 }
 
@@ -157,7 +161,7 @@ Router::Result Router::route(Request& request) const {
     request.params.clear();
     matches(*best, request.path, &request);
     return {Outcome::found, best->handler.get(), &best->label, &best->pattern, best->metrics, {},
-            best->compression};
+            best->compression, best->streams_body};
   }
   if (!path_matched) return {Outcome::not_found, nullptr, nullptr, nullptr, nullptr, {}};
 

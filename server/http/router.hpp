@@ -35,6 +35,7 @@ class Router {
     RouteMetrics* metrics = nullptr;     // when found: the route's counters, if any
     std::string allow;                  // when method_not_allowed: "GET, HEAD"
     const CompressionSettings* compression = nullptr;  // when found: the route's, or nullptr (off)
+    bool streams_body = false;  // when found: its handler reads the body as it arrives
   };
 
   /// Adds a route; an empty `methods` means any method. `label` names the
@@ -52,6 +53,9 @@ class Router {
   Result route(Request& request) const;
 
   std::size_t size() const noexcept { return routes_.size(); }
+  /// True when some route's handler streams request bodies: only then does
+  /// a connection stop at a header section to route it before its body.
+  bool streams_any() const noexcept { return streams_any_; }
 
  private:
   enum class SegmentKind { literal = 2, parameter = 1, wildcard = 0 };
@@ -70,6 +74,7 @@ class Router {
     const CompressionSettings* compression;
     std::string prefix = {};  // what every path it matches starts with: "/" and its leading literal segments
     std::size_t literal_count = 0;  // how many segments the prefix holds
+    bool streams_body = false;      // handler->streams_request_body(), asked once here
   };
 
   static bool matches(const Route& route, std::string_view path, Request* capture);
@@ -79,6 +84,7 @@ class Router {
   static bool allows(const Route& route, std::string_view method);
 
   std::vector<Route> routes_;
+  bool streams_any_ = false;
 };
 
 }  // namespace tiffany::http

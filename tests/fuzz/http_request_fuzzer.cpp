@@ -137,8 +137,8 @@ void answer(Request& request, const HttpLimits& limits) {
   g_touched = g_touched + touched;
 }
 
-// Appends what a handler sees of `request` to `out`, each field length-prefixed.
-void describe(const Request& request, bool keep_alive, std::string& out) {
+// Appends what a handler sees of `request` (with `body`, whole or streamed) to `out`, each field length-prefixed.
+void describe(const Request& request, std::string_view body, bool keep_alive, std::string& out) {
   const auto add = [&out](std::string_view text) {
     out += std::to_string(text.size());
     out += ':';
@@ -154,22 +154,28 @@ void describe(const Request& request, bool keep_alive, std::string& out) {
     add(field.name);
     add(field.value);
   }
-  add(request.body);
+  add(body);
   out += keep_alive ? " keep-alive\n" : " close\n";
 }
 
 // One parser driven like a connection: pieces in, requests answered, closed
 // after an error or a request that does not keep the connection alive. The
-// transcript records what happened, to compare feeding in pieces with feeding at once.
+// transcript records what happened, to compare feeding in pieces with feeding
+// at once. With `stream_bodies`, every body is handed out piece by piece (as
+// to a handler that streams it) and the pieces joined must be the whole body.
 class FuzzConnection {
  public:
-  explicit FuzzConnection(const HttpLimits& limits) : limits_(limits), parser_(limits) {}
+  explicit FuzzConnection(const HttpLimits& limits, bool stream_bodies = false)
+      : limits_(limits), parser_(limits), stream_bodies_(stream_bodies) {
+    parser_.stop_before_bodies(stream_bodies);
+  }
 
   const std::string& transcript() const noexcept { return transcript_; }
 
   void receive(std::string_view piece) {
     int stalls = 0;
-    while (open_ && !piece.empty()) {
+    // Why on after a piece with nothing left: it may have been the last of a sized body (as HttpConnection::read_body).
+    while (open_ && (!piece.empty() || parser_.after_piece())) {
       const RequestParser::Result parsed = parser_.feed(piece);
       check(parsed.consumed <= piece.size(), "feed consumes at most what it was given");
       piece.remove_prefix(parsed.consumed);
@@ -178,6 +184,18 @@ class FuzzConnection {
       check(stalls < 3, "feed makes progress");
       switch (parsed.event) {
         case RequestParser::Event::need_more: check(piece.empty(), "need_more consumes everything"); break;
+        case RequestParser::Event::headers_ready:
+          check(stream_bodies_, "headers_ready only when asked to stop before bodies");
+          check(!parser_.in_headers() && parser_.in_message(), "headers_ready: the header section is complete");
+          streamed_.clear();
+          parser_.stream_body();
+          break;
+        case RequestParser::Event::body_piece:
+          check(!parser_.body_piece().empty(), "a body piece is never empty");
+          streamed_ += parser_.body_piece();
+          check(streamed_.size() <= limits_.max_body_bytes, "a streamed body stays within the body limit");
+          check(parser_.request().body.empty(), "a streamed body is not stored");
+          break;
         case RequestParser::Event::error:
           check_error_status(parser_.error_status());
           // What the access log records of a refused request stays within the limits.
@@ -188,7 +206,10 @@ class FuzzConnection {
           break;
         case RequestParser::Event::request_ready:
           answer(parser_.request(), limits_);
-          describe(parser_.request(), parser_.keep_alive(), transcript_);
+          check(streamed_.empty() || parser_.request().body.empty(), "a body is streamed or stored, never both");
+          describe(parser_.request(), streamed_.empty() ? std::string_view(parser_.request().body) : streamed_,
+                   parser_.keep_alive(), transcript_);
+          streamed_.clear();
           parser_.next();
           if (!parser_.keep_alive()) open_ = false;
           break;
@@ -210,8 +231,10 @@ class FuzzConnection {
  private:
   HttpLimits limits_;
   RequestParser parser_;
+  bool stream_bodies_;
   bool open_ = true;
   std::string transcript_;
+  std::string streamed_;  // the pieces of the current body so far
 };
 
 // Cuts the input into the pieces a socket might deliver: the first cut at an
@@ -285,6 +308,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::fprintf(stderr, "in pieces:\n%s\nat once:\n%s\n", in_pieces.transcript().c_str(),
                    at_once.transcript().c_str());
       check(false, "feeding in pieces gives what feeding at once gives");
+    }
+    // And a body handed out piece by piece (a streaming handler's) is the whole body.
+    FuzzConnection streamed{limits, true};
+    for (Pieces pieces(input); !pieces.done();) streamed.receive(pieces.next());
+    streamed.close();
+    if (streamed.transcript() != at_once.transcript()) {
+      std::fprintf(stderr, "streamed:\n%s\nat once:\n%s\n", streamed.transcript().c_str(),
+                   at_once.transcript().c_str());
+      check(false, "streaming bodies gives what reading them whole gives");
     }
   }
   return 0;

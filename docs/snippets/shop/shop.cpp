@@ -117,6 +117,7 @@ class AddItems final : public tiffany::Handler {
 }  // namespace
 
 void register_shop_middleware(tiffany::PluginRegistrar& registrar);  // shop_middleware.cpp
+void register_shop_upload(tiffany::PluginRegistrar& registrar);      // shop_upload.cpp
 
 extern "C" const unsigned tiffany_plugin_abi_version = tiffany::kPluginAbiVersion;
 
@@ -129,4 +130,5 @@ extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigne
     return std::make_unique<AddItems>(params);
   });
   register_shop_middleware(registrar);
+  register_shop_upload(registrar);
 }

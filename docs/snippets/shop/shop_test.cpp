@@ -42,3 +42,14 @@ TEST(Shop, RegionMiddlewareRefusesUnknownRegionsAndStampsTheResponse) {
   EXPECT_EQ(shown.status(), 200);
   EXPECT_EQ(shown.header("X-Region"), "ch");
 }
+
+TEST(Shop, UploadReadsAPhotoPieceByPieceAndRefusesOtherTypesUnread) {
+  PluginHarness harness(tiffany_plugin_init, "shop");
+  auto upload = harness.handler("shop.upload");
+  const auto photo = RequestBuilder("POST", "/photos/pear").header("Content-Type", "image/jpeg");
+  const auto stored = harness.run(*upload, RequestBuilder(photo).body_in_pieces({"\xff\xd8", "jpeg"}));
+  EXPECT_EQ(stored.status(), 201);
+  EXPECT_EQ(stored.body(), "stored 6 bytes\n");
+  const auto refused = harness.run(*upload, RequestBuilder("POST", "/photos/pear").body_in_pieces({"text"}));
+  EXPECT_EQ(refused.status(), 415);
+}

@@ -1,0 +1,131 @@
+// HttpConnection's streamed request bodies: read as the handler asks, 100-continue, the unread rest.
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+
+#include "server/http/http_connection.hpp"
+#include "server/transport/stage_timeout.hpp"
+
+namespace tiffany::http {
+
+void HttpConnection::begin_streamed_body(ReadLease& input, std::string_view& pending) {
+  parser_.stream_body();
+  input_ = &input;
+  pending_ = &pending;
+  body_streaming_ = true;
+  body_state_ = BodyStatus::data;
+  body_error_status_ = 0;
+  continue_sent_ = false;
+  // Why taken now: in whole-body mode the serve loop sends it before reading;
+  // here only the handler's first read may.
+  expect_continue_ = parser_.take_continue_request();
+  parser_.request().body_reader().attach(this);
+}
+
+Task<BodyChunk> HttpConnection::read_body() {
+  if (!body_streaming_) co_return BodyChunk(BodyStatus::end);
+  if (body_state_ != BodyStatus::data) co_return BodyChunk(body_state_);
+  if (expect_continue_ && !continue_sent_) {
+    continue_sent_ = true;
+    // Why only now (RFC 9110 §10.1.1): the client holds the body back until
+    // invited, so a handler that answers without reading never receives it.
+    out_ += "HTTP/1.1 100 Continue\r\n\r\n";
+    const bool invited = co_await flush();
+    if (!invited) {
+      body_state_ = BodyStatus::peer_gone;
+      co_return BodyChunk(body_state_);
+    }
+  }
+  for (;;) {
+    // Why fed even with no bytes after a piece: the piece may have been the
+    // last of a sized body, and only parsing on tells its end.
+    if (!pending_->empty() || parser_.after_piece()) {
+      const RequestParser::Result parsed = parser_.feed(*pending_);
+      pending_->remove_prefix(parsed.consumed);
+      if (parsed.event == RequestParser::Event::body_piece) co_return BodyChunk(BodyStatus::data, parser_.body_piece());
+      if (parsed.event == RequestParser::Event::request_ready) {
+        // What follows in *pending_ is the next pipelined request's, for serve().
+        body_state_ = BodyStatus::end;
+        co_return BodyChunk(body_state_);
+      }
+      if (parsed.event == RequestParser::Event::error) {
+        body_error_status_ = parser_.error_status();
+        body_state_ = body_error_status_ == 413 ? BodyStatus::too_large : BodyStatus::bad_framing;
+        pending_->remove_prefix(pending_->size());  // nothing more of this connection is parsed
+        co_return BodyChunk(body_state_);
+      }
+    }
+    // Every byte read is parsed: read more, under the body's timeouts
+    // (each read, and the whole body), then back to the handler's.
+    input_->reset();  // the buffer goes back before the wait
+    if (buffered_output() > 0) {
+      // Why: answers to requests pipelined before this one must not wait
+      // for the whole upload; their client may wait for them before sending it.
+      const bool flushed = co_await flush();
+      if (!flushed) {
+        body_state_ = BodyStatus::peer_gone;
+        co_return BodyChunk(body_state_);
+      }
+    }
+    const auto outer = deadline_->armed_until();
+    arm_read_deadline();
+    const Timed<IoResult> read = co_await within(*deadline_, TimeoutStage::body, stream_->read_pooled(*input_));
+    deadline_->restore(outer);
+    if (read.timed_out()) {
+      body_error_status_ = 408;
+      body_state_ = BodyStatus::timed_out;
+      co_return BodyChunk(body_state_);
+    }
+    const IoResult got = *read;
+    if (!got || got.bytes() == 0) {  // no request body is ended by a close: cut short
+      body_state_ = BodyStatus::peer_gone;
+      co_return BodyChunk(body_state_);
+    }
+    add_stat(Stat::bytes_received, static_cast<std::int64_t>(got.bytes()));
+    *pending_ = input_->bytes();
+  }
+}
+
+void HttpConnection::settle_unread_body() noexcept {
+  if (!keep_alive_) return;
+  if (expect_continue_ && !continue_sent_) {
+    // The client waits to be invited and never was: it may send the body
+    // after a while anyway, or not at all, so only closing ends it cleanly.
+    keep_alive_ = false;
+    return;
+  }
+  std::uint64_t left = 0;
+  if (parser_.sized_body_left(left) && left > kMaxDiscardBytes) keep_alive_ = false;
+}
+
+void HttpConnection::answer_body_failure() {
+  keep_alive_ = false;
+  // Why nothing for a gone peer or a started response: no one reads an
+  // answer, or a head is out and only closing tells the client it failed.
+  if (body_state_ == BodyStatus::peer_gone || response_.streaming() || broken_) return;
+  append_error(body_error_status_);
+}
+
+Task<bool> HttpConnection::end_streamed_body(bool keep_open) {
+  if (keep_open && body_state_ == BodyStatus::data) {
+    // The handler answered without reading the whole body. Like nginx's
+    // discarded bodies: the answer goes out first (a client may stop
+    // sending on reading it), then the rest is read and dropped, bounded.
+    const bool flushed = co_await flush();
+    keep_open = flushed;
+    continue_sent_ = true;  // settle_unread_body closed the connection if it was not
+    std::uint64_t dropped = 0;
+    while (keep_open) {
+      const BodyChunk chunk = co_await read_body();
+      if (chunk.status == BodyStatus::end) break;
+      dropped += chunk.bytes.size();
+      keep_open = static_cast<bool>(chunk) && dropped <= kMaxDiscardBytes;
+    }
+  }
+  input_ = nullptr;
+  pending_ = nullptr;
+  body_streaming_ = false;
+  parser_.request().body_reader().attach(nullptr);
+  co_return keep_open;
+}
+
+}  // namespace tiffany::http
