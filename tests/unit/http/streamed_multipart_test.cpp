@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/syscalls.hpp>
 #include <tiffany/http/multipart.hpp>
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/streamed_multipart.hpp>
@@ -18,6 +19,9 @@ class Pieces final : public BodySource {
   Pieces(std::string body, std::size_t size, BodyStatus ending = BodyStatus::end)
       : body_(std::move(body)), size_(size), ending_(ending) {}
   Task<BodyChunk> read_body() override {
+    // Why a yield per read, as a socket read waits: a source that never
+    // suspends nests each read in the last, past ASan's stack for small pieces.
+    co_await Yield{};
     if (at_ >= body_.size()) co_return BodyChunk(ending_);
     const std::string_view piece = std::string_view(body_).substr(at_, size_);
     at_ += piece.size();
@@ -75,7 +79,7 @@ std::string form_body(const std::string& big) {
 }
 
 TEST(StreamedMultipart, PartsReadInAnyPieceSizeAreTheWholeParsersParts) {
-  const std::string big(100000, 'j');
+  const std::string big(20000, 'j');
   for (const std::size_t size : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{1} << 20}) {
     Request request;
     request.headers.add("Content-Type", "multipart/form-data; boundary=XyZ");
@@ -87,7 +91,7 @@ TEST(StreamedMultipart, PartsReadInAnyPieceSizeAreTheWholeParsersParts) {
     EXPECT_EQ(seen.parts[0], "title=pear");
     EXPECT_EQ(seen.parts[1], "photo=" + big);
     EXPECT_FALSE(BodyChunk(seen.body_status).failed());  // done at the closing delimiter; what follows is not read
-    EXPECT_LT(seen.most_held, 64u + MultipartReader::kMaxPadding) << size;  // never the 100 KB part
+    EXPECT_LT(seen.most_held, 64u + MultipartReader::kMaxPadding) << size;  // never the 20 KB part
   }
 }
 
