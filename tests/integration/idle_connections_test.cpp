@@ -13,6 +13,7 @@
 #include "echo_client.hpp"
 #include "prometheus_text.hpp"
 #include "server_process.hpp"
+#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -78,12 +79,6 @@ TEST(IdleConnections, WaitParkedWithoutATaskAndAreServedAgainWhenTheySpeak) {
 
 // The server's resident memory, from /proc (kB).
 long resident_kib(pid_t pid) { return proc_status_kib(pid, "VmRSS"); }
-
-#ifdef TIFFANY_SANITIZED_BUILD
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
 
 TEST(IdleConnections, CostHundredsOfBytesEachNotKilobytes) {
   if (kSanitized) GTEST_SKIP() << "sanitizers pad every allocation; loadtest/idle_memory_bench.sh measures the real figure";

@@ -18,17 +18,12 @@
 #include <tiffany/reactor/unique_fd.hpp>
 
 #include "server_process.hpp"
+#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-#ifdef TIFFANY_SANITIZED_BUILD
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
 
 constexpr std::size_t kFileBytes = 32 * 1024 * 1024;
 

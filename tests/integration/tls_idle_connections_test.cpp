@@ -19,6 +19,7 @@
 #include "echo_client.hpp"
 #include "prometheus_text.hpp"
 #include "server_process.hpp"
+#include "support/sanitized_build.hpp"
 #include "support/test_certificate.hpp"
 #include "tls_test_client.hpp"
 
@@ -28,11 +29,6 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-#ifdef TIFFANY_SANITIZED_BUILD
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
 constexpr const char* kSanitizedReason =
     "sanitizers pad every allocation; loadtest/idle_memory_bench.sh measures the real figure";
 
