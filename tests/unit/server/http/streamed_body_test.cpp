@@ -181,6 +181,8 @@ TEST_F(StreamedBodyTest, AStalledStreamedBodyGets408AtTheBodyTimeoutOfARead) {
   TimedPeerStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 9\r\n\r\nabc"}});
   EXPECT_EQ(serve(stream), 100ms + 20000ms);  // the handler asks at 100 ms; the read times out 20 s later
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408", 0), 0u) << stream.written;
+  EXPECT_NE(stream.written.find("Connection: close"), std::string::npos) << stream.written;
+  EXPECT_TRUE(stream.finished);
   EXPECT_EQ(reader_->last_status, BodyStatus::timed_out);
 }
 
