@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
 #include <tiffany/handlers/handler.hpp>
@@ -21,7 +22,6 @@
 #include "http/internal/request_parser.hpp"
 #include "server/http/http_site.hpp"
 #include <tiffany/net/byte_stream.hpp>
-#include "server/transport/stage_timeout.hpp"
 #include "server/transport/stream_protocol.hpp"
 
 namespace tiffany {
