@@ -10,9 +10,11 @@
 #include <tiffany/coro/manual_clock.hpp>
 #include <tiffany/coro/syscalls.hpp>
 #include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/server_stats.hpp>
 
 #include "server/http/http_connection.hpp"
 #include "server/http/http_protocol.hpp"
+#include "server/transport/connection_tracker.hpp"
 #include "server/transport/serve_stream.hpp"
 #include "support/timed_peer_stream.hpp"
 
@@ -201,6 +203,24 @@ TEST_F(StreamedBodyTest, ABodyPastTheLimitMidStreamIs413) {
   serve(stream);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 413", 0), 0u) << stream.written;
   EXPECT_EQ(reader_->last_status, BodyStatus::too_large);
+}
+
+TEST_F(StreamedBodyTest, ADrainEndsTheDropOfAnUnreadBodyAfterTheIdleGrace) {
+  ConnectionTracker tracker(16);
+  site_.tracker = &tracker;
+  auto drain_at_1s = [](ConnectionTracker& t) -> Task<void> {
+    co_await Sleep{1000ms};
+    t.drain(100ms, [] {});
+  };
+  (void)scheduler_.spawn(drain_at_1s(tracker));
+  // The handler refuses at once; the rest of the body never comes.
+  TimedPeerStream stream({{0ms, "POST /refuse HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nab"}});
+  const StatTotals before = stat_totals();
+  EXPECT_EQ(serve(stream), 1000ms + 100ms);  // not body_ms (20 s) later
+  const StatTotals after = stat_totals();
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 403", 0), 0u) << stream.written;
+  EXPECT_EQ(after[Stat::closed_by_drain] - before[Stat::closed_by_drain], 1);
+  EXPECT_EQ(after[Stat::timeouts_body] - before[Stat::timeouts_body], 0) << "a drain is not a timeout";
 }
 
 TEST_F(StreamedBodyTest, AWholeBodyHandlerBesideStreamingRoutesStillGetsItsBodyWhole) {
