@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Installs what loadtest/http_bench.sh needs beyond scripts/setup.sh: the peer
-# servers Tiffany is read against (nginx, h2o), wrk, gnuplot for the chart, bc
-# and curl. Idempotent: installs only what is missing, and is quick when
-# nothing is. The packages' services are never started: the benchmark runs its
-# own copies on loopback, and a packaged nginx or h2o would listen on port 80.
+# Installs what the benchmarks need beyond scripts/setup.sh: the peer servers
+# Tiffany is read against (nginx, h2o, and haproxy for the reverse-proxy
+# benchmark), wrk, gnuplot for the chart, bc and curl. Idempotent: installs
+# only what is missing, and is quick when nothing is. The packages' services
+# are never started: the benchmarks run their own copies on loopback, and a
+# packaged nginx, h2o or haproxy would listen on port 80.
 set -euo pipefail
 
 packages=(
   nginx-light h2o   # peers
+  haproxy           # peer of the reverse-proxy benchmark
   wrk               # load generator
   gnuplot-nox bc    # chart, arithmetic
   curl iproute2     # route checks before the runs, listening-socket check (ss)

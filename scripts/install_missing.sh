@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs those of the given Debian packages that are missing; quick when none are.
 # usage: scripts/install_missing.sh LABEL PACKAGE...   (LABEL starts the message it prints)
-# With TIFFANY_NO_SERVICE_START=1, packaged services (nginx, h2o) are not started.
+# With TIFFANY_NO_SERVICE_START=1, packaged services (nginx, h2o, haproxy) are not started.
 set -euo pipefail
 label=$1
 shift

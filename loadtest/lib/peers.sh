@@ -16,7 +16,7 @@ die() {
 }
 
 # bench_prepare [peers] [limit_server]: installs what is missing (with `peers`, nginx, h2o,
-# wrk and the rest from loadtest/setup_peers.sh), builds Tiffany and sets build_dir (an
+# haproxy, wrk and the rest from loadtest/setup_peers.sh), builds Tiffany and sets build_dir (an
 # absolute path); with `limit_server`, builds the floor into build_dir too.
 bench_prepare() {
   local want

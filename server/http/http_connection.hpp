@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
 #include <tiffany/handlers/handler.hpp>
@@ -116,6 +117,11 @@ class HttpConnection final : public BodySink, public BodySource {
   /// streamed body cannot be dropped (the client waits for "100 Continue",
   /// or the rest is over kMaxDiscardBytes).
   void settle_unread_body() noexcept;
+  /// Reads more of a streamed body into *input_ under the deadline the
+  /// caller armed; a timeout is counted as the body stage's. While the
+  /// unread rest is being dropped, a drain ends the wait after its idle
+  /// grace instead (counted as closed by the drain, not a timeout).
+  Task<Timed<IoResult>> read_body_bytes();
   /// After a streaming handler, when a read of its body failed: the answer
   /// (413, 408, 400) unless a response has started or the peer is gone.
   void answer_body_failure();
@@ -171,6 +177,7 @@ class HttpConnection final : public BodySink, public BodySource {
   std::optional<Scheduler::Clock::time_point> header_until_;  // the header section's budget, from its first wait
   std::optional<Scheduler::Clock::time_point> body_until_;    // the whole body's budget, from its first wait
   bool keep_alive_ = true;
+  bool dropping_body_ = false;  // end_streamed_body reads the unread rest only to drop it
   bool head_request_ = false;
   bool http10_ = false;
   bool chunked_ = false;

@@ -3,6 +3,7 @@
 #include <tiffany/handlers/server_stats.hpp>
 
 #include "server/http/http_connection.hpp"
+#include "server/transport/connection_tracker.hpp"
 #include "server/transport/stage_timeout.hpp"
 
 namespace tiffany::http {
@@ -15,6 +16,7 @@ void HttpConnection::begin_streamed_body(ReadLease& input, std::string_view& pen
   body_state_ = BodyStatus::data;
   body_error_status_ = 0;
   continue_sent_ = false;
+  dropping_body_ = false;
   // Why taken now: in whole-body mode the serve loop sends it before reading;
   // here only the handler's first read may.
   expect_continue_ = parser_.take_continue_request();
@@ -68,7 +70,7 @@ Task<BodyChunk> HttpConnection::read_body() {
     }
     const auto outer = deadline_->armed_until();
     arm_read_deadline();
-    const Timed<IoResult> read = co_await within(*deadline_, TimeoutStage::body, stream_->read_pooled(*input_));
+    const Timed<IoResult> read = co_await read_body_bytes();
     deadline_->restore(outer);
     if (read.timed_out()) {
       body_error_status_ = 408;
@@ -83,6 +85,23 @@ Task<BodyChunk> HttpConnection::read_body() {
     add_stat(Stat::bytes_received, static_cast<std::int64_t>(got.bytes()));
     *pending_ = input_->bytes();
   }
+}
+
+Task<Timed<IoResult>> HttpConnection::read_body_bytes() {
+  if (!dropping_body_ || site_.tracker == nullptr) {
+    Timed<IoResult> read = co_await within(*deadline_, TimeoutStage::body, stream_->read_pooled(*input_));
+    co_return read;
+  }
+  // Why a membership marked idle: the answer is out and this connection
+  // waits on the peer only to serve a next request, which a drain would not
+  // serve. A drain gives the wait its idle grace, as to a connection between
+  // requests, instead of letting a client that stopped sending hold the
+  // shutdown until drain_timeout_ms.
+  ConnectionTracker::Membership waiting(*site_.tracker, *deadline_);
+  waiting.set_idle(true);
+  Timed<IoResult> read = co_await deadline_->guard(stream_->read_pooled(*input_));
+  if (read.timed_out()) add_stat(site_.tracker->draining() ? Stat::closed_by_drain : Stat::timeouts_body);
+  co_return read;
 }
 
 void HttpConnection::settle_unread_body() noexcept {
@@ -114,12 +133,14 @@ Task<bool> HttpConnection::end_streamed_body(bool keep_open) {
     keep_open = flushed;
     continue_sent_ = true;  // settle_unread_body closed the connection if it was not
     std::uint64_t dropped = 0;
+    dropping_body_ = true;
     while (keep_open) {
       const BodyChunk chunk = co_await read_body();
       if (chunk.status == BodyStatus::end) break;
       dropped += chunk.bytes.size();
       keep_open = static_cast<bool>(chunk) && dropped <= kMaxDiscardBytes;
     }
+    dropping_body_ = false;
   }
   input_ = nullptr;
   pending_ = nullptr;

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,8 +28,16 @@ pid_t spawn_program(const std::string& program, const std::vector<std::string>& 
   argv.push_back(const_cast<char*>(program.c_str()));
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
+  // Why: an interrupted run (Ctrl-C, a ctest timeout's SIGKILL) never runs
+  // ~ServerProcess, and a server left behind holds its clients' connections
+  // and its CPU until someone finds it. The child dies with the test (the
+  // signal is sent when the forking thread ends: tests start servers on
+  // their main thread), or at once if the test is already gone.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
   const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (!in_path.empty()) ::dup2(::open(in_path.c_str(), O_RDONLY), STDIN_FILENO);

@@ -1,14 +1,17 @@
 // Streaming request bodies end to end: the upload_digest example plugin in the real binary, over raw sockets.
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "echo_client.hpp"
 #include "server_process.hpp"
@@ -37,6 +40,15 @@ std::string pattern_body(std::size_t size) {
   std::string body(size, '\0');
   for (std::size_t i = 0; i < size; ++i) body[i] = static_cast<char>('a' + (i * 7 + i / 251) % 26);
   return body;
+}
+
+// Whether `pid` has ended (a zombie waiting to be reaped counts).
+bool exited(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const std::size_t after_name = line.rfind(')');
+  return after_name == std::string::npos || line.compare(after_name + 2, 1, "Z") == 0;
 }
 
 bool send_all(int fd, std::string_view bytes) {
@@ -101,7 +113,7 @@ std::string digest_json(std::size_t bytes, std::string_view body) {
 class StreamedBody : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string config = R"({"plugins": [")" + kPlugins + R"(/libupload_digest.so"],
+    const std::string config = R"({"drain_timeout_ms": 3000, "plugins": [")" + kPlugins + R"(/libupload_digest.so"],
       "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
         "limits": {"max_body_bytes": 1073741824},
         "routes": [
@@ -112,14 +124,40 @@ class StreamedBody : public ::testing::Test {
           {"method": "GET", "path": "/plaintext", "handler": "text", "body": "after"}]},
         {"name": "tight", "address": "127.0.0.1:0", "protocol": "http",
          "limits": {"max_body_bytes": 65536},
+         "routes": [{"method": "POST", "path": "/digest", "handler": "upload_digest.digest"}]},
+        {"name": "impatient", "address": "127.0.0.1:0", "protocol": "http", "timeouts": {"body_ms": 300},
          "routes": [{"method": "POST", "path": "/digest", "handler": "upload_digest.digest"}]}]})";
     server_ = std::make_unique<ServerProcess>(config);
     port_ = server_->port_of("web");
     tight_port_ = server_->port_of("tight");
+    impatient_port_ = server_->port_of("impatient");
   }
+
+  // SIGTERM (unless `signal` is false: sent already), then true if the
+  // server exited 0 within `bound`. If not, says how much CPU it burned in a
+  // second of waiting (a spin, or a wait) and kills it.
+  ::testing::AssertionResult drains_within(std::chrono::milliseconds bound, bool signal = true) {
+    if (signal) server_->send_signal(SIGTERM);
+    const auto until = std::chrono::steady_clock::now() + bound;
+    while (std::chrono::steady_clock::now() < until && !exited(server_->pid())) std::this_thread::sleep_for(10ms);
+    if (!exited(server_->pid())) {
+      const auto before = server_->cpu_time();
+      std::this_thread::sleep_for(1s);
+      const auto spent = server_->cpu_time() - before;
+      (void)server_->wait_for_exit(0ms);  // kills it
+      return ::testing::AssertionFailure() << "still running " << bound.count() << " ms after SIGTERM, using "
+                                           << spent.count() << " ms of CPU in the next second; log:\n"
+                                           << server_->err();
+    }
+    const int code = server_->wait_for_exit(1s);
+    if (code == 0) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "exit code " << code << "; log:\n" << server_->err();
+  }
+
   std::unique_ptr<ServerProcess> server_;
   int port_ = 0;
   int tight_port_ = 0;
+  int impatient_port_ = 0;
 };
 
 TEST_F(StreamedBody, ASizedUploadReachesTheHandlerInPiecesAndWhole) {
@@ -239,6 +277,57 @@ TEST_F(StreamedBody, AMultipartUploadIsParsedPartByPartAsItArrives) {
   EXPECT_NE(response.find("\"bytes\":200000,\"filename\":\"p.jpg\",\"fnv1a64\":\"" + fnv1a64(photo) + "\""),
             std::string::npos)
       << response;
+}
+
+TEST_F(StreamedBody, AStalledStreamedBodyGets408AtTheBodyTimeoutAndCloses) {
+  UniqueFd fd = connect_loopback(impatient_port_);
+  ASSERT_TRUE(send_all(fd.get(), "POST /digest HTTP/1.1\r\nHost: t\r\nContent-Length: 200000\r\n\r\n" +
+                                     pattern_body(89000)));
+  // The client falls silent: body_ms (300 ms) later the read times out.
+  const auto start = std::chrono::steady_clock::now();
+  const std::string got = read_within(fd.get(), 5000ms);
+  EXPECT_EQ(got.rfind("HTTP/1.1 408", 0), 0u) << got;
+  EXPECT_NE(got.find("Connection: close"), std::string::npos) << got;
+  EXPECT_NE(got.find("<closed>"), std::string::npos) << got;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+}
+
+// A handler waiting for body bytes a silent client never sends has a request
+// in flight: the drain lets it finish until drain_timeout_ms (3 s here), then
+// counts it, closes it and exits, without spinning while it waits.
+TEST_F(StreamedBody, ADrainEndsAtItsTimeoutWhenAHandlerWaitsForBodyBytes) {
+  UniqueFd fd = connect_loopback(port_);
+  ASSERT_TRUE(send_all(fd.get(),
+                       "POST /digest HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 200000\r\n\r\n"));
+  // "100 Continue" comes from the handler's first read: it is waiting now.
+  ASSERT_EQ(read_within(fd.get(), 5000ms), "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(send_all(fd.get(), pattern_body(89000)));  // 111 KB stay unsent; the client stays open and silent
+  std::this_thread::sleep_for(50ms);  // the handler has the bytes and waits again
+  const auto cpu_before = server_->cpu_time();
+  const auto start = std::chrono::steady_clock::now();
+  server_->send_signal(SIGTERM);
+  std::this_thread::sleep_for(1s);
+  const auto cpu_spent = server_->cpu_time() - cpu_before;
+  EXPECT_LT(cpu_spent, 300ms) << "the draining server burns CPU while it waits";
+  EXPECT_TRUE(drains_within(4s, false));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_NE(server_->err().find("drain timeout: closing 1 connections still open"), std::string::npos)
+      << server_->err();
+  EXPECT_NE(read_within(fd.get(), 1000ms).find("<closed>"), std::string::npos);
+}
+
+// The handler answered without reading (413), and the unread rest is being
+// dropped so the connection can serve the next request: the drain gives that
+// wait the idle grace, as to a connection between requests, and closes it.
+TEST_F(StreamedBody, ADrainClosesAConnectionDroppingAnUnreadBody) {
+  UniqueFd fd = connect_loopback(port_);
+  ASSERT_TRUE(send_all(fd.get(), "POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 200000\r\n\r\n" +
+                                     pattern_body(89000)));
+  std::string buffer;
+  const std::string refused = read_response(fd.get(), buffer);
+  ASSERT_EQ(refused.rfind("HTTP/1.1 413", 0), 0u) << refused;
+  EXPECT_TRUE(drains_within(1500ms)) << "drain_timeout_ms is 3000";
+  EXPECT_NE(read_within(fd.get(), 1000ms).find("<closed>"), std::string::npos);
 }
 
 // The bound: the server's peak resident set grows by less than 8 MiB while

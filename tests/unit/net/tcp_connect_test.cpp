@@ -22,7 +22,7 @@
 #include <tiffany/net/socket_stream.hpp>
 
 #include "support/loopback_socket.hpp"
-#include "unit/reactor/reactor_fixture.hpp"
+#include "unit/net/connect_fixture.hpp"
 
 namespace tiffany {
 namespace {
@@ -48,20 +48,7 @@ struct Ipv6Listener {
   }
 };
 
-class TcpConnectTest : public ReactorTest {
- protected:
-  ConnectResult connect(const std::string& host, int port, ConnectOptions options = {}) {
-    std::optional<ConnectResult> result;
-    auto run = [](std::string name, std::uint16_t to, ConnectOptions settings,
-                  std::optional<ConnectResult>& out) -> Task<void> {
-      out.emplace(co_await tcp_connect(std::move(name), to, std::move(settings)));
-    };
-    (void)scheduler().spawn(run(host, static_cast<std::uint16_t>(port), std::move(options), result));
-    scheduler().run();
-    if (!result) return ConnectError{ConnectErrorKind::other, "the connect did not finish"};
-    return std::move(*result);
-  }
-};
+class TcpConnectTest : public ConnectTest {};
 
 INSTANTIATE_TEST_SUITE_P(Backends, TcpConnectTest, all_backends(), backend_name);
 

@@ -23,7 +23,7 @@
 
 #include "support/loopback_socket.hpp"
 #include "support/test_certificate.hpp"
-#include "unit/reactor/reactor_fixture.hpp"
+#include "unit/net/connect_fixture.hpp"
 
 namespace tiffany {
 namespace {
@@ -83,7 +83,7 @@ class OneShotTlsServer {
   std::atomic<bool> established_{false};  // read by the test while the thread may run
 };
 
-class TlsClientTest : public ReactorTest {
+class TlsClientTest : public ConnectTest {
  protected:
   static void SetUpTestSuite() {
     // Why: the blocking test server may still write (TLS 1.3 session tickets)
@@ -95,18 +95,6 @@ class TlsClientTest : public ReactorTest {
     other_certificate_ = testing::write_test_certificate(directory_, "other", "b.test", {"b.test"});
   }
   static void TearDownTestSuite() { std::filesystem::remove_all(directory_); }
-
-  ConnectResult connect(const std::string& host, int port, ConnectOptions options) {
-    std::optional<ConnectResult> result;
-    auto run = [](std::string name, std::uint16_t to, ConnectOptions settings,
-                  std::optional<ConnectResult>& out) -> Task<void> {
-      out.emplace(co_await tcp_connect(std::move(name), to, std::move(settings)));
-    };
-    (void)scheduler().spawn(run(host, static_cast<std::uint16_t>(port), std::move(options), result));
-    scheduler().run();
-    if (!result) return ConnectError{ConnectErrorKind::other, "the connect did not finish"};
-    return std::move(*result);
-  }
 
   // Writes `text` and reads the echo.
   std::string echo(ByteStream& stream, const std::string& text) {

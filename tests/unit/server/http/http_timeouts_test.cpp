@@ -4,12 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <tiffany/coro/kernel.hpp>
 #include <tiffany/coro/manual_clock.hpp>
 #include <tiffany/coro/syscalls.hpp>
 #include <tiffany/handlers/handler.hpp>
@@ -18,72 +16,13 @@
 #include "server/http/http_connection.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/transport/serve_stream.hpp"
+#include "support/timed_peer_stream.hpp"
 
 namespace tiffany::http {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Waits like a read whose bytes are already on their way: a cancel wakes it
-// early, and the bytes are delivered all the same (as io_uring or epoll
-// deliver a receive that completed in the instant it was canceled).
-class InFlight final : public CancelableWait {
- public:
-  explicit InFlight(std::chrono::milliseconds after) : after_(after) {}
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> caller) {
-    Scheduler& scheduler = Scheduler::current();
-    detail::Kernel(scheduler).sleep_current_until(scheduler.now() + after_, caller, this);
-  }
-  void await_resume() const noexcept {}
-  void cancel_wait(detail::TaskRecord& task) noexcept override { detail::Kernel::current().cancel_sleep(task); }
-
- private:
-  std::chrono::milliseconds after_;
-};
-
-// Reads arrive after scripted delays; then the peer goes silent (never EOF).
-// Writes can be made to hang forever, like a peer that stopped reading.
-class TimedStream final : public ByteStream {
- public:
-  struct Arrival {
-    std::chrono::milliseconds after;
-    std::string bytes;
-    bool in_flight = false;  // delivered even if the read is canceled first
-  };
-  TimedStream(std::vector<Arrival> arrivals, bool writes_hang)
-      : arrivals_(arrivals.begin(), arrivals.end()), writes_hang_(writes_hang) {}
-
-  Task<IoResult> read(char* data, std::size_t size) override {
-    if (arrivals_.empty()) {
-      co_await Sleep{24h};  // silence
-      co_return IoResult{0};
-    }
-    Arrival next = std::move(arrivals_.front());
-    arrivals_.pop_front();
-    if (next.in_flight) {
-      co_await InFlight{next.after};
-    } else {
-      co_await Sleep{next.after};
-    }
-    const std::size_t n = std::min(size, next.bytes.size());
-    next.bytes.copy(data, n);
-    co_return IoResult{static_cast<int>(n)};
-  }
-  Task<IoResult> write(const char* data, std::size_t size) override {
-    if (writes_hang_) co_await Sleep{24h};
-    written.append(data, size);
-    co_return IoResult{static_cast<int>(size)};
-  }
-  void finish() noexcept override { finished = true; }
-
-  std::string written;
-  bool finished = false;
-
- private:
-  std::deque<Arrival> arrivals_;
-  bool writes_hang_;
-};
+using tiffany::testing::TimedPeerStream;
 
 class Slow final : public Handler {
  public:
@@ -110,8 +49,8 @@ class HttpTimeoutsTest : public ::testing::Test {
   }
 
   // Serves one connection; returns when it closed, at what virtual time.
-  std::chrono::milliseconds serve(TimedStream& stream) {
-    auto body = [](TimedStream& s, const HttpSite& site) -> Task<void> {
+  std::chrono::milliseconds serve(TimedPeerStream& stream) {
+    auto body = [](TimedPeerStream& s, const HttpSite& site) -> Task<void> {
       HttpProtocol protocol(site);
       co_await serve_stream(protocol, s, "127.0.0.1:1", nullptr);
     };
@@ -128,17 +67,17 @@ class HttpTimeoutsTest : public ::testing::Test {
 };
 
 TEST_F(HttpTimeoutsTest, AnIdleKeepAliveConnectionIsClosedQuietly) {
-  TimedStream stream({{0ms, "GET / HTTP/1.1\r\nHost: t\r\n\r\n"}}, false);
+  TimedPeerStream stream({{0ms, "GET / HTTP/1.1\r\nHost: t\r\n\r\n"}}, false);
   EXPECT_EQ(serve(stream), 5000ms);  // keep-alive timeout after the response
   EXPECT_NE(stream.written.find("200 OK"), std::string::npos);
   EXPECT_EQ(stream.written.find("HTTP/1.1 408"), std::string::npos);  // nothing sent for an idle close
 }
 
 TEST_F(HttpTimeoutsTest, SlowHeadersGet408AtTheHeaderTimeoutHoweverTheyTrickle) {
-  std::vector<TimedStream::Arrival> slowloris;
+  std::vector<TimedPeerStream::Arrival> slowloris;
   slowloris.push_back({1000ms, "GET / HTTP/1.1\r\nHost: t\r\n"});
   for (int i = 0; i < 60; ++i) slowloris.push_back({1000ms, "X-" + std::to_string(i) + ": y\r\n"});  // a header a second
-  TimedStream stream(std::move(slowloris), false);
+  TimedPeerStream stream(std::move(slowloris), false);
   EXPECT_EQ(serve(stream), 11000ms);  // the first byte at 1 s, then 10 s for the whole header section
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << stream.written;
   EXPECT_TRUE(stream.finished);
@@ -148,23 +87,23 @@ TEST_F(HttpTimeoutsTest, HeaderBytesArrivingAsTheHeaderTimeoutFiresStillGetA408)
   // The deadline cancels the read in the instant its bytes arrive: the bytes
   // are delivered, the header section is still incomplete, and its budget is
   // spent, so the answer is a 408, never a silent close.
-  TimedStream stream({{0ms, "GET / HTTP/1.1\r\n"}, {10000ms, "X-A: b\r\n", true}}, false);
+  TimedPeerStream stream({{0ms, "GET / HTTP/1.1\r\n"}, {.after = 10000ms, .bytes = "X-A: b\r\n", .in_flight = true}}, false);
   EXPECT_EQ(serve(stream), 10000ms);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408 ", 0), 0u) << stream.written;
 }
 
 TEST_F(HttpTimeoutsTest, AStalledBodyGets408AtTheBodyTimeout) {
-  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc"}, {15000ms, "defg"}}, false);
+  TimedPeerStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc"}, {15000ms, "defg"}}, false);
   EXPECT_EQ(serve(stream), 15000ms + 20000ms);  // progress at 15 s resets the per-read body timeout
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408", 0), 0u) << stream.written;
 }
 
 TEST_F(HttpTimeoutsTest, ABodySentAByteAtATimeGets408AtTheTotalBodyTimeout) {
   site_.timeouts.body_total = 3000ms;
-  std::vector<TimedStream::Arrival> trickle;
+  std::vector<TimedPeerStream::Arrival> trickle;
   trickle.push_back({0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n"});
   for (int i = 0; i < 100; ++i) trickle.push_back({110ms, "x"});  // each well within the per-read body_ms
-  TimedStream stream(std::move(trickle), false);
+  TimedPeerStream stream(std::move(trickle), false);
   EXPECT_EQ(serve(stream), 3000ms);  // one budget from the end of the header section, however the body trickles
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408 Request Timeout\r\n", 0), 0u) << stream.written;
 }
@@ -174,24 +113,24 @@ TEST_F(HttpTimeoutsTest, EachRequestOfAConnectionGetsABodyBudgetOfItsOwn) {
   // Two bodies of 2 s each, the second request arriving with the end of the
   // first: 4 s in all, but each within its own 3 s.
   const std::string head = "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n";
-  TimedStream stream({{0ms, head}, {1000ms, "a"}, {1000ms, "b" + head}, {1000ms, "a"}, {1000ms, "b"}}, false);
+  TimedPeerStream stream({{0ms, head}, {1000ms, "a"}, {1000ms, "b" + head}, {1000ms, "a"}, {1000ms, "b"}}, false);
   EXPECT_EQ(serve(stream), 2000ms + 2000ms + 5000ms);  // then the keep-alive timeout
   EXPECT_EQ(stream.written.find("HTTP/1.1 408"), std::string::npos) << stream.written;
 }
 
 TEST_F(HttpTimeoutsTest, AZeroTotalBodyTimeoutLeavesOnlyThePerReadOne) {
   site_.timeouts.body_total = 0ms;
-  std::vector<TimedStream::Arrival> trickle;
+  std::vector<TimedPeerStream::Arrival> trickle;
   trickle.push_back({0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 30\r\nConnection: close\r\n\r\n"});
   for (int i = 0; i < 30; ++i) trickle.push_back({10000ms, "x"});  // 300 s, each read within body_ms
-  TimedStream stream(std::move(trickle), false);
+  TimedPeerStream stream(std::move(trickle), false);
   EXPECT_EQ(serve(stream), 300'000ms);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << stream.written;
 }
 
 TEST_F(HttpTimeoutsTest, AfterA413TheConnectionLingersUntilThePeerFallsSilent) {
   site_.limits.max_body_bytes = 16;
-  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
+  TimedPeerStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
   EXPECT_EQ(serve(stream), 500ms + 2000ms);  // read and dropped until linger_read of silence
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 413 ", 0), 0u) << stream.written;
   EXPECT_TRUE(stream.finished);
@@ -200,14 +139,14 @@ TEST_F(HttpTimeoutsTest, AfterA413TheConnectionLingersUntilThePeerFallsSilent) {
 TEST_F(HttpTimeoutsTest, WithoutLingeringA413ClosesAtOnce) {
   site_.limits.max_body_bytes = 16;
   site_.timeouts.linger = 0ms;
-  TimedStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
+  TimedPeerStream stream({{0ms, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n"}, {500ms, "more body"}}, false);
   EXPECT_EQ(serve(stream), 0ms);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 413 ", 0), 0u) << stream.written;
 }
 
 TEST_F(HttpTimeoutsTest, AHandlerOverItsDeadlineGets503) {
   site_.timeouts.handler = 1000ms;
-  TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n"}}, false);
+  TimedPeerStream stream({{0ms, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n"}}, false);
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(serve(stream), 1000ms);
   const std::string log = ::testing::internal::GetCapturedStderr();
@@ -216,21 +155,21 @@ TEST_F(HttpTimeoutsTest, AHandlerOverItsDeadlineGets503) {
 }
 
 TEST_F(HttpTimeoutsTest, WithoutAHandlerDeadlineSlowHandlersFinish) {
-  TimedStream stream({{0ms, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"}}, false);
+  TimedPeerStream stream({{0ms, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"}}, false);
   EXPECT_EQ(serve(stream), 5000ms);
   EXPECT_NE(stream.written.find("\r\n\r\nslow"), std::string::npos);
 }
 
 TEST_F(HttpTimeoutsTest, APeerThatDoesNotReadIsDroppedAtTheWriteTimeout) {
-  TimedStream stream({{0ms, "GET / HTTP/1.1\r\nHost: t\r\n\r\n"}}, true);
+  TimedPeerStream stream({{0ms, "GET / HTTP/1.1\r\nHost: t\r\n\r\n"}}, true);
   EXPECT_EQ(serve(stream), 30000ms);
 }
 
 TEST_F(HttpTimeoutsTest, EachTimeoutIsCountedOnceUnderItsStage) {
   site_.timeouts.handler = 1000ms;
-  const auto serve_counting = [&](std::vector<TimedStream::Arrival> arrivals, bool writes_hang, Stat stage) {
+  const auto serve_counting = [&](std::vector<TimedPeerStream::Arrival> arrivals, bool writes_hang, Stat stage) {
     const StatTotals before = stat_totals();
-    TimedStream stream(std::move(arrivals), writes_hang);
+    TimedPeerStream stream(std::move(arrivals), writes_hang);
     ::testing::internal::CaptureStderr();
     serve(stream);
     (void)::testing::internal::GetCapturedStderr();

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,56 +10,19 @@
 #include <tiffany/coro/manual_clock.hpp>
 #include <tiffany/coro/syscalls.hpp>
 #include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/server_stats.hpp>
 
 #include "server/http/http_connection.hpp"
 #include "server/http/http_protocol.hpp"
+#include "server/transport/connection_tracker.hpp"
 #include "server/transport/serve_stream.hpp"
+#include "support/timed_peer_stream.hpp"
 
 namespace tiffany::http {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Reads deliver scripted arrivals, each `after` from when it is asked for;
-// then the peer goes silent. Records when each read was asked for and what
-// had been written by then.
-class PacedStream final : public ByteStream {
- public:
-  struct Arrival {
-    std::chrono::milliseconds after;
-    std::string bytes;
-  };
-  explicit PacedStream(std::vector<Arrival> arrivals) : arrivals_(arrivals.begin(), arrivals.end()) {}
-
-  Task<IoResult> read(char* data, std::size_t size) override {
-    read_at.push_back(Scheduler::current().now());
-    written_at_read.push_back(written);
-    if (arrivals_.empty()) {
-      co_await Sleep{24h};  // silence
-      co_return IoResult{0};
-    }
-    Arrival next = std::move(arrivals_.front());
-    arrivals_.pop_front();
-    co_await Sleep{next.after};
-    const std::size_t n = std::min(size, next.bytes.size());
-    next.bytes.copy(data, n);
-    if (n < next.bytes.size()) arrivals_.push_front({0ms, next.bytes.substr(n)});
-    co_return IoResult{static_cast<int>(n)};
-  }
-  Task<IoResult> write(const char* data, std::size_t size) override {
-    written.append(data, size);
-    co_return IoResult{static_cast<int>(size)};
-  }
-  void finish() noexcept override { finished = true; }
-
-  std::string written;
-  bool finished = false;
-  std::vector<Scheduler::Clock::time_point> read_at;
-  std::vector<std::string> written_at_read;
-
- private:
-  std::deque<Arrival> arrivals_;
-};
+using tiffany::testing::TimedPeerStream;
 
 // Reads the body a piece at a time, `pause` between reads, optionally after
 // `before_first`; answers the pieces and how the body ended.
@@ -121,8 +83,8 @@ class StreamedBodyTest : public ::testing::Test {
   }
 
   // Serves one connection; returns when it closed, at what virtual time.
-  std::chrono::milliseconds serve(PacedStream& stream) {
-    auto body = [](PacedStream& s, const HttpSite& site) -> Task<void> {
+  std::chrono::milliseconds serve(TimedPeerStream& stream) {
+    auto body = [](TimedPeerStream& s, const HttpSite& site) -> Task<void> {
       HttpProtocol protocol(site);
       co_await serve_stream(protocol, s, "127.0.0.1:1", nullptr);
     };
@@ -146,7 +108,7 @@ class StreamedBodyTest : public ::testing::Test {
 };
 
 TEST_F(StreamedBodyTest, TheSocketIsReadOnlyWhenTheHandlerAsks) {
-  PacedStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 9\r\n\r\nabc"}, {0ms, "def"}, {0ms, "ghi"}});
+  TimedPeerStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 9\r\n\r\nabc"}, {0ms, "def"}, {0ms, "ghi"}});
   serve(stream);
   EXPECT_NE(stream.written.find("[abc][def][ghi]"), std::string::npos) << stream.written;
   ASSERT_GE(stream.read_at.size(), 3u);
@@ -157,7 +119,7 @@ TEST_F(StreamedBodyTest, TheSocketIsReadOnlyWhenTheHandlerAsks) {
 }
 
 TEST_F(StreamedBodyTest, AChunkedBodyIsDecodedAndAPipelinedRequestFollows) {
-  PacedStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"},
+  TimedPeerStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"},
                       {0ms, "2\r\nde\r\n0\r\n\r\nGET /whole HTTP/1.1\r\nHost: t\r\n\r\n"}});
   serve(stream);
   const std::size_t first = stream.written.find("[abc][de]");
@@ -168,7 +130,7 @@ TEST_F(StreamedBodyTest, AChunkedBodyIsDecodedAndAPipelinedRequestFollows) {
 }
 
 TEST_F(StreamedBodyTest, AnswersPipelinedBeforeAStreamedBodyGoOutBeforeItsSocketIsRead) {
-  PacedStream stream({{0ms,
+  TimedPeerStream stream({{0ms,
                        "GET /whole HTTP/1.1\r\nHost: t\r\n\r\n"
                        "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\n"},
                       {0ms, "abc"}});
@@ -179,7 +141,7 @@ TEST_F(StreamedBodyTest, AnswersPipelinedBeforeAStreamedBodyGoOutBeforeItsSocket
 }
 
 TEST_F(StreamedBodyTest, ContinueIsWrittenOnTheFirstReadNotBefore) {
-  PacedStream stream({{0ms, "POST /slow HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n"},
+  TimedPeerStream stream({{0ms, "POST /slow HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n"},
                       {0ms, "xyz"}});
   serve(stream);
   ASSERT_GE(stream.read_at.size(), 2u);
@@ -190,7 +152,7 @@ TEST_F(StreamedBodyTest, ContinueIsWrittenOnTheFirstReadNotBefore) {
 }
 
 TEST_F(StreamedBodyTest, AHandlerThatAnswersWithoutReadingNeverInvitesTheBodyAndCloses) {
-  PacedStream stream({{0ms, "POST /refuse HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n"}});
+  TimedPeerStream stream({{0ms, "POST /refuse HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n"}});
   serve(stream);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 403 Forbidden\r\n", 0), 0u) << stream.written;
   EXPECT_NE(stream.written.find("Connection: close"), std::string::npos);
@@ -199,7 +161,7 @@ TEST_F(StreamedBodyTest, AHandlerThatAnswersWithoutReadingNeverInvitesTheBodyAnd
 }
 
 TEST_F(StreamedBodyTest, AnUnreadRestWithinTheBoundIsDroppedAndTheConnectionGoesOn) {
-  PacedStream stream({{0ms, "POST /refuse HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nab"},
+  TimedPeerStream stream({{0ms, "POST /refuse HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nab"},
                       {0ms, "cdef" "GET /whole HTTP/1.1\r\nHost: t\r\n\r\n"}});
   serve(stream);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 403", 0), 0u) << stream.written;
@@ -210,7 +172,7 @@ TEST_F(StreamedBodyTest, AnUnreadRestWithinTheBoundIsDroppedAndTheConnectionGoes
 TEST_F(StreamedBodyTest, AnUnreadRestOverTheBoundClosesAfterTheAnswer) {
   site_.limits.max_body_bytes = 8u << 20;
   const std::string length = std::to_string(HttpConnection::kMaxDiscardBytes + 1);
-  PacedStream stream({{0ms, "POST /refuse HTTP/1.1\r\nHost: t\r\nContent-Length: " + length + "\r\n\r\nab"}});
+  TimedPeerStream stream({{0ms, "POST /refuse HTTP/1.1\r\nHost: t\r\nContent-Length: " + length + "\r\n\r\nab"}});
   serve(stream);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 403", 0), 0u) << stream.written;
   EXPECT_NE(stream.written.find("Connection: close"), std::string::npos) << stream.written;
@@ -218,14 +180,16 @@ TEST_F(StreamedBodyTest, AnUnreadRestOverTheBoundClosesAfterTheAnswer) {
 }
 
 TEST_F(StreamedBodyTest, AStalledStreamedBodyGets408AtTheBodyTimeoutOfARead) {
-  PacedStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 9\r\n\r\nabc"}});
+  TimedPeerStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 9\r\n\r\nabc"}});
   EXPECT_EQ(serve(stream), 100ms + 20000ms);  // the handler asks at 100 ms; the read times out 20 s later
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 408", 0), 0u) << stream.written;
+  EXPECT_NE(stream.written.find("Connection: close"), std::string::npos) << stream.written;
+  EXPECT_TRUE(stream.finished);
   EXPECT_EQ(reader_->last_status, BodyStatus::timed_out);
 }
 
 TEST_F(StreamedBodyTest, BadChunkFramingMidStreamIs400) {
-  PacedStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"},
+  TimedPeerStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"},
                       {0ms, "zz\r\n"}});
   serve(stream);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 400", 0), 0u) << stream.written;
@@ -234,15 +198,33 @@ TEST_F(StreamedBodyTest, BadChunkFramingMidStreamIs400) {
 
 TEST_F(StreamedBodyTest, ABodyPastTheLimitMidStreamIs413) {
   site_.limits.max_body_bytes = 4;
-  PacedStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"},
+  TimedPeerStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"},
                       {0ms, "3\r\ndef\r\n0\r\n\r\n"}});
   serve(stream);
   EXPECT_EQ(stream.written.rfind("HTTP/1.1 413", 0), 0u) << stream.written;
   EXPECT_EQ(reader_->last_status, BodyStatus::too_large);
 }
 
+TEST_F(StreamedBodyTest, ADrainEndsTheDropOfAnUnreadBodyAfterTheIdleGrace) {
+  ConnectionTracker tracker(16);
+  site_.tracker = &tracker;
+  auto drain_at_1s = [](ConnectionTracker& t) -> Task<void> {
+    co_await Sleep{1000ms};
+    t.drain(100ms, [] {});
+  };
+  (void)scheduler_.spawn(drain_at_1s(tracker));
+  // The handler refuses at once; the rest of the body never comes.
+  TimedPeerStream stream({{0ms, "POST /refuse HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nab"}});
+  const StatTotals before = stat_totals();
+  EXPECT_EQ(serve(stream), 1000ms + 100ms);  // not body_ms (20 s) later
+  const StatTotals after = stat_totals();
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 403", 0), 0u) << stream.written;
+  EXPECT_EQ(after[Stat::closed_by_drain] - before[Stat::closed_by_drain], 1);
+  EXPECT_EQ(after[Stat::timeouts_body] - before[Stat::timeouts_body], 0) << "a drain is not a timeout";
+}
+
 TEST_F(StreamedBodyTest, AWholeBodyHandlerBesideStreamingRoutesStillGetsItsBodyWhole) {
-  PacedStream stream({{0ms, "POST /whole HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nab"}, {0ms, "cdef"}});
+  TimedPeerStream stream({{0ms, "POST /whole HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nab"}, {0ms, "cdef"}});
   serve(stream);
   EXPECT_NE(stream.written.find("whole:abcdef"), std::string::npos) << stream.written;
 }

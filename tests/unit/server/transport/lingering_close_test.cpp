@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -14,49 +13,20 @@
 #include <tiffany/coro/syscalls.hpp>
 
 #include "server/transport/connection_tracker.hpp"
+#include "support/timed_peer_stream.hpp"
 
 namespace tiffany {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A peer still sending: each arrival comes `after` the previous read began;
-// zero bytes is its close (EOF); after the script it falls silent.
-class PeerStream final : public ByteStream {
- public:
-  struct Arrival {
-    std::chrono::milliseconds after;
-    std::size_t bytes;
-  };
-  explicit PeerStream(std::vector<Arrival> arrivals) : arrivals_(arrivals.begin(), arrivals.end()) {}
-
-  Task<IoResult> read(char* data, std::size_t size) override {
-    ++reads;
-    if (arrivals_.empty()) {
-      co_await Sleep{24h};
-      co_return IoResult{0};
-    }
-    const Arrival next = arrivals_.front();
-    arrivals_.pop_front();
-    co_await Sleep{next.after};
-    const std::size_t n = std::min(size, next.bytes);
-    std::fill_n(data, n, 'x');
-    co_return IoResult{static_cast<int>(n)};
-  }
-  Task<IoResult> write(const char*, std::size_t size) override { co_return IoResult{static_cast<int>(size)}; }
-  void finish() noexcept override {}
-
-  int reads = 0;
-
- private:
-  std::deque<Arrival> arrivals_;
-};
+using tiffany::testing::TimedPeerStream;
+constexpr auto filler = &TimedPeerStream::filler;
 
 class LingeringCloseTest : public ::testing::Test {
  protected:
   // Lingers on `stream` in a task; returns how long it lingered (virtual time).
-  std::chrono::milliseconds linger(PeerStream& stream, ConnectionTracker* tracker = nullptr) {
-    auto body = [](PeerStream& s, LingerLimits limits, ConnectionTracker* t) -> Task<void> {
+  std::chrono::milliseconds linger(TimedPeerStream& stream, ConnectionTracker* tracker = nullptr) {
+    auto body = [](TimedPeerStream& s, LingerLimits limits, ConnectionTracker* t) -> Task<void> {
       Deadline deadline = Deadline::unarmed();
       co_await lingering_close(s, deadline, limits, t);
     };
@@ -73,33 +43,33 @@ class LingeringCloseTest : public ::testing::Test {
 };
 
 TEST_F(LingeringCloseTest, EndsWhenThePeerCloses) {
-  PeerStream stream({{100ms, 1000}, {100ms, 1000}, {100ms, 0}});
+  TimedPeerStream stream({filler(100ms, 1000), filler(100ms, 1000), {100ms, ""}});
   EXPECT_EQ(linger(stream), 300ms);
   EXPECT_EQ(stream.reads, 3);
 }
 
 TEST_F(LingeringCloseTest, EndsWhenThePeerFallsSilentForAReadTimeout) {
-  PeerStream stream({{100ms, 1000}, {1500ms, 1000}});
+  TimedPeerStream stream({filler(100ms, 1000), filler(1500ms, 1000)});
   EXPECT_EQ(linger(stream), 100ms + 1500ms + 2000ms);
 }
 
 TEST_F(LingeringCloseTest, EndsAtTheTotalHoweverThePeerKeepsSending) {
-  std::vector<PeerStream::Arrival> forever(100, PeerStream::Arrival{1000ms, 1});
-  PeerStream stream(std::move(forever));
+  std::vector<TimedPeerStream::Arrival> forever(100, filler(1000ms, 1));
+  TimedPeerStream stream(std::move(forever));
   EXPECT_EQ(linger(stream), 5000ms);
 }
 
 TEST_F(LingeringCloseTest, EndsOnceMoreThanTheByteCapIsDropped) {
   limits_.bytes = 40'000;
-  std::vector<PeerStream::Arrival> fast(100, PeerStream::Arrival{10ms, 16'000});
-  PeerStream stream(std::move(fast));
+  std::vector<TimedPeerStream::Arrival> fast(100, filler(10ms, 16'000));
+  TimedPeerStream stream(std::move(fast));
   EXPECT_EQ(linger(stream), 30ms);  // 48,000 bytes after the third read
   EXPECT_EQ(stream.reads, 3);
 }
 
 TEST_F(LingeringCloseTest, AZeroTotalClosesAtOnce) {
   limits_.total = 0ms;
-  PeerStream stream({{100ms, 1000}});
+  TimedPeerStream stream({filler(100ms, 1000)});
   EXPECT_EQ(linger(stream), 0ms);
   EXPECT_EQ(stream.reads, 0);
 }
@@ -111,11 +81,11 @@ TEST_F(LingeringCloseTest, ADrainCutsItToTheIdleGrace) {
     t.drain(100ms, [] {});
   };
   auto drainer = scheduler_.spawn(drain_soon(tracker));
-  PeerStream silent({});
+  TimedPeerStream silent({});
   EXPECT_EQ(linger(silent, &tracker), 400ms);
   drainer.take_result();
   // Lingering that starts during a drain gets the grace only.
-  PeerStream sending(std::vector<PeerStream::Arrival>(100, PeerStream::Arrival{30ms, 1}));
+  TimedPeerStream sending(std::vector<TimedPeerStream::Arrival>(100, filler(30ms, 1)));
   EXPECT_EQ(linger(sending, &tracker), 100ms);
 }
 

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <chrono>
 #include <algorithm>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -18,49 +17,13 @@
 #include <tiffany/handlers/server_stats.hpp>
 
 #include "server/transport/connection_tracker.hpp"
+#include "support/timed_peer_stream.hpp"
 
 namespace tiffany {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A peer on a script: each arrival comes `after` the previous read began.
-// Empty text is its close (EOF), a negative `error` a failed read; after the
-// script it falls silent.
-class PeerStream final : public ByteStream {
- public:
-  struct Arrival {
-    std::chrono::milliseconds after;
-    std::string text;
-    int error = 0;
-  };
-  explicit PeerStream(std::vector<Arrival> arrivals) : arrivals_(arrivals.begin(), arrivals.end()) {}
-
-  Task<IoResult> read(char* data, std::size_t size) override {
-    if (arrivals_.empty()) {
-      co_await Sleep{24h};
-      co_return IoResult{0};
-    }
-    const Arrival next = arrivals_.front();
-    arrivals_.pop_front();
-    co_await Sleep{next.after};
-    if (next.error != 0) co_return IoResult{next.error};
-    const std::size_t n = std::min(size, next.text.size());
-    next.text.copy(data, n);
-    co_return IoResult{static_cast<int>(n)};
-  }
-  Task<IoResult> write(const char* data, std::size_t size) override {
-    written.append(data, size);
-    co_return IoResult{static_cast<int>(size)};
-  }
-  void finish() noexcept override { finished = true; }
-
-  std::string written;
-  bool finished = false;
-
- private:
-  std::deque<Arrival> arrivals_;
-};
+using tiffany::testing::TimedPeerStream;
 
 // Echoes each burst back and records it; keeps the connection open while `keep_open`.
 class BurstEcho final : public StreamProtocol {
@@ -82,7 +45,7 @@ class BurstEcho final : public StreamProtocol {
 class ServeStreamTest : public ::testing::Test {
  protected:
   // Serves `stream` in a task until it ends; returns how long that took (virtual time).
-  std::chrono::milliseconds serve(PeerStream& stream, ConnectionTracker* tracker = nullptr) {
+  std::chrono::milliseconds serve(TimedPeerStream& stream, ConnectionTracker* tracker = nullptr) {
     const auto start = clock_.now();
     auto handle = scheduler_.spawn(serve_stream(protocol_, stream, "192.0.2.1:4000", tracker));
     scheduler_.run();
@@ -97,7 +60,7 @@ class ServeStreamTest : public ::testing::Test {
 };
 
 TEST_F(ServeStreamTest, ServesEachBurstInOrderThenEndsOnEofAndFinishesItsSide) {
-  PeerStream stream({{10ms, "ab"}, {20ms, "cd"}, {30ms, ""}});
+  TimedPeerStream stream({{10ms, "ab"}, {20ms, "cd"}, {30ms, ""}});
   const std::int64_t before = idle_timeouts();
   EXPECT_EQ(serve(stream), 60ms);
   EXPECT_EQ(protocol_.bursts, (std::vector<std::string>{"ab", "cd"}));
@@ -109,14 +72,14 @@ TEST_F(ServeStreamTest, ServesEachBurstInOrderThenEndsOnEofAndFinishesItsSide) {
 
 TEST_F(ServeStreamTest, EndsWhenTheProtocolAsksToClose) {
   protocol_.keep_open = false;
-  PeerStream stream({{10ms, "ab"}, {10ms, "cd"}});
+  TimedPeerStream stream({{10ms, "ab"}, {10ms, "cd"}});
   EXPECT_EQ(serve(stream), 10ms);
   EXPECT_EQ(protocol_.bursts, (std::vector<std::string>{"ab"}));
   EXPECT_FALSE(stream.finished);  // the protocol closes the way it chose; no EOF to answer
 }
 
 TEST_F(ServeStreamTest, EndsOnAReadErrorWithoutServingOrFinishing) {
-  PeerStream stream({{10ms, "", -ECONNRESET}});
+  TimedPeerStream stream({{10ms, "", -ECONNRESET}});
   const std::int64_t before = idle_timeouts();
   EXPECT_EQ(serve(stream), 10ms);
   EXPECT_TRUE(protocol_.bursts.empty());
@@ -125,7 +88,7 @@ TEST_F(ServeStreamTest, EndsOnAReadErrorWithoutServingOrFinishing) {
 }
 
 TEST_F(ServeStreamTest, IdlePastTheTimeoutEndsItAsOneIdleTimeout) {
-  PeerStream stream({});
+  TimedPeerStream stream({});
   const std::int64_t before = idle_timeouts();
   EXPECT_EQ(serve(stream), 5000ms);  // returns normally: a timeout is a value, not an exception
   EXPECT_EQ(idle_timeouts() - before, 1);
@@ -133,7 +96,7 @@ TEST_F(ServeStreamTest, IdlePastTheTimeoutEndsItAsOneIdleTimeout) {
 }
 
 TEST_F(ServeStreamTest, TheIdleTimeoutStartsAgainAfterEachBurst) {
-  PeerStream stream({{4000ms, "a"}, {4000ms, "b"}});
+  TimedPeerStream stream({{4000ms, "a"}, {4000ms, "b"}});
   const std::int64_t before = idle_timeouts();
   EXPECT_EQ(serve(stream), 13000ms);  // 4 s + 4 s of waits under 5 s each, then 5 s of silence
   EXPECT_EQ(protocol_.bursts, (std::vector<std::string>{"a", "b"}));
@@ -141,7 +104,7 @@ TEST_F(ServeStreamTest, TheIdleTimeoutStartsAgainAfterEachBurst) {
 }
 
 TEST_F(ServeStreamTest, CancelingItEndsTheTaskWithoutCountingATimeout) {
-  PeerStream stream({});
+  TimedPeerStream stream({});
   const std::int64_t before = idle_timeouts();
   auto handle = scheduler_.spawn(serve_stream(protocol_, stream, "192.0.2.1:4000", nullptr));
   scheduler_.advance(1000ms);  // waiting idle
@@ -154,7 +117,7 @@ TEST_F(ServeStreamTest, CancelingItEndsTheTaskWithoutCountingATimeout) {
 
 TEST_F(ServeStreamTest, ADrainClosesAnIdleConnectionAfterTheGrace) {
   ConnectionTracker tracker(10);
-  PeerStream stream({{100ms, "a"}});
+  TimedPeerStream stream({{100ms, "a"}});
   auto drain = [](ConnectionTracker& t) -> Task<void> {
     co_await Sleep{1000ms};  // the connection has served "a" and waits idle
     t.drain(200ms, [] {});
