@@ -128,6 +128,8 @@ Task<ClientResult<ClientExchange>> HttpClient::open(ClientRequest request) {
     co_return ClientError{ClientErrorKind::bad_request, what + ": body_length differs from the body's size",
                           ClientStage::none};
   }
+  std::optional<detail::RequestHead> head = detail::build_request_head(request, *url, error);
+  if (!head) co_return ClientError{ClientErrorKind::bad_request, what + ": " + error, ClientStage::none};
   std::optional<Scheduler::Clock::time_point> total_end;
   if (options.timeouts.total.count() > 0) total_end = Scheduler::current().now() + options.timeouts.total;
   const bool head_request = request.method == "HEAD";
@@ -169,7 +171,7 @@ Task<ClientResult<ClientExchange>> HttpClient::open(ClientRequest request) {
     connection->total_end = total_end;
     connection->parser().expect(http::ExpectedResponse{head_request, false});
 
-    const detail::SendResult sent = co_await detail::send_request(*connection, request, *url, options.timeouts, what);
+    const detail::SendResult sent = co_await detail::send_request(*connection, request, *head, options.timeouts, what);
     // Why these may go again: nothing of the response came, and the request
     // can be written again whole (RFC 9110 §9.2.2 asks idempotence for an
     // automatic retry; a whole-string body is replayed as the brief for the

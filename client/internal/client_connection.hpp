@@ -45,9 +45,6 @@ class ClientConnection {
   /// 1.3 session tickets may arrive unasked). One non-blocking peek.
   bool usable_after_idle() const noexcept;
 
-  /// A scratch string for the request head, kept for its capacity.
-  std::string& head_buffer() noexcept { return head_; }
-
   // ---- the current exchange ----
   bool reused = false;                       ///< served an earlier request
   std::uint64_t response_bytes = 0;          ///< bytes of the response read so far
@@ -65,7 +62,6 @@ class ClientConnection {
   std::unique_ptr<char[]> buffer_;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
-  std::string head_;
 };
 
 }  // namespace tiffany::detail

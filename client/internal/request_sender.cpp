@@ -37,33 +37,35 @@ bool wants_length_when_empty(std::string_view method) noexcept {
 
 }  // namespace
 
-Task<SendResult> send_request(ClientConnection& connection, const ClientRequest& request, const OriginUrl& url,
-                              const ClientTimeouts& timeouts, const std::string& what) {
-  SendResult result;
+std::optional<RequestHead> build_request_head(const ClientRequest& request, const OriginUrl& url, std::string& error) {
+  RequestHead out;
+  if (request.body_source != nullptr) {
+    out.framing = request.body_length ? http::RequestFraming::content_length : http::RequestFraming::chunked;
+    out.content_length = request.body_length.value_or(0);
+  } else if (!request.body.empty() || wants_length_when_empty(request.method)) {
+    out.framing = http::RequestFraming::content_length;
+    out.content_length = request.body.size();
+  }
   http::OutboundRequest head;
   head.method = request.method;
   head.target = url.target;
   head.host = url.host_header;
   head.headers = &request.headers;
-  if (request.body_source != nullptr) {
-    head.framing = request.body_length ? http::RequestFraming::content_length : http::RequestFraming::chunked;
-    head.content_length = request.body_length.value_or(0);
-  } else if (!request.body.empty() || wants_length_when_empty(request.method)) {
-    head.framing = http::RequestFraming::content_length;
-    head.content_length = request.body.size();
-  }
-  std::string& head_bytes = connection.head_buffer();
-  head_bytes.clear();
-  std::string error;
-  if (!write_request_head(head, head_bytes, error)) {
-    result.error = ClientError{ClientErrorKind::bad_request, what + ": " + error, ClientStage::none};
-    co_return result;
-  }
+  head.framing = out.framing;
+  head.content_length = out.content_length;
+  if (!write_request_head(head, out.bytes, error)) return std::nullopt;
+  return out;
+}
 
+Task<SendResult> send_request(ClientConnection& connection, const ClientRequest& request, const RequestHead& head,
+                              const ClientTimeouts& timeouts, const std::string& what) {
+  SendResult result;
+  http::RequestFraming framing = head.framing;
+  http::ChunkHead chunk_line;  // the current chunk's size line, alive in this frame until written
   std::string scratch;
   std::array<iovec, 3> pieces{};
   std::size_t count = 0;
-  pieces[count++] = piece(head_bytes);
+  pieces[count++] = piece(head.bytes);
   if (request.body_source == nullptr && !request.body.empty()) pieces[count++] = piece(request.body);
   std::uint64_t streamed = 0;
   for (;;) {
@@ -85,7 +87,7 @@ Task<SendResult> send_request(ClientConnection& connection, const ClientRequest&
       co_return result;
     }
     count = 0;
-    if (request.body_source == nullptr || head.framing == http::RequestFraming::none) break;
+    if (request.body_source == nullptr || framing == http::RequestFraming::none) break;
 
     // The next piece of a streamed body, read only now: back-pressure.
     result.source_touched = true;
@@ -94,7 +96,7 @@ Task<SendResult> send_request(ClientConnection& connection, const ClientRequest&
       result.error = ClientError{ClientErrorKind::io, what + ": the request body source failed", ClientStage::none};
       co_return result;
     }
-    if (head.framing == http::RequestFraming::content_length) {
+    if (framing == http::RequestFraming::content_length) {
       if (!chunk) {
         if (streamed == head.content_length) break;
         result.error = ClientError{ClientErrorKind::bad_request,
@@ -116,13 +118,11 @@ Task<SendResult> send_request(ClientConnection& connection, const ClientRequest&
     }
     if (!chunk) {
       pieces[count++] = piece(http::kLastChunk);
-      head.framing = http::RequestFraming::none;  // written after this round: done
+      framing = http::RequestFraming::none;  // written after this round: done
       continue;
     }
-    const http::ChunkHead chunk_head = http::chunk_head(chunk.bytes.size());
-    // The head is written by now, so its buffer carries the chunk-size line.
-    connection.head_buffer().assign(chunk_head.view());
-    pieces[count++] = piece(connection.head_buffer());
+    chunk_line = http::chunk_head(chunk.bytes.size());
+    pieces[count++] = piece(chunk_line.view());
     pieces[count++] = piece(chunk.bytes);
     pieces[count++] = piece(http::kChunkTail);
   }
