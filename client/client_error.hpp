@@ -15,7 +15,8 @@ enum class ClientErrorKind {
   connect,      ///< refused or unreachable (nothing listens there)
   tls,          ///< the TLS handshake failed (an untrusted or misnamed certificate…)
   timeout,      ///< a stage took too long: ClientError::stage says which
-  protocol,     ///< the response broke HTTP/1.1 framing (malformed, conflicting lengths, a bad chunk, an unexpected status)
+  protocol,     ///< the response broke HTTP/1.1 framing (malformed, conflicting lengths, a bad chunk, an unexpected
+                ///< status)
   too_large,    ///< the response head, trailers or (for fetch) body passed the limits
   truncated,    ///< the server closed (or the connection failed) in the middle of a response
   closed,       ///< the server closed before sending any byte of a response (after the one safe retry)

@@ -1,4 +1,5 @@
-// ClientExchange: a streamed response body read piece by piece; the connection goes back to the pool only after its end.
+// ClientExchange: a streamed response body read piece by piece; the connection goes back to the pool only after its
+// end.
 #include <tiffany/client/client_exchange.hpp>
 
 #include <utility>

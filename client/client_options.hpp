@@ -23,11 +23,11 @@ struct ClientPoolOptions {
 
 /// Each stage's own limit; zero means none.
 struct ClientTimeouts {
-  std::chrono::milliseconds connect{5000};     ///< resolving, connecting and the TLS handshake
-  std::chrono::milliseconds write{30000};      ///< writing the request head and body
-  std::chrono::milliseconds first_byte{30000}; ///< from the request sent to the response head begun
-  std::chrono::milliseconds read{30000};       ///< between two pieces of the response
-  std::chrono::milliseconds total{0};          ///< the whole exchange, body included; 0: none
+  std::chrono::milliseconds connect{5000};      ///< resolving, connecting and the TLS handshake
+  std::chrono::milliseconds write{30000};       ///< writing the request head and body
+  std::chrono::milliseconds first_byte{30000};  ///< from the request sent to the response head begun
+  std::chrono::milliseconds read{30000};        ///< between two pieces of the response
+  std::chrono::milliseconds total{0};           ///< the whole exchange, body included; 0: none
 };
 
 /// Sizes past which a response is refused (ClientErrorKind::too_large).

@@ -103,10 +103,10 @@ Task<ClientResult<ClientResponse>> HttpClient::fetch(ClientRequest request) {
     if (chunk.status == ClientBodyChunk::Status::error) co_return exchange.error();
     if (!chunk) break;
     if (response.body.size() + chunk.bytes.size() > max_body) {
-      co_return ClientError{ClientErrorKind::too_large,
-                            exchange.what_ + ": the response body passed max_body_bytes (" + std::to_string(max_body) +
-                                ")",
-                            ClientStage::none};
+      co_return ClientError{
+          ClientErrorKind::too_large,
+          exchange.what_ + ": the response body passed max_body_bytes (" + std::to_string(max_body) + ")",
+          ClientStage::none};
     }
     response.body.append(chunk.bytes);
   }
@@ -198,8 +198,8 @@ Task<ClientResult<ClientExchange>> HttpClient::open(ClientRequest request) {
         }
       }
       const bool lost_before_response =
-          connection->response_bytes == 0 &&
-          (step.read_error != 0 || (step.timed_out == ClientStage::none && event == http::ResponseParser::Event::closed));
+          connection->response_bytes == 0 && (step.read_error != 0 || (step.timed_out == ClientStage::none &&
+                                                                       event == http::ResponseParser::Event::closed));
       if (lost_before_response && may_retry) {
         retry = true;
         break;

@@ -46,8 +46,8 @@ class ClientConnection {
   bool usable_after_idle() const noexcept;
 
   // ---- the current exchange ----
-  bool reused = false;                       ///< served an earlier request
-  std::uint64_t response_bytes = 0;          ///< bytes of the response read so far
+  bool reused = false;               ///< served an earlier request
+  std::uint64_t response_bytes = 0;  ///< bytes of the response read so far
   std::chrono::milliseconds first_byte_timeout{0};
   std::chrono::milliseconds read_timeout{0};
   std::optional<Scheduler::Clock::time_point> total_end;
@@ -55,7 +55,7 @@ class ClientConnection {
 
  private:
   std::unique_ptr<ByteStream> stream_;
-  int fd_;                 // the socket under the stream, for the idle peek (-1: unknown)
+  int fd_;  // the socket under the stream, for the idle peek (-1: unknown)
   bool tls_;
   std::string origin_key_;
   http::ResponseParser parser_;

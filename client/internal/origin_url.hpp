@@ -10,7 +10,7 @@ namespace tiffany::detail {
 
 struct OriginUrl {
   bool tls = false;
-  std::string host;         ///< to connect to: a name or an IP literal, without brackets
+  std::string host;  ///< to connect to: a name or an IP literal, without brackets
   std::uint16_t port = 80;
   std::string host_header;  ///< the Host field: host[:port] as written (brackets kept)
   std::string target;       ///< origin-form: path and query, "/" if absent

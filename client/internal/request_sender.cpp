@@ -15,9 +15,7 @@
 namespace tiffany::detail {
 namespace {
 
-iovec piece(std::string_view bytes) noexcept {
-  return iovec{const_cast<char*>(bytes.data()), bytes.size()};
-}
+iovec piece(std::string_view bytes) noexcept { return iovec{const_cast<char*>(bytes.data()), bytes.size()}; }
 
 // Why join for a stream that does not gather: TLS would make each piece its
 // own record (and write), so one copy into scratch costs less.
@@ -75,9 +73,10 @@ Task<SendResult> send_request(ClientConnection& connection, const ClientRequest&
     Timed<IoResult> wrote =
         co_await deadline.guard(write_pieces(connection.stream(), std::span<iovec>(pieces.data(), count), scratch));
     if (wrote.timed_out()) {
-      result.error = ClientError{ClientErrorKind::timeout, what + ": the request was not written within the " +
-                                                               std::string(to_string(end.stage)) + " timeout",
-                                 end.stage};
+      result.error = ClientError{
+          ClientErrorKind::timeout,
+          what + ": the request was not written within the " + std::string(to_string(end.stage)) + " timeout",
+          end.stage};
       co_return result;
     }
     if (!wrote->ok()) {
@@ -107,10 +106,10 @@ Task<SendResult> send_request(ClientConnection& connection, const ClientRequest&
       }
       streamed += chunk.bytes.size();
       if (streamed > head.content_length) {
-        result.error = ClientError{ClientErrorKind::bad_request,
-                                   what + ": the body source gave more than body_length " +
-                                       std::to_string(head.content_length) + " bytes",
-                                   ClientStage::none};
+        result.error = ClientError{
+            ClientErrorKind::bad_request,
+            what + ": the body source gave more than body_length " + std::to_string(head.content_length) + " bytes",
+            ClientStage::none};
         co_return result;
       }
       pieces[count++] = piece(chunk.bytes);

@@ -15,20 +15,16 @@ ClientError response_error(const ResponseStep& step, const http::ResponseParser&
     return {ClientErrorKind::timeout, what + ": " + waiting, step.timed_out};
   }
   if (step.read_error != 0) {
-    const ClientErrorKind kind =
-        connection.response_bytes == 0 ? ClientErrorKind::closed : ClientErrorKind::truncated;
+    const ClientErrorKind kind = connection.response_bytes == 0 ? ClientErrorKind::closed : ClientErrorKind::truncated;
     return {kind, what + ": reading the response: " + std::strerror(step.read_error), ClientStage::none};
   }
   if (step.result.event == http::ResponseParser::Event::closed) {
     return {ClientErrorKind::closed, what + ": the server closed the connection before responding", ClientStage::none};
   }
   switch (parser.error_kind()) {
-    case Kind::too_large:
-      return {ClientErrorKind::too_large, what + ": " + parser.error_message(), ClientStage::none};
-    case Kind::truncated:
-      return {ClientErrorKind::truncated, what + ": " + parser.error_message(), ClientStage::none};
-    default:
-      return {ClientErrorKind::protocol, what + ": " + parser.error_message(), ClientStage::none};
+    case Kind::too_large: return {ClientErrorKind::too_large, what + ": " + parser.error_message(), ClientStage::none};
+    case Kind::truncated: return {ClientErrorKind::truncated, what + ": " + parser.error_message(), ClientStage::none};
+    default: return {ClientErrorKind::protocol, what + ": " + parser.error_message(), ClientStage::none};
   }
 }
 

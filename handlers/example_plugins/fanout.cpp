@@ -32,7 +32,8 @@ using Clock = std::chrono::steady_clock;
 class FanOut final : public tiffany::Handler {
  public:
   explicit FanOut(const tiffany::HandlerParams& params)
-      : children_(params.integer_or("children", 10, 1, 1000)), delay_ms_(params.integer_or("delay_ms", 100, 0, 60000)) {}
+      : children_(params.integer_or("children", 10, 1, 1000)),
+        delay_ms_(params.integer_or("delay_ms", 100, 0, 60000)) {}
 
   tiffany::Task<void> handle(tiffany::http::Request& request, tiffany::http::Response& response) override {
     std::int64_t n = children_;
@@ -48,8 +49,7 @@ class FanOut final : public tiffany::Handler {
     reply["children"] = picojson::value(static_cast<double>(n));
     reply["delay_ms"] = picojson::value(static_cast<double>(delay_ms_));
     reply["sum_of_squares"] = picojson::value(static_cast<double>(sum));
-    reply["elapsed_ms"] =
-        picojson::value(std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+    reply["elapsed_ms"] = picojson::value(std::chrono::duration<double, std::milli>(Clock::now() - started).count());
     response.headers.add("Content-Type", "application/json");
     response.body = picojson::value(reply).serialize();
   }
@@ -58,7 +58,7 @@ class FanOut final : public tiffany::Handler {
   // One child task: sleeps, then returns index².
   static tiffany::Task<std::int64_t> child(std::int64_t index, std::int64_t delay_ms) {
     co_await tiffany::Sleep{std::chrono::milliseconds(delay_ms)};
-    co_return index * index;
+    co_return index* index;
   }
 
   std::int64_t children_;
@@ -81,8 +81,7 @@ picojson::value describe(const std::string& url, const tiffany::ClientResult<tif
 
 class Upstreams final : public tiffany::Handler {
  public:
-  explicit Upstreams(const tiffany::HandlerParams& params)
-      : client_(options(params)), race_(mode(params) == "race") {
+  explicit Upstreams(const tiffany::HandlerParams& params) : client_(options(params)), race_(mode(params) == "race") {
     const picojson::value* list = params.json("upstreams");
     if (list == nullptr || !list->is<picojson::array>() || list->get<picojson::array>().empty()) {
       throw tiffany::ParamError("upstreams", "expected a non-empty array of http:// or https:// URLs");
@@ -111,8 +110,7 @@ class Upstreams final : public tiffany::Handler {
     }
     reply["mode"] = picojson::value(std::string(race_ ? "race" : "gather"));
     reply["results"] = picojson::value(results);
-    reply["elapsed_ms"] =
-        picojson::value(std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+    reply["elapsed_ms"] = picojson::value(std::chrono::duration<double, std::milli>(Clock::now() - started).count());
     response.headers.add("Content-Type", "application/json");
     response.body = picojson::value(reply).serialize();
   }
@@ -125,7 +123,8 @@ class Upstreams final : public tiffany::Handler {
   }
   static std::string mode(const tiffany::HandlerParams& params) {
     std::string mode = params.string_or("mode", "gather");
-    if (mode != "gather" && mode != "race") throw tiffany::ParamError("mode", "expected \"gather\" or \"race\", got \"" + mode + "\"");
+    if (mode != "gather" && mode != "race")
+      throw tiffany::ParamError("mode", "expected \"gather\" or \"race\", got \"" + mode + "\"");
     return mode;
   }
 

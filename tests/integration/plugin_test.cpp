@@ -280,12 +280,13 @@ class FanOutUpstreams : public InstalledSdk {
            "upstreams": [")" + app + R"(/slow", ")" + app + R"(/fast"]}]}]})";
     server_ = std::make_unique<ServerProcess>(config, std::vector<std::string>{}, prefix_ + "/bin/tiffany");
     base_ = "http://127.0.0.1:" + std::to_string(server_->port_of("web"));
-    app_ = app;
+    // picojson writes "/" as "\/" in strings.
+    for (const char c : app) app_json_ += c == '/' ? std::string("\\/") : std::string(1, c);
   }
   std::unique_ptr<ServerProcess> upstream_;
   std::unique_ptr<ServerProcess> server_;
   std::string base_;
-  std::string app_;
+  std::string app_json_;  // the upstream's base URL as the JSON answer spells it
 };
 
 TEST_F(FanOutUpstreams, GatherCallsEveryUpstreamAtOnceAndReportsEachOutcome) {
@@ -293,8 +294,8 @@ TEST_F(FanOutUpstreams, GatherCallsEveryUpstreamAtOnceAndReportsEachOutcome) {
   const RunResult run = curl(base_ + "/all");
   const auto elapsed = std::chrono::steady_clock::now() - started;
   EXPECT_NE(run.out.find("HTTP/1.1 200 OK"), std::string::npos) << run.out << server_->err();
-  EXPECT_NE(run.out.find(R"({"bytes":11,"status":200,"url":")" + app_ + R"(/fast"})"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find(R"("status":200,"url":")" + app_ + R"(/slow"})"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(R"({"bytes":11,"status":200,"url":")" + app_json_ + R"(\/fast"})"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(R"("status":200,"url":")" + app_json_ + R"(\/slow"})"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find(R"({"error":"connect",)"), std::string::npos) << run.out;
   EXPECT_GE(elapsed, 400ms);
   EXPECT_LT(elapsed, 1500ms) << "the upstreams were not called concurrently";
@@ -305,7 +306,7 @@ TEST_F(FanOutUpstreams, RaceTakesTheFirstAnswerAndCancelsTheSlowUpstream) {
   const RunResult run = curl(base_ + "/first");
   const auto elapsed = std::chrono::steady_clock::now() - started;
   EXPECT_NE(run.out.find("HTTP/1.1 200 OK"), std::string::npos) << run.out << server_->err();
-  EXPECT_NE(run.out.find(R"("winner":")" + app_ + R"(/fast")"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(R"("winner":")" + app_json_ + R"(\/fast")"), std::string::npos) << run.out;
   EXPECT_LT(elapsed, 350ms) << "the race waited for the slow upstream";
   // The server goes on answering after the canceled request's connection closed.
   EXPECT_NE(curl(base_ + "/first").out.find("HTTP/1.1 200 OK"), std::string::npos);

@@ -130,7 +130,8 @@ TEST_P(HttpClientTest, RequestsPastMaxPerOriginWaitForAConnection) {
     HttpClientOptions options;
     options.pool.max_per_origin = 1;
     HttpClient client(options);
-    auto [a, b, c] = co_await gather(client.get(upstream.url()), client.get(upstream.url()), client.get(upstream.url()));
+    auto [a, b, c] =
+        co_await gather(client.get(upstream.url()), client.get(upstream.url()), client.get(upstream.url()));
     for (Result* reply : {&a, &b, &c}) bodies.push_back(*reply ? (*reply)->body : reply->error().message);
   });
   EXPECT_EQ(upstream.connections(), 1);
@@ -269,7 +270,6 @@ TEST_P(HttpClientTest, BadUrlsAreBadRequests) {
   EXPECT_EQ(kinds, std::vector<ClientErrorKind>(7, ClientErrorKind::bad_request));
 }
 
-
 TEST_P(HttpClientTest, NoResponseIsAFirstByteTimeout) {
   ScriptedUpstream upstream([](const UpstreamRequest&) { return UpstreamReply{"", false, true}; });
   std::optional<Result> got;
@@ -381,8 +381,9 @@ TEST_P(HttpClientTest, AHeadResponseHasNoBodyWhateverItsContentLength) {
 
 TEST_P(HttpClientTest, InterimResponsesAreSkipped) {
   ScriptedUpstream upstream([](const UpstreamRequest&) {
-    return UpstreamReply{"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
-                         "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"};
+    return UpstreamReply{
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+        "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"};
   });
   std::optional<Result> got;
   run([&]() -> Task<void> {
@@ -447,8 +448,9 @@ TEST_P(HttpClientTest, ABodySourceThatDisagreesWithBodyLengthFails) {
 
 TEST_P(HttpClientTest, AResponseIsReadPieceByPiece) {
   ScriptedUpstream upstream([](const UpstreamRequest&) {
-    return UpstreamReply{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n"
-                         "2\r\ncd\r\n0\r\n\r\n"};
+    return UpstreamReply{
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n"
+        "2\r\ncd\r\n0\r\n\r\n"};
   });
   std::string body;
   int pieces = 0;

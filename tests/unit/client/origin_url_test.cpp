@@ -46,9 +46,9 @@ TEST(OriginUrl, TheSameHostAndPortShareAnOrigin) {
 }
 
 TEST(OriginUrl, RefusesWhatItCannotSendSafely) {
-  for (const char* bad : {"ftp://h/", "h/", "http://", "http://:80/", "http://u@h/", "http://h:0/", "http://h:70000/",
-                          "http://h:x/", "http://h:/", "http://[::1/", "http://[::1]x/", "http://h/a b", "http://h/\r\n",
-                          "http://h\r\nX: y/"}) {
+  for (const char* bad :
+       {"ftp://h/", "h/", "http://", "http://:80/", "http://u@h/", "http://h:0/", "http://h:70000/", "http://h:x/",
+        "http://h:/", "http://[::1/", "http://[::1]x/", "http://h/a b", "http://h/\r\n", "http://h\r\nX: y/"}) {
     std::string error;
     EXPECT_FALSE(parse_origin_url(bad, error)) << bad;
     EXPECT_FALSE(error.empty()) << bad;

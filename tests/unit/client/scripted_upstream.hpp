@@ -1,4 +1,5 @@
-// Test helper: a loopback HTTP/1.1 upstream on its own threads, answering each request with canned bytes and counting connections.
+// Test helper: a loopback HTTP/1.1 upstream on its own threads, answering each request with canned bytes and counting
+// connections.
 #pragma once
 
 #include <netinet/in.h>
@@ -57,9 +58,7 @@ class ScriptedUpstream {
   }
 
   int port() const { return listener_.port(); }
-  std::string url(const std::string& path = "/") const {
-    return "http://127.0.0.1:" + std::to_string(port()) + path;
-  }
+  std::string url(const std::string& path = "/") const { return "http://127.0.0.1:" + std::to_string(port()) + path; }
   int connections() const { return connections_.load(); }
   int requests() const { return requests_.load(); }
   /// Connections on which the upstream saw the client close (EOF or reset).
