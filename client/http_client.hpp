@@ -57,7 +57,10 @@ struct ClientResponse {
 /// for_this_thread()). It may be destroyed while connections sit idle in its
 /// pools (they are closed) or while exchanges it opened are alive (their
 /// connections close when they end); a task awaiting one of its requests
-/// must not outlive it.
+/// must not outlive it. While connections sit idle, one task of the client
+/// sleeps until the oldest expires: a scheduler run "until every task has
+/// finished" waits for it unless the client is destroyed (or the scheduler
+/// stopped, as a worker is).
 class HttpClient {
  public:
   explicit HttpClient(HttpClientOptions options = {});

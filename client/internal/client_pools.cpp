@@ -83,7 +83,8 @@ void ClientPools::shut_down() noexcept {
   closed_ = true;
   for (auto& [key, entry] : origins_) entry.idle.clear();
   if (sweeper_ != 0) {
-    if (Scheduler* scheduler = Scheduler::current_or_null()) scheduler->cancel(sweeper_);
+    Scheduler* scheduler = Scheduler::current_or_null();
+    if (scheduler != nullptr && scheduler == sweeper_scheduler_) scheduler->cancel(sweeper_);
     sweeper_ = 0;
   }
 }
@@ -118,11 +119,11 @@ std::optional<Scheduler::Clock::time_point> ClientPools::close_expired(Scheduler
 }
 
 void ClientPools::start_sweeper() noexcept {
-  if (sweeper_ != 0 || closed_) return;
   Scheduler* scheduler = Scheduler::current_or_null();
-  if (scheduler == nullptr) return;
+  if (closed_ || scheduler == nullptr || (sweeper_ != 0 && sweeper_scheduler_ == scheduler)) return;
   try {
     sweeper_ = scheduler->spawn(sweep(shared_from_this())).tid();
+    sweeper_scheduler_ = scheduler;
   } catch (...) {
     // Out of memory for a task: connections then expire at their next use.
   }

@@ -63,6 +63,9 @@ class ClientPools : public std::enable_shared_from_this<ClientPools> {
   ClientPoolOptions options_;
   std::unordered_map<std::string, Origin> origins_;  // node-based: an Origin& stays valid
   TaskId sweeper_ = 0;
+  // Why kept: a scheduler destroyed with the sweeper in it (a thread's end)
+  // leaves sweeper_ set; its id means nothing to another scheduler.
+  Scheduler* sweeper_scheduler_ = nullptr;
   bool closed_ = false;
 };
 

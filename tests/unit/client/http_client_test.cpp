@@ -568,5 +568,28 @@ TEST_P(HttpClientTest, AResponseBodyPastMaxBodyBytesIsTooLarge) {
   EXPECT_EQ(got->error().kind, ClientErrorKind::too_large);
 }
 
+// The thread's shared client outlives this test's scheduler (both backends run
+// on this thread, one scheduler after the other): its idle connection and
+// sweeper from the first must not trouble the second.
+TEST_P(HttpClientTest, ForThisThreadIsOneClientThatOutlivesAScheduler) {
+  ScriptedUpstream upstream([](const UpstreamRequest&) { return ok_reply("shared"); });
+  HttpClient* first = nullptr;
+  HttpClient* second = nullptr;
+  std::vector<std::string> bodies;
+  run([&]() -> Task<void> {
+    first = &HttpClient::for_this_thread();
+    second = &HttpClient::for_this_thread();
+    for (int i = 0; i < 2; ++i) {
+      Result reply = co_await HttpClient::for_this_thread().get(upstream.url());
+      bodies.push_back(reply ? reply->body : reply.error().message);
+    }
+    // Its idle sweeper sleeps on until the idle timeout: stop rather than run it out.
+    Scheduler::current().stop();
+  });
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(bodies, (std::vector<std::string>{"shared", "shared"}));
+  EXPECT_EQ(upstream.connections(), 1);
+}
+
 }  // namespace
 }  // namespace tiffany
