@@ -104,7 +104,12 @@ class HttpsClientTest : public ReactorTest {
  protected:
   static void SetUpTestSuite() {
     ::signal(SIGPIPE, SIG_IGN);  // the blocking server may write to a client that has gone
-    directory_ = std::filesystem::temp_directory_path() / ("tiffany-https-client-" + std::to_string(::getpid()));
+    // Why a new folder per suite run: the TLS client caches its context per CA
+    // file path, so a certificate rewritten at the same path (--gtest_repeat)
+    // would meet the old CA.
+    static int runs = 0;
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("tiffany-https-client-" + std::to_string(::getpid()) + "-" + std::to_string(++runs));
     std::filesystem::create_directories(directory_);
     server_certificate_ = testing::write_test_certificate(directory_, "server", "a.test", {"a.test", "localhost"});
     other_certificate_ = testing::write_test_certificate(directory_, "other", "b.test", {"b.test"});
