@@ -12,7 +12,7 @@ list(FILTER TIFFANY_PUBLIC_HEADERS EXCLUDE REGEX "^$")
 # Why: configure again when a header is added, moved or removed.
 file(GLOB_RECURSE tiffany_sdk_candidates CONFIGURE_DEPENDS LIST_DIRECTORIES false
   ${PROJECT_SOURCE_DIR}/coro/*.hpp ${PROJECT_SOURCE_DIR}/reactor/*.hpp ${PROJECT_SOURCE_DIR}/net/*.hpp
-  ${PROJECT_SOURCE_DIR}/http/*.hpp ${PROJECT_SOURCE_DIR}/handlers/*.hpp)
+  ${PROJECT_SOURCE_DIR}/http/*.hpp ${PROJECT_SOURCE_DIR}/client/*.hpp ${PROJECT_SOURCE_DIR}/handlers/*.hpp)
 
 # The one dependency a public header has beyond the C++ and C libraries:
 # picojson (Debian picojson-dev, header-only), for HandlerParams and the

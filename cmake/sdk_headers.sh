@@ -3,8 +3,9 @@
 # one rule that decides what is installed under include/tiffany/ (CMake reads
 # it at configure time; the include lint and the installed-SDK test read it too).
 #
-# The rule follows the layout: every header of coro/, reactor/, net/, http/
-# and handlers/ is public, except those in a folder named
+# The rule follows the layout: every header of coro/, reactor/, net/, http/,
+# client/ and handlers/ is public, except client/upstream/ (the proxy's
+# upstream groups: the server's, not the SDK's) and those in a folder named
 #   internal/         a library's own machinery (reactor backends, the plugin
 #                     loader, the request parser, content coding, c-ares
 #                     and OpenSSL behind net/)
@@ -13,5 +14,5 @@
 # Public headers include each other as <tiffany/…>, never as "…" paths.
 set -eu
 cd "${1:-$(dirname "$0")/..}"
-find coro reactor net http handlers -name '*.hpp' \
-  -not -path '*/internal/*' -not -path '*/builtin/*' -not -path '*/example_plugins/*' | LC_ALL=C sort
+find coro reactor net http client handlers -name '*.hpp' \
+  -not -path 'client/upstream/*' -not -path '*/internal/*' -not -path '*/builtin/*' -not -path '*/example_plugins/*' | LC_ALL=C sort

@@ -253,6 +253,65 @@ TEST_F(PluginServer, FanOutRunsItsChildrenConcurrently) {
   EXPECT_LT(elapsed, 600ms) << "10 children of 100 ms each took as long as running them one by one";
 }
 
+// fanout.upstreams calls real upstreams through the SDK's HttpClient: a
+// second Tiffany (the installed binary) with a fast route and a slow one,
+// and a port nothing listens on.
+class FanOutUpstreams : public InstalledSdk {
+ protected:
+  void SetUp() override {
+    InstalledSdk::SetUp();
+    const std::string upstream_config = R"({"plugins": [")" + plugins_ + R"(/libfanout.so"], "listeners": [
+        {"name": "app", "address": "127.0.0.1:0", "protocol": "http", "routes": [
+          {"method": "GET", "path": "/fast", "handler": "text", "body": "fast answer"},
+          {"method": "GET", "path": "/slow", "handler": "fanout.sleepers", "children": 1, "delay_ms": 400}]}]})";
+    upstream_ = std::make_unique<ServerProcess>(upstream_config, std::vector<std::string>{}, prefix_ + "/bin/tiffany");
+    const std::string app = "http://127.0.0.1:" + std::to_string(upstream_->port_of("app"));
+    int closed_port = 0;
+    {
+      const LoopbackSocket closed(false);  // a free port nothing listens on
+      closed_port = closed.port();
+    }
+    const std::string down = "http://127.0.0.1:" + std::to_string(closed_port) + "/";
+    const std::string config = R"({"plugins": [")" + plugins_ + R"(/libfanout.so"], "listeners": [
+        {"name": "web", "address": "127.0.0.1:0", "protocol": "http", "routes": [
+          {"method": "GET", "path": "/all", "handler": "fanout.upstreams",
+           "upstreams": [")" + app + R"(/fast", ")" + app + R"(/slow", ")" + down + R"("]},
+          {"method": "GET", "path": "/first", "handler": "fanout.upstreams", "mode": "race",
+           "upstreams": [")" + app + R"(/slow", ")" + app + R"(/fast"]}]}]})";
+    server_ = std::make_unique<ServerProcess>(config, std::vector<std::string>{}, prefix_ + "/bin/tiffany");
+    base_ = "http://127.0.0.1:" + std::to_string(server_->port_of("web"));
+    // picojson writes "/" as "\/" in strings.
+    for (const char c : app) app_json_ += c == '/' ? std::string("\\/") : std::string(1, c);
+  }
+  std::unique_ptr<ServerProcess> upstream_;
+  std::unique_ptr<ServerProcess> server_;
+  std::string base_;
+  std::string app_json_;  // the upstream's base URL as the JSON answer spells it
+};
+
+TEST_F(FanOutUpstreams, GatherCallsEveryUpstreamAtOnceAndReportsEachOutcome) {
+  const auto started = std::chrono::steady_clock::now();
+  const RunResult run = curl(base_ + "/all");
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  EXPECT_NE(run.out.find("HTTP/1.1 200 OK"), std::string::npos) << run.out << server_->err();
+  EXPECT_NE(run.out.find(R"({"bytes":11,"status":200,"url":")" + app_json_ + R"(\/fast"})"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(R"("status":200,"url":")" + app_json_ + R"(\/slow"})"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(R"({"error":"connect",)"), std::string::npos) << run.out;
+  EXPECT_GE(elapsed, 400ms);
+  EXPECT_LT(elapsed, 1500ms) << "the upstreams were not called concurrently";
+}
+
+TEST_F(FanOutUpstreams, RaceTakesTheFirstAnswerAndCancelsTheSlowUpstream) {
+  const auto started = std::chrono::steady_clock::now();
+  const RunResult run = curl(base_ + "/first");
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  EXPECT_NE(run.out.find("HTTP/1.1 200 OK"), std::string::npos) << run.out << server_->err();
+  EXPECT_NE(run.out.find(R"("winner":")" + app_json_ + R"(\/fast")"), std::string::npos) << run.out;
+  EXPECT_LT(elapsed, 350ms) << "the race waited for the slow upstream";
+  // The server goes on answering after the canceled request's connection closed.
+  EXPECT_NE(curl(base_ + "/first").out.find("HTTP/1.1 200 OK"), std::string::npos);
+}
+
 TEST_F(PluginServer, AThrowingPluginHandlerGives500ALogLineAndTheServerGoesOn) {
   const RunResult failed = curl(base_ + "/fail");
   EXPECT_NE(failed.out.find("HTTP/1.1 500 Internal Server Error"), std::string::npos) << failed.out;

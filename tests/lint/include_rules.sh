@@ -6,7 +6,8 @@
 #   conf/      nothing else of ours
 #   net/       coro/, reactor/, conf/  (byte streams, resolver, outbound connect, TLS)
 #   http/      coro/, reactor/        (HTTP messages, shared by the server and a client)
-#   handlers/  coro/, reactor/, net/, http/
+#   client/    coro/, reactor/, net/, http/, conf/ (the pooled HTTP client, upstream groups)
+#   handlers/  coro/, reactor/, net/, http/, client/
 #   server/    everything; but server/transport/ not server/http/ or server/echo/
 #              (protocols sit on transports, not the reverse)
 # tests/, loadtest/ and docs/ may include everything. Includes of ours are
@@ -31,8 +32,9 @@ offenders=$(echo "$all" | FOLDERS="$folders" PUBLIC="$public" xargs -r perl -ne 
       "conf"     => [],
       "net"      => ["coro", "reactor", "conf"],
       "http"     => ["coro", "reactor"],
-      "handlers" => ["coro", "reactor", "net", "http"],
-      "server"   => ["coro", "reactor", "conf", "net", "http", "handlers"],
+      "client"   => ["coro", "reactor", "net", "http", "conf"],
+      "handlers" => ["coro", "reactor", "net", "http", "client"],
+      "server"   => ["coro", "reactor", "conf", "net", "http", "client", "handlers"],
     );
     %ours = map { $_ => 1 } split " ", $ENV{FOLDERS};
     %public = map { $_ => 1 } split " ", $ENV{PUBLIC};

@@ -1,0 +1,42 @@
+// ClientConnection: the socket lookup behind a stream and the idle liveness peek.
+#include "client/internal/client_connection.hpp"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include <tiffany/net/socket_stream.hpp>
+
+#include "net/internal/tls/tls_stream.hpp"
+
+namespace tiffany::detail {
+
+ClientConnection::ClientConnection(std::unique_ptr<ByteStream> stream, std::string origin_key,
+                                   const http::ResponseLimits& limits)
+    : stream_(std::move(stream)),
+      fd_(-1),
+      tls_(false),
+      origin_key_(std::move(origin_key)),
+      parser_(limits),
+      buffer_(std::make_unique<char[]>(kBufferSize)) {
+  if (auto* socket = dynamic_cast<SocketStream*>(stream_.get())) {
+    fd_ = socket->fd();
+  } else if (auto* secure = dynamic_cast<tls::TlsStream*>(stream_.get())) {
+    fd_ = secure->fd();
+    tls_ = true;
+  }
+}
+
+bool ClientConnection::usable_after_idle() const noexcept {
+  if (begin_ != end_) return false;  // bytes nobody asked for
+  if (fd_ < 0) return true;          // unknown stream: the request's retry covers a dead one
+  char byte;
+  const ssize_t got = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (got < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+  // Why TLS tolerates bytes: a TLS 1.3 server sends session tickets after the
+  // handshake, unasked; a close_notify among them makes the request fail
+  // before any response byte, which the one retry covers.
+  return got > 0 && tls_;
+}
+
+}  // namespace tiffany::detail

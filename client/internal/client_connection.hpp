@@ -1,0 +1,67 @@
+// ClientConnection: one outbound keep-alive connection: its stream, response parser and read buffer.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/net/byte_stream.hpp>
+
+#include "http/internal/response_parser.hpp"
+
+namespace tiffany::detail {
+
+/// Owned by its pool while idle and by the request (then its exchange) while
+/// busy; destroying it closes the socket. The per-exchange fields are set by
+/// the request that borrows it.
+class ClientConnection {
+ public:
+  ClientConnection(std::unique_ptr<ByteStream> stream, std::string origin_key, const http::ResponseLimits& limits);
+  ClientConnection(const ClientConnection&) = delete;
+  ClientConnection& operator=(const ClientConnection&) = delete;
+
+  ByteStream& stream() noexcept { return *stream_; }
+  http::ResponseParser& parser() noexcept { return parser_; }
+  const std::string& origin_key() const noexcept { return origin_key_; }
+
+  /// Received bytes the parser has not taken yet.
+  std::string_view pending() const noexcept { return {buffer_.get() + begin_, end_ - begin_}; }
+  void consume(std::size_t count) noexcept { begin_ += count; }
+  /// Where the next read lands (the buffer is empty: pending() was all consumed).
+  char* read_space() noexcept {
+    begin_ = end_ = 0;
+    return buffer_.get();
+  }
+  static constexpr std::size_t kBufferSize = 16 * 1024;
+  void received(std::size_t count) noexcept { end_ += count; }
+
+  /// False if the server closed or sent anything while the connection was
+  /// idle (a plain socket: any byte or EOF; TLS: EOF or an error, since TLS
+  /// 1.3 session tickets may arrive unasked). One non-blocking peek.
+  bool usable_after_idle() const noexcept;
+
+  // ---- the current exchange ----
+  bool reused = false;               ///< served an earlier request
+  std::uint64_t response_bytes = 0;  ///< bytes of the response read so far
+  std::chrono::milliseconds first_byte_timeout{0};
+  std::chrono::milliseconds read_timeout{0};
+  std::optional<Scheduler::Clock::time_point> total_end;
+  Scheduler::Clock::time_point idle_since{};
+
+ private:
+  std::unique_ptr<ByteStream> stream_;
+  int fd_;  // the socket under the stream, for the idle peek (-1: unknown)
+  bool tls_;
+  std::string origin_key_;
+  http::ResponseParser parser_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+};
+
+}  // namespace tiffany::detail
