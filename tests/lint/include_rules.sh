@@ -6,6 +6,7 @@
 #   conf/      nothing else of ours
 #   net/       coro/, reactor/, conf/  (byte streams, resolver, outbound connect, TLS)
 #   http/      coro/, reactor/        (HTTP messages, shared by the server and a client)
+#   client/    coro/, reactor/, net/, http/, conf/ (the pooled HTTP client, upstream groups)
 #   handlers/  coro/, reactor/, net/, http/
 #   server/    everything; but server/transport/ not server/http/ or server/echo/
 #              (protocols sit on transports, not the reverse)
@@ -31,6 +32,7 @@ offenders=$(echo "$all" | FOLDERS="$folders" PUBLIC="$public" xargs -r perl -ne 
       "conf"     => [],
       "net"      => ["coro", "reactor", "conf"],
       "http"     => ["coro", "reactor"],
+      "client"   => ["coro", "reactor", "net", "http", "conf"],
       "handlers" => ["coro", "reactor", "net", "http"],
       "server"   => ["coro", "reactor", "conf", "net", "http", "handlers"],
     );
