@@ -8,8 +8,8 @@ namespace tiffany::upstream {
 
 std::uint64_t hash64(std::string_view text) noexcept {
   std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    hash ^= c;
+  for (char c : text) {
+    hash ^= static_cast<unsigned char>(c);
     hash *= 0x100000001b3ULL;
   }
   hash ^= hash >> 30;

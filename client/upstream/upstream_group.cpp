@@ -39,7 +39,7 @@ std::optional<std::size_t> UpstreamGroup::pick(std::string_view key, std::span<c
         any = any || eligible[i];
       }
       if (!any) continue;
-      if (balance_ == UpstreamBalance::hash && !backups) {
+      if (balance_ == UpstreamBalance::hash && !backups && !key.empty()) {
         const std::size_t found = ring_.find(key, [&](std::size_t i) { return eligible[i]; });
         if (found != HashRing::npos) return found;
       }

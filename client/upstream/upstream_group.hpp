@@ -22,7 +22,8 @@ class UpstreamGroup {
  public:
   explicit UpstreamGroup(const UpstreamConfig& config);
 
-  /// A server index. `key` is the hash key (ignored unless balance is hash);
+  /// A server index. `key` is the hash key (hash_key.hpp; ignored unless
+  /// balance is hash; empty: round robin);
   /// `tried` holds the servers this request already used: they are skipped
   /// while any other server is available, so a retry goes elsewhere.
   std::optional<std::size_t> pick(std::string_view key, std::span<const std::size_t> tried, TimePoint now);

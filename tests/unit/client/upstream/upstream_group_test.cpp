@@ -1,6 +1,8 @@
 // UpstreamGroup: smooth weighted round robin, least_conn, consistent hash, backups and next-upstream exclusion.
 #include "client/upstream/upstream_group.hpp"
 
+#include "client/upstream/hash_key.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -102,7 +104,7 @@ TEST(UpstreamGroup, HashIsStableAndSpreadsByWeight) {
   UpstreamGroup g(group({{1, false}, {1, false}, {2, false}}, UpstreamBalance::hash));
   const auto first = assign(g, 10'000);
   EXPECT_EQ(first, assign(g, 10'000));
-  std::size_t counts[3] = {};
+  int counts[3] = {};
   for (const auto& [key, server] : first) ++counts[server];
   EXPECT_NEAR(counts[0], 2500, 400);
   EXPECT_NEAR(counts[1], 2500, 400);
@@ -148,6 +150,23 @@ TEST(UpstreamGroup, HashUsesBackupsWhenEveryPrimaryIsDown) {
   g.begin(0, t0);
   g.end(0, Outcome::failure, t0);
   EXPECT_EQ(g.pick("k", {}, t0), 1u);
+}
+
+TEST(UpstreamGroup, HashKeyComesFromTheConfiguredPartOfTheRequestAndEmptyGoesRoundRobin) {
+  UpstreamConfig config = group({{1, false}, {1, false}}, UpstreamBalance::hash);
+  http::Headers headers;
+  headers.add("x-user", "alice");
+  EXPECT_EQ(hash_key(config, "192.0.2.1", "/p?q=1", headers), "192.0.2.1");
+  config.hash_key = UpstreamHashKey::path;
+  EXPECT_EQ(hash_key(config, "192.0.2.1", "/p?q=1", headers), "/p");
+  config.hash_key = UpstreamHashKey::header;
+  config.hash_header = "X-User";
+  EXPECT_EQ(hash_key(config, "192.0.2.1", "/p", headers), "alice");
+  EXPECT_EQ(hash_key(config, "192.0.2.1", "/p", http::Headers{}), "");
+  config.balance = UpstreamBalance::round_robin;
+  EXPECT_EQ(hash_key(config, "192.0.2.1", "/p", headers), "");
+  UpstreamGroup g(group({{1, false}, {1, false}}, UpstreamBalance::hash));
+  EXPECT_EQ(sequence(g, 4), "abab") << "no key: round robin, not one server";
 }
 
 }  // namespace
