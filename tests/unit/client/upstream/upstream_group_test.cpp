@@ -1,13 +1,14 @@
 // UpstreamGroup: smooth weighted round robin, least_conn, consistent hash, backups and next-upstream exclusion.
 #include "client/upstream/upstream_group.hpp"
 
-#include "client/upstream/hash_key.hpp"
-
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "client/upstream/hash_key.hpp"
 
 namespace tiffany::upstream {
 namespace {
