@@ -162,6 +162,65 @@ struct ErrorLogConfig {
   std::string json_path = "$.error_log";
 };
 
+/// One entry of an upstream's `servers`: where requests may be sent.
+struct UpstreamServerConfig {
+  std::string host;        // IP literal (no brackets) or a DNS name, resolved when connecting
+  std::uint16_t port = 0;  // 1..65535
+  bool ipv6_literal = false;
+  int weight = 1;          // 1..1000: share of requests, and of hash ring points
+  bool backup = false;     // used only while every non-backup server is down
+  std::string json_path;   // "$.upstreams.app.servers[1]"
+
+  /// `host:port`, IPv6 bracketed: what logs and metrics call the server.
+  std::string to_string() const { return ipv6_literal ? "[" + host + "]:" + std::to_string(port) : host + ":" + std::to_string(port); }
+};
+
+enum class UpstreamBalance { round_robin, least_conn, hash };
+enum class UpstreamHashKey { client_address, path, header };
+
+/// `health` of an upstream: the active probe (the probing task comes with the proxy).
+struct UpstreamHealthConfig {
+  std::string path = "/health";
+  std::int64_t interval_ms = 1000;
+  std::int64_t timeout_ms = 1000;
+  int expect_status_min = 200;  // a probe passes with a status in [min, max]
+  int expect_status_max = 399;
+  int rise = 2;  // consecutive passes that bring a down server up
+  int fall = 3;  // consecutive failures that take an up server down
+};
+
+/// `tls` of an upstream: present means the servers are spoken to over HTTPS.
+struct UpstreamTlsConfig {
+  bool verify = true;       // check the certificate chain and name
+  std::string ca_file;      // empty: the system's trust store
+  std::string server_name;  // SNI and the name checked; empty: the server's host
+};
+
+/// `retry_budget`: Envoy's retry budget (client/upstream/retry_budget.hpp).
+struct UpstreamRetryBudgetConfig {
+  int percent = 20;        // retries in flight may be this share of requests in flight...
+  int min_concurrent = 3;  // ...but never fewer than this many
+};
+
+/// One entry of `upstreams`: a named group of servers a `proxy` route sends to.
+struct UpstreamConfig {
+  std::string name;
+  std::vector<UpstreamServerConfig> servers;
+  UpstreamBalance balance = UpstreamBalance::round_robin;
+  UpstreamHashKey hash_key = UpstreamHashKey::client_address;
+  std::string hash_header;  // the field name, for UpstreamHashKey::header
+  std::size_t keepalive = 32;        // idle connections kept per worker
+  std::size_t max_connections = 0;   // per worker; 0: no limit
+  std::int64_t idle_timeout_ms = 60'000;
+  std::int64_t connect_timeout_ms = 5'000;
+  int max_fails = 1;                 // passive health; 0: off
+  std::int64_t fail_timeout_ms = 10'000;
+  std::optional<UpstreamHealthConfig> health;  // nullopt: no active probes
+  std::optional<UpstreamTlsConfig> tls;        // nullopt: plain HTTP
+  UpstreamRetryBudgetConfig retry_budget;
+  std::string json_path;  // "$.upstreams.app"
+};
+
 /// `backend`: which I/O backend the workers use.
 enum class IoBackend { automatic, io_uring, epoll };
 
@@ -177,6 +236,7 @@ struct Config {
   ErrorLogConfig error_log;
   std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)
   SchedulerConfig scheduler;
+  std::vector<UpstreamConfig> upstreams;  // sorted by name
   std::vector<ListenerConfig> listeners;
   std::vector<std::string> warnings;  // deprecated forms used, to log once at start-up
 };

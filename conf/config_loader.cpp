@@ -13,6 +13,7 @@
 #include "conf/json_node.hpp"
 #include "conf/strict_json.hpp"
 #include "conf/tls_config_reader.hpp"
+#include "conf/upstream_config_reader.hpp"
 
 namespace tiffany {
 namespace {
@@ -271,7 +272,7 @@ Config parse_config(const std::string& text, const std::string& file) {
 
   const JsonNode root(document, file, "$");
   ObjectReader reader(root, {"backend", "workers", "max_connections", "drain_timeout_ms", "plugins",
-                             "offload_threads", "scheduler", "access_log", "error_log", "listeners"});
+                             "offload_threads", "scheduler", "access_log", "error_log", "upstreams", "listeners"});
   Config config;
   config.file = file;
   const auto slash = file.rfind('/');
@@ -310,6 +311,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   }
   if (auto scheduler = reader.optional("scheduler")) config.scheduler = read_scheduler(*scheduler);
 
+  if (auto upstreams = reader.optional("upstreams")) config.upstreams = read_upstreams(*upstreams, config.directory);
   const JsonNode listeners = reader.required("listeners");
   const auto items = listeners.as_array();
   if (items.empty()) listeners.fail("at least one listener");
@@ -321,6 +323,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     }
     config.listeners.push_back(std::move(listener));
   }
+  check_proxy_routes(config);
   return config;
 }
 

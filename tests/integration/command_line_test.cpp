@@ -147,6 +147,26 @@ TEST(CommandLine, CheckConfigValidatesRoutesToo) {
   EXPECT_NE(run.err.find("unknown handler \"nope\""), std::string::npos) << run.err;
 }
 
+TEST(CommandLine, RefusesABadUpstreamAndAProxyRouteNamingNoUpstream) {
+  EXPECT_EQ(refusal_for(R"({"upstreams": {"app": {"servers": [{"address": "127.0.0.1:9001", "weight": 0}]}},
+      "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})"),
+            "$.upstreams.app.servers[0].weight: expected an integer from 1 to 1000, got 0\n");
+  EXPECT_EQ(refusal_for(R"({"upstreams": {"app": {"servers": ["127.0.0.1:9001"]}},
+      "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http", "routes": [
+        {"path": "/app/*", "handler": "proxy", "with": {"upstream": "ap"}}]}]})"),
+            "$.listeners[0].routes[0].with.upstream: no upstream named \"ap\"; defined: app\n");
+}
+
+TEST(CommandLine, CheckConfigAcceptsAnUpstreamsSection) {
+  TempDir dir;
+  const std::string path = dir.write("up.json", R"({"upstreams": {"app": {"servers": ["127.0.0.1:9001",
+      {"address": "[::1]:9002", "weight": 2, "backup": true}], "balance": {"hash": "header:X-User"},
+      "health": {"path": "/health", "rise": 2, "fall": 3}, "retry_budget": {"percent": 20, "min_concurrent": 3}}},
+    "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})");
+  const RunResult run = run_tiffany({"--check-config", "--config", path});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
 TEST(CommandLine, RefusesAMissingConfigFile) {
   const RunResult run = run_tiffany({"--config", "/nonexistent/tiffany.json"});
   EXPECT_EQ(run.exit_code, 1);

@@ -86,6 +86,12 @@ TEST(ConfigDoc, EveryObjectsTableListsExactlyTheKeysTheLoaderTakes) {
        "{\"listeners\": [{" + kHttp.substr(0, kHttp.size() - 2) + R"([{"path": "/", "handler": "h", "with": {}, "zz": 1}]}]})"},
       {"`listeners[].not_found` (and `method_not_allowed`)",
        "{\"listeners\": [{" + kHttp + R"(, "not_found": {"handler": "h", "zz": 1}}]})"},
+      {"`upstreams.NAME`", R"({"upstreams": {"a": {"servers": ["a:1"], "zz": 1}}, "listeners": []})"},
+      {"`upstreams.NAME.servers[]` (object form)", R"({"upstreams": {"a": {"servers": [{"address": "a:1", "zz": 1}]}}, "listeners": []})"},
+      {"`upstreams.NAME.balance` (object form)", R"({"upstreams": {"a": {"servers": ["a:1"], "balance": {"zz": 1}}}, "listeners": []})"},
+      {"`upstreams.NAME.health`", R"({"upstreams": {"a": {"servers": ["a:1"], "health": {"zz": 1}}}, "listeners": []})"},
+      {"`upstreams.NAME.tls`", R"({"upstreams": {"a": {"servers": ["a:1"], "tls": {"zz": 1}}}, "listeners": []})"},
+      {"`upstreams.NAME.retry_budget`", R"({"upstreams": {"a": {"servers": ["a:1"], "retry_budget": {"zz": 1}}}, "listeners": []})"},
   };
   const auto documented = documented_keys();
   std::set<std::string> probed;

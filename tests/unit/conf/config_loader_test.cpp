@@ -172,7 +172,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
              "test.json: $.lisener: unknown key; expected one of \"backend\", \"workers\", "
              "\"max_connections\", \"drain_timeout_ms\", \"plugins\", \"offload_threads\", \"scheduler\", "
-             "\"access_log\", \"error_log\", \"listeners\""},
+             "\"access_log\", \"error_log\", \"upstreams\", \"listeners\""},
         Case{"ListenersNotAnArray", R"({"listeners": {}})", "test.json: $.listeners: expected an array, got an object"},
         Case{"NoListeners", R"({"listeners": []})",
              "test.json: $.listeners: expected at least one listener, got an array"},
