@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "conf/config.hpp"
 #include "handlers/builtin/proxy/upstream_runtime.hpp"
 
 namespace tiffany::proxy {

@@ -10,7 +10,6 @@
 #include <tiffany/coro/task.hpp>
 
 #include "client/upstream/upstream_set.hpp"
-#include "conf/config.hpp"
 #include "handlers/internal/upstream_metrics.hpp"
 
 namespace tiffany::proxy {
