@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <chrono>
+#include <fstream>
 #include <map>
+#include <set>
 #include <regex>
 #include <string>
 #include <thread>
@@ -305,6 +307,43 @@ TEST(Proxy, TenThousandRequestsUnderWrkWithoutErrors) {
   EXPECT_GE(std::stoll(requests[1]), 10000) << run.out;
   EXPECT_EQ(run.out.find("Socket errors"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("Non-2xx"), std::string::npos) << run.out;
+}
+
+// Keys listed in `| \`key\` |` rows of the docs/config.md section `heading`.
+std::set<std::string> documented_keys(const std::string& heading) {
+  std::ifstream page(std::string(TIFFANY_SOURCE_DIR) + "/docs/config.md");
+  std::set<std::string> keys;
+  std::string line;
+  bool inside = false;
+  while (std::getline(page, line)) {
+    if (line.rfind("## ", 0) == 0) inside = line == "## " + heading;
+    if (inside && line.rfind("| `", 0) == 0) keys.insert(line.substr(3, line.find('`', 3) - 3));
+  }
+  return keys;
+}
+
+TEST(Proxy, BadRouteKeysAreRefusedNamingTheirPathAndTheDocsListEveryKey) {
+  TempDir dir;
+  const std::string routes = R"({"path": "/app/*", "handler": "proxy", "with": {"upstream": "app", "zz": 1}})";
+  const RunResult unknown = run_tiffany({"--check-config", "--config", dir.write("a.json", proxy_config({9}, "", routes))});
+  EXPECT_NE(unknown.exit_code, 0);
+  const std::string marker = "$.listeners[0].routes[1].with.zz: unknown key for handler \"proxy\"; expected one of ";
+  const std::size_t at = unknown.err.find(marker);
+  ASSERT_NE(at, std::string::npos) << unknown.err;
+  std::set<std::string> known;
+  const std::string list = unknown.err.substr(at + marker.size());
+  for (std::size_t open = list.find('"'); open != std::string::npos; open = list.find('"', list.find('"', open + 1) + 1)) {
+    known.insert(list.substr(open + 1, list.find('"', open + 1) - open - 1));
+  }
+  EXPECT_EQ(documented_keys("Handler `proxy`"), known) << "docs/config.md's proxy table lists exactly the handler's keys";
+
+  const std::string bad_retry = R"({"path": "/app/*", "handler": "proxy", "with": {"upstream": "app", "next_upstream": ["500"]}})";
+  const RunResult refused = run_tiffany({"--check-config", "--config", dir.write("b.json", proxy_config({9}, "", bad_retry))});
+  EXPECT_NE(refused.err.find("$.listeners[0].routes[1].with.next_upstream: an array of \"error\""), std::string::npos)
+      << refused.err;
+  const std::string bad_rewrite = R"({"path": "/app/*", "handler": "proxy", "with": {"upstream": "app", "rewrite_prefix": "/v2"}})";
+  const RunResult lone = run_tiffany({"--check-config", "--config", dir.write("c.json", proxy_config({9}, "", bad_rewrite))});
+  EXPECT_NE(lone.err.find("with.rewrite_prefix: needs strip_prefix"), std::string::npos) << lone.err;
 }
 
 }  // namespace
