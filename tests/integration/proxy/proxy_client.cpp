@@ -23,15 +23,19 @@ bool send_all(int fd, const std::string& bytes) {
 std::string http_exchange(int port, const std::string& raw, std::chrono::milliseconds timeout) {
   const UniqueFd fd = connect_loopback(port);
   if (!fd.valid() || !send_all(fd.get(), raw)) return "<no connection>";
+  return http_exchange_rest(fd.get(), timeout);
+}
+
+std::string http_exchange_rest(int fd, std::chrono::milliseconds timeout) {
   std::string got;
   const auto until = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return got + "<timeout>";
-    pollfd poller{fd.get(), POLLIN, 0};
+    pollfd poller{fd, POLLIN, 0};
     if (::poll(&poller, 1, static_cast<int>(left.count())) != 1) continue;
     char buffer[65536];
-    const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, 0);
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
     if (n <= 0) return got;
     got.append(buffer, static_cast<std::size_t>(n));
   }

@@ -11,6 +11,9 @@ namespace tiffany::testing {
 std::string http_exchange(int port, const std::string& raw,
                           std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
+/// Reads from a connected `fd` until the server closes (or `timeout`).
+std::string http_exchange_rest(int fd, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
 /// "GET `path` HTTP/1.1" with Host and Connection: close, plus `extra` fields.
 std::string get_request(const std::string& path, const std::string& extra = "");
 
