@@ -76,6 +76,7 @@ Task<Attempt> run_attempt(std::shared_ptr<UpstreamRuntime> runtime, std::size_t 
   if (!attempt.ok()) {
     metrics.count_error(error_kind(attempt.error));
     attempt.lease->fail();
+    attempt.lease.reset();  // Why now: the next pick must already see this failure
   }
   co_return attempt;
 }

@@ -1,6 +1,7 @@
 // ProxyHandler: pick a server, send the request (streamed body), retry or hedge, and stream the response back.
 #include "handlers/builtin/proxy/proxy_handler.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 #include <string_view>
@@ -206,7 +207,8 @@ Task<void> ProxyHandler::serve(http::Request& request, http::Response& response)
   bool refused = false;
   while (static_cast<int>(tried.size()) < settings_.max_tries) {
     const std::optional<std::size_t> server = runtime_->group().pick(key, tried, Scheduler::current().now());
-    if (!server) break;
+    // Why stop at a server already tried: a retry is for another server (one left is none).
+    if (!server || std::find(tried.begin(), tried.end(), *server) != tried.end()) break;
     if (!tried.empty()) {
       if (!budget.try_acquire_retry()) {
         UpstreamServerMetrics::add(runtime_->metrics(*server).budget_refusals);
@@ -231,7 +233,10 @@ Task<void> ProxyHandler::serve(http::Request& request, http::Response& response)
       const int status = attempt->exchange->status();
       if (status >= 500) runtime_->metrics(attempt->server).count_error(UpstreamServerMetrics::status_5xx);
       again = replayable && settings_.next_upstream.on_status(status);
-      if (again) attempt->lease->fail();
+      if (again) {
+        attempt->lease->fail();
+        attempt->lease.reset();  // Why now: the next pick must already see this failure
+      }
     } else {
       again = replayable && (attempt->error.kind == ClientErrorKind::timeout ? settings_.next_upstream.timeout
                                                                              : settings_.next_upstream.error);
@@ -284,7 +289,7 @@ Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request,
       continue;
     }
     if (!timed_out && chunk.status == ClientBodyChunk::Status::end) co_return;
-    attempt.lease->fail();
+    if (attempt.lease) attempt.lease->fail();
     metrics.count_error(timed_out ? UpstreamServerMetrics::timeout : error_kind(exchange.error()));
     const std::string why = timed_out ? "no body piece within first_byte_timeout_ms" : exchange.error().message;
     if (!response.streaming()) {

@@ -136,8 +136,15 @@ TEST(Proxy, RewritesHopByHopAndForwardingFieldsBothWays) {
 TEST(Proxy, AnswersBadGatewayWhenTheUpstreamIsDown) {
   const LoopbackSocket closed(false);  // bound, not listening: connections are refused
   ServerProcess proxy(proxy_config({closed.port()}, "", app_route()));
-  const std::string got = http_exchange(proxy.port_of("px"), get_request("/app/x"));
+  const int port = proxy.port_of("px");
+  const std::string got = http_exchange(port, get_request("/app/x"));
   EXPECT_EQ(status_of(got), 502) << got;
+  const std::string labels = "{upstream=\"app\",server=\"127.0.0.1:" + std::to_string(closed.port()) + "\"";
+  EXPECT_EQ(metric(port, "tiffany_upstream_requests_total" + labels + "}"), "1");
+  EXPECT_EQ(metric(port, "tiffany_upstream_errors_total" + labels + ",kind=\"connect\"}"), "1");
+  EXPECT_EQ(metric(port, "tiffany_upstream_up" + labels + "}"), "0") << "max_fails 1: the failure took it out";
+  EXPECT_EQ(status_of(http_exchange(port, get_request("/app/x"))), 502) << "no server left: 502 without trying";
+  EXPECT_EQ(metric(port, "tiffany_upstream_requests_total" + labels + "}"), "1");
 }
 
 TEST(Proxy, AnswersGatewayTimeoutWhenTheUpstreamIsSlow) {
