@@ -208,6 +208,21 @@ TEST(Proxy, NextUpstreamMovesToAHealthyServer) {
   EXPECT_EQ(status_of(post), 503) << post;
 }
 
+TEST(Proxy, AnEmptyRetryBudgetRefusesTheRetry) {
+  const LoopbackSocket closed(false);
+  FakeUpstream healthy(ok_answer);
+  ServerProcess proxy(proxy_config({closed.port(), healthy.port()},
+                                   R"(, "max_fails": 0, "retry_budget": {"percent": 0, "min_concurrent": 0})", app_route()));
+  const int port = proxy.port_of("px");
+  std::map<int, int> statuses;
+  for (int i = 0; i < 4; ++i) ++statuses[status_of(http_exchange(port, get_request("/app/x")))];
+  EXPECT_EQ(statuses[502], 2) << "round robin sends every other request to the dead server, and no retry may follow";
+  EXPECT_EQ(statuses[200], 2);
+  const std::string refusals = metric(port, "tiffany_upstream_retry_budget_refusals_total{upstream=\"app\",server=\"127.0.0.1:" +
+                                                std::to_string(healthy.port()) + "\"}");
+  EXPECT_EQ(refusals, "2");
+}
+
 TEST(Proxy, PassiveHealthTakesAFailingServerOutAndBackIn) {
   std::atomic<bool> failing{true};
   FakeUpstream flaky([&](int fd, const std::string&) {
