@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "../prometheus_text.hpp"
 #include "../server_process.hpp"
 #include "fake_upstream.hpp"
 #include "proxy_client.hpp"
@@ -313,6 +314,11 @@ TEST(Proxy, AHedgeWinsAgainstASlowServerWhichSeesItsConnectionClosed) {
   const std::string won = metric(port, "tiffany_upstream_hedges_won_total{upstream=\"app\",server=\"127.0.0.1:" +
                                            std::to_string(fast.port()) + "\"}");
   EXPECT_GE(std::atoi(won.c_str()), 1) << won;
+  // The whole page, upstream families included, is well-formed exposition text.
+  const auto samples = parse_prometheus(body_of(http_exchange(port, get_request("/metrics"))));
+  const std::string fast_labels = "{upstream=\"app\",server=\"127.0.0.1:" + std::to_string(fast.port()) + "\"";
+  EXPECT_GE(samples.at("tiffany_upstream_hedges_sent_total" + fast_labels + "}"), 1);
+  EXPECT_GE(samples.at("tiffany_upstream_response_seconds_count" + fast_labels + "}"), 2);
 }
 
 TEST(Proxy, TenThousandRequestsUnderWrkWithoutErrors) {
