@@ -77,6 +77,7 @@ TEST(ProxyLarge, AGibibyteDownloadPassesThroughWithFlatProxyMemory) {
   EXPECT_EQ(status_of(head), 200) << head;
   EXPECT_NE(head.find("Content-Length: 1073741824"), std::string::npos) << head;
   EXPECT_EQ(body, kGiB);
+  RecordProperty("proxy_rss_growth_kib", std::to_string(rss_peak - rss_before));
   EXPECT_LT(rss_peak - rss_before, kFlatKib) << "proxy RSS grew from " << rss_before << " to " << rss_peak << " KiB";
 }
 
@@ -132,6 +133,7 @@ TEST(ProxyLarge, AGibibyteUploadPassesThroughWithFlatProxyMemory) {
   EXPECT_EQ(received.load(), kGiB);
   EXPECT_EQ(status_of(reply), 200) << reply;
   EXPECT_EQ(body_of(reply), std::to_string(kGiB));
+  RecordProperty("proxy_rss_growth_kib", std::to_string(rss_peak - rss_before));
   EXPECT_LT(rss_peak - rss_before, kFlatKib) << "proxy RSS grew from " << rss_before << " to " << rss_peak << " KiB";
 }
 

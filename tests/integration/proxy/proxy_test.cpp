@@ -78,6 +78,11 @@ TEST(Proxy, ForwardsGetAndPostBodiesBothWays) {
   EXPECT_EQ(body_of(got), "one");
   EXPECT_NE(got.find("\r\nContent-Length: 3\r\n"), std::string::npos) << "a sized upstream answer stays sized: " << got;
 
+  const std::string head = http_exchange(port, "HEAD /app/who HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(status_of(head), 200) << head;
+  EXPECT_NE(head.find("\r\nContent-Length: 3\r\n"), std::string::npos) << "HEAD keeps the upstream's length: " << head;
+  EXPECT_EQ(body_of(head), "");
+
   const std::string body = pattern(300'000);
   const std::string posted = http_exchange(
       port, "POST /app/echo HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: " +
