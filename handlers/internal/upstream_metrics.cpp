@@ -104,7 +104,7 @@ void Metrics::render_upstreams(std::string& out) const {
     head(out, name, "counter", "Proxy attempts and probes per upstream server (see docs/operations.md).");
     for (const auto& [labels, sum] : sums) line(out, name, labels, static_cast<double>(sum.*field));
   }
-  head(out, "tiffany_upstream_connections", "gauge", "The upstream's pooled connections (every server), busy or idle.");
+  head(out, "tiffany_upstream_connections", "gauge", "Pooled connections to the server, busy (active) or idle, summed over workers.");
   for (const auto& [labels, sum] : sums) {
     line(out, "tiffany_upstream_connections", labels + ",state=\"active\"", static_cast<double>(sum.active));
     line(out, "tiffany_upstream_connections", labels + ",state=\"idle\"", static_cast<double>(sum.idle));

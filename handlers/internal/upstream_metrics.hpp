@@ -41,7 +41,7 @@ struct UpstreamServerMetrics {
   std::atomic<std::uint64_t> latency_micros_sum{0};
   std::atomic<std::uint64_t> hedges_sent{0}, hedges_won{0}, retries{0}, budget_refusals{0};
   std::atomic<std::uint64_t> probes{0}, probe_failures{0};
-  std::atomic<std::uint64_t> pool_active{0}, pool_idle{0};  // gauges, of the upstream's pool (per worker)
+  std::atomic<std::uint64_t> pool_active{0}, pool_idle{0};  // gauges: this worker's pooled connections to the server
   std::atomic<std::uint64_t> up{1};                          // gauge: 1 takes requests, 0 down
 };
 

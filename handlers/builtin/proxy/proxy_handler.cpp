@@ -99,19 +99,23 @@ Task<Attempt> second_racer(std::shared_ptr<HedgeState> state, std::shared_ptr<Up
                            std::chrono::milliseconds hedge_after, std::chrono::milliseconds first_byte) {
   co_await Sleep(hedge_after);
   const std::size_t tried[] = {first};
-  const std::optional<std::size_t> server = runtime->group().pick(key, tried, Scheduler::current().now());
-  if (!server || *server == first) {
-    co_await Sleep(kParked);  // nowhere else to go: the first attempt decides
-  }
-  if (!runtime->retry_budget().try_acquire_retry()) {
-    UpstreamServerMetrics::add(runtime->metrics(*server).budget_refusals);
+  const std::optional<std::size_t> picked = runtime->group().pick(key, tried, Scheduler::current().now());
+  const bool budgeted = picked && *picked != first && runtime->retry_budget().try_acquire_retry();
+  if (!budgeted) {
+    if (picked && *picked != first) UpstreamServerMetrics::add(runtime->metrics(*picked).budget_refusals);
+    // No other server, or no budget: the first attempt decides (the race cancels this park).
     co_await Sleep(kParked);
+    Attempt never;
+    never.server = first;
+    never.error = ClientError{ClientErrorKind::timeout, "no hedge was sent", ClientStage::first_byte};
+    co_return never;
   }
+  const std::size_t server = *picked;
   RetrySlot slot(runtime);
   ++state->running;
-  UpstreamServerMetrics::add(runtime->metrics(*server).hedges_sent);
-  request.url = runtime->origin(*server) + request.url;
-  Attempt attempt = co_await run_attempt(runtime, *server, std::move(request), first_byte);
+  UpstreamServerMetrics::add(runtime->metrics(server).hedges_sent);
+  request.url = runtime->origin(server) + request.url;
+  Attempt attempt = co_await run_attempt(runtime, server, std::move(request), first_byte);
   attempt.slot.emplace(std::move(slot));
   if (!attempt.ok() && --state->running > 0) co_await Sleep(kParked);
   co_return attempt;

@@ -18,7 +18,7 @@ namespace tiffany::proxy {
 /// worker, so they balance, count failures and spend one retry budget
 /// together, and reuse one pool of keep-alive connections per server.
 /// Per worker, no locks: used only on the worker's thread.
-class UpstreamRuntime : public std::enable_shared_from_this<UpstreamRuntime> {
+class UpstreamRuntime {
  public:
   /// `serving`: false while the config is only checked (no metrics rows).
   UpstreamRuntime(const UpstreamConfig& config, bool serving);
