@@ -166,6 +166,30 @@ TEST(Proxy, AnswersGatewayTimeoutWhenTheUpstreamIsSlow) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, 1400ms);
 }
 
+TEST(Proxy, TheTotalTimeoutAnswers504BeforeTheHeadAndCutsAfterIt) {
+  FakeUpstream* self = nullptr;
+  FakeUpstream trickling([&](int fd, const std::string& request) {
+    if (request.find("/late-head") == std::string::npos) {
+      send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789");
+    }
+    self->wait_for_close_or_timeout(fd, 3000);
+    return false;
+  });
+  self = &trickling;
+  ServerProcess proxy(proxy_config({trickling.port()}, R"(, "max_fails": 0)", app_route(R"(, "total_timeout_ms": 300)")));
+  const int port = proxy.port_of("px");
+  const auto started = std::chrono::steady_clock::now();
+  const std::string late = http_exchange(port, get_request("/app/late-head"));
+  EXPECT_EQ(status_of(late), 504) << late;
+  const std::string cut = http_exchange(port, get_request("/app/slow-body"));
+  EXPECT_EQ(status_of(cut), 200) << cut;
+  EXPECT_EQ(body_of(cut), "0123456789") << "the head and the first bytes, then a close";
+  EXPECT_EQ(cut.find("<timeout>"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms);
+  for (int i = 0; i < 40 && trickling.closed_while_waiting() < 2; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(trickling.closed_while_waiting(), 2) << "both upstream connections were closed by the proxy";
+}
+
 TEST(Proxy, AnUpstreamDyingMidBodyCutsTheClientResponse) {
   FakeUpstream dying([](int fd, const std::string& request) {
     if (request.find("/sized") != std::string::npos) {
