@@ -17,6 +17,7 @@
 #include "fake_upstream.hpp"
 #include "proxy_client.hpp"
 #include "support/loopback_socket.hpp"
+#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -354,8 +355,9 @@ TEST(Proxy, TenThousandRequestsUnderWrkWithoutErrors) {
   ServerProcess up(tiffany_upstream("w"));
   ServerProcess proxy(proxy_config({up.port_of("up")}, R"(, "keepalive": 64)", app_route()));
   const int port = proxy.port_of("px");
-  // Why -d: wrk runs for its duration whatever a script stops; the count is checked.
-  const RunResult run = run_program("wrk", {"-t1", "-c16", "-d6s",
+  // Why -d: wrk runs for its duration whatever a script stops; the count is
+  // checked. Sanitized builds run several times slower: they get longer.
+  const RunResult run = run_program("wrk", {"-t1", "-c16", kSanitized ? "-d30s" : "-d6s",
                                             "http://127.0.0.1:" + std::to_string(port) + "/app/who"},
                                     90s);
   ASSERT_EQ(run.exit_code, 0) << run.err;
