@@ -47,9 +47,13 @@ TEST(ProxyLarge, AGibibyteDownloadPassesThroughWithFlatProxyMemory) {
   const int port = proxy.port_of("px");
   const UniqueFd fd = connect_loopback(port);
   ASSERT_TRUE(fd.valid());
-  ASSERT_TRUE(send_all(fd.get(), get_request("/files/big.bin")));
   const long rss_before = proc_status_kib(proxy.pid(), "VmRSS");
-  long rss_peak = rss_before;
+  ASSERT_TRUE(send_all(fd.get(), get_request("/files/big.bin")));
+  // A client that reads nothing for a second: back-pressure must stop the
+  // proxy reading the upstream, not let it buffer the body.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  long rss_peak = proc_status_kib(proxy.pid(), "VmRSS");
+  EXPECT_LT(rss_peak - rss_before, kFlatKib) << "a stalled client made the proxy buffer";
   std::string head;
   std::uint64_t body = 0;
   std::uint64_t next_sample = 0;
