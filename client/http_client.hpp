@@ -19,7 +19,7 @@ namespace tiffany {
 
 /// One request. `url` is http:// or https://, host (a name, an IPv4 literal
 /// or [IPv6]), an optional :port, then path and query ("/" if absent).
-/// `headers` may not hold Host, Content-Length or Transfer-Encoding (the
+/// `headers` may not hold Host (see `host`), Content-Length or Transfer-Encoding (the
 /// client writes those). The body is `body` (sent with Content-Length), or
 /// pieces read from `body_source` one at a time, each written before the
 /// next is read (Content-Length: body_length if set, else chunked). The
@@ -31,6 +31,9 @@ struct ClientRequest {
   std::string body;
   http::BodySource* body_source = nullptr;
   std::optional<std::uint64_t> body_length;
+  /// The Host field to send (a reverse proxy passing its client's); empty:
+  /// the URL's authority. The connection still goes to the URL's origin.
+  std::string host;
 };
 
 /// A response read whole.

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <tiffany/handlers/handler_registry.hpp>
 
 #include "conf/config.hpp"
 #include "conf/config_error.hpp"
+#include "handlers/builtin/proxy/proxy_upstreams.hpp"
 #include "handlers/internal/metrics.hpp"
 #include "handlers/internal/middleware_chain.hpp"
 #include "handlers/internal/plugin_host.hpp"
@@ -172,6 +174,14 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
 std::vector<std::unique_ptr<Transport>> build_protocols(const Config& config, const HandlerRegistry& registry,
                                                         const TlsContexts& tls_contexts, AccessLog* access_log,
                                                         ConnectionTracker* tracker, int worker) {
+  // Why: a worker brings its own registry (its upstreams' runtimes, probes);
+  // a config check gets a throwaway one so proxy routes are checked too.
+  std::optional<proxy::ProxyUpstreams> checking;
+  std::optional<proxy::ProxyUpstreams::Scope> scope;
+  if (proxy::ProxyUpstreams::current() == nullptr) {
+    checking.emplace(config.upstreams, false);
+    scope.emplace(*checking);
+  }
   std::vector<std::unique_ptr<Transport>> protocols;
   for (std::size_t i = 0; i < config.listeners.size(); ++i) {
     const ListenerConfig& listener = config.listeners[i];

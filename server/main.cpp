@@ -13,6 +13,7 @@
 
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
+#include "handlers/builtin/proxy/proxy_handler.hpp"
 #include "handlers/internal/plugin_loader.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/error_log.hpp"
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
     tiffany::PluginHost plugin_host;  // before the registry: it outlives the factories
     tiffany::HandlerRegistry registry;
     tiffany::register_builtin_handlers(registry);
+    tiffany::proxy::register_proxy_handler(registry);
     tiffany::register_builtin_middleware(registry.middleware());
     for (const tiffany::PluginConfig& plugin : config.plugins) {
       try {

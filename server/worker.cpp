@@ -1,6 +1,8 @@
 // Worker: the thread body, and the main thread's handles on it.
 #include "server/worker.hpp"
 
+#include <optional>
+
 #include <tiffany/coro/exception_message.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/sleep.hpp>
@@ -12,6 +14,7 @@
 #include "handlers/internal/plugin_host.hpp"
 #include "reactor/internal/reactor_factory.hpp"
 #include "server/accept_loop.hpp"
+#include "handlers/builtin/proxy/proxy_upstreams.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
@@ -157,8 +160,12 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     // Plugins' worker hooks run before the handlers are built; their state outlives the scheduler.
     const WorkerPlugins plugins{plugins_, index_};
     if (plugins_ != nullptr) plugins_->start_worker(index_);
+    // The proxy routes' upstreams on this worker, shared by those routes; before the protocols (they use it).
+    proxy::ProxyUpstreams proxy_upstreams(config_.upstreams, true);
+    std::optional<proxy::ProxyUpstreams::Scope> proxy_scope(std::in_place, proxy_upstreams);
     const auto protocols = build_protocols(config_, registry_, tls_contexts_, access_log.get(), &tracker,
                                            static_cast<int>(index_));
+    proxy_scope.reset();
     // Why: declared after everything the tasks use, so its destructor (which
     // destroys unfinished connection tasks) runs while those still exist.
     const SchedulerConfig& tuning = config_.scheduler;
@@ -181,6 +188,7 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     }
     (void)scheduler.spawn(publish_counters(tracker, open_, Metrics::instance().add_worker()));
     (void)scheduler.spawn(trim_memory_after_bursts(tracker));
+    proxy_upstreams.start_probes();
     if (access_log) (void)scheduler.spawn(access_log->flush_every(std::chrono::seconds(1)));
     {
       std::lock_guard lock(queue_mutex_);

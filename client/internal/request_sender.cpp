@@ -47,7 +47,7 @@ std::optional<RequestHead> build_request_head(const ClientRequest& request, cons
   http::OutboundRequest head;
   head.method = request.method;
   head.target = url.target;
-  head.host = url.host_header;
+  head.host = request.host.empty() ? url.host_header : request.host;
   head.headers = &request.headers;
   head.framing = out.framing;
   head.content_length = out.content_length;

@@ -83,6 +83,11 @@ WorkerCounters& Metrics::add_worker() {
   return workers_.emplace_back();
 }
 
+UpstreamServerMetrics& Metrics::add_upstream_server(std::string upstream, std::string server) {
+  std::lock_guard lock(mutex_);
+  return upstream_servers_.emplace_back(std::move(upstream), std::move(server));
+}
+
 RouteMetrics& Metrics::add_route(std::string listener, std::string route) {
   std::lock_guard lock(mutex_);
   return routes_.emplace_back(std::move(listener), std::move(route));
@@ -136,6 +141,7 @@ std::string Metrics::render_prometheus() const {
     }
     family(out, "tiffany_io_backend", "gauge", "The I/O backend in use (1 for the one named).");
     sample(out, "tiffany_io_backend{backend=\"" + label(backend_.empty() ? "unknown" : backend_) + "\"}", 1);
+    render_upstreams(out);
   }
   const StatTotals stats = stat_totals();
   family(out, "tiffany_request_duration_seconds", "histogram",

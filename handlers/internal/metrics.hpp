@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string>
 
+#include "handlers/internal/upstream_metrics.hpp"
+
 namespace tiffany {
 
 struct SchedulerStats;
@@ -48,6 +50,9 @@ class Metrics {
   RouteMetrics& add_route(std::string listener, std::string route);
   /// A worker's slot for its scheduler counters; valid for the process's life.
   WorkerCounters& add_worker();
+  /// One worker's counters for `server` of `upstream` (the proxy's); valid
+  /// for the process's life; renderings sum the workers'.
+  UpstreamServerMetrics& add_upstream_server(std::string upstream, std::string server);
   void set_backend(std::string name);
 
   /// Everything in Prometheus text exposition format.
@@ -63,10 +68,12 @@ class Metrics {
     std::int64_t longest_run_ns = 0;
   };
   TaskTotals task_totals() const;
+  void render_upstreams(std::string& out) const;  // with mutex_ held
 
   mutable std::mutex mutex_;  // guards routes_ and workers_ growth and backend_
   std::deque<RouteMetrics> routes_;
   std::deque<WorkerCounters> workers_;
+  std::deque<UpstreamServerMetrics> upstream_servers_;
   std::string backend_;
 };
 

@@ -72,6 +72,21 @@ TEST_P(HttpClientTest, GetsASizedBody) {
   EXPECT_EQ(head.rfind("GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:", 0), 0u) << head;
 }
 
+TEST_P(HttpClientTest, AGivenHostIsSentWhileTheConnectionGoesToTheUrlsOrigin) {
+  ScriptedUpstream upstream([](const UpstreamRequest&) { return ok_reply("hi"); });
+  std::optional<Result> got;
+  run([&]() -> Task<void> {
+    HttpClient client;
+    ClientRequest request;
+    request.url = upstream.url("/h");
+    request.host = "app.example:8443";
+    got.emplace(co_await client.fetch(std::move(request)));
+  });
+  ASSERT_TRUE(got && *got) << got->error().message;
+  const std::string head = upstream.received().at(0).head;
+  EXPECT_EQ(head.rfind("GET /h HTTP/1.1\r\nHost: app.example:8443\r\n", 0), 0u) << head;
+}
+
 TEST_P(HttpClientTest, PostsAWholeBodyWithContentLength) {
   ScriptedUpstream upstream([](const UpstreamRequest& request) { return ok_reply("got " + request.body); });
   std::optional<Result> got;

@@ -1,0 +1,321 @@
+// ProxyHandler: pick a server, send the request (streamed body), retry or hedge, and stream the response back.
+#include "handlers/builtin/proxy/proxy_handler.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include <tiffany/coro/race.hpp>
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/coro/with_timeout.hpp>
+
+#include "client/upstream/hash_key.hpp"
+#include "client/upstream/proxy_headers.hpp"
+#include "handlers/builtin/proxy/proxy_upstreams.hpp"
+
+namespace tiffany::proxy {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The request body as the client's BodySource, read from the handler's own task.
+class RequestBody final : public http::BodySource {
+ public:
+  explicit RequestBody(http::BodyReader& reader) noexcept : reader_(reader) {}
+  Task<http::BodyChunk> read_body() override { return reader_.read(); }
+
+ private:
+  http::BodyReader& reader_;
+};
+
+bool idempotent(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "PUT" || method == "DELETE" ||
+         method == "TRACE";
+}
+
+std::optional<std::uint64_t> content_length(const http::Headers& headers) {
+  const std::optional<std::string_view> value = headers.get("Content-Length");
+  if (!value) return std::nullopt;
+  std::uint64_t length = 0;
+  const auto [end, error] = std::from_chars(value->data(), value->data() + value->size(), length);
+  if (error != std::errc() || end != value->data() + value->size()) return std::nullopt;
+  return length;
+}
+
+// "127.0.0.1:5000" or "[::1]:5000" → address and port.
+upstream::ClientInfo client_info(const http::Request& request) {
+  upstream::ClientInfo info;
+  std::string_view peer = request.peer;
+  const std::size_t colon = peer.rfind(':');
+  if (colon != std::string_view::npos) {
+    std::uint16_t port = 0;
+    const std::string_view digits = peer.substr(colon + 1);
+    (void)std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    info.port = port;
+    peer = peer.substr(0, colon);
+  }
+  if (peer.size() >= 2 && peer.front() == '[' && peer.back() == ']') peer = peer.substr(1, peer.size() - 2);
+  info.address = std::string(peer);
+  info.version_major = request.version_major;
+  info.version_minor = request.version_minor;
+  return info;
+}
+
+bool answer_has_no_body(const http::Request& request, int status) {
+  return request.is_head() || status == 204 || status == 304 || (status >= 100 && status < 200);
+}
+
+void answer_error(http::Response& response, int status, std::string_view why) {
+  response.clear();
+  response.status = status;
+  response.set_content_type("text/plain; charset=utf-8");
+  response.body = std::string(status == 504 ? "504 Gateway Timeout" : "502 Bad Gateway") + ": " + std::string(why) +
+                  "\n";
+}
+
+// Shared by the two racers of a hedge: how many are still trying, so a
+// failing racer waits for the other (whichever answers first wins; an error
+// wins only when both failed).
+struct HedgeState {
+  int running = 1;
+};
+
+// Why a day: the race cancels a parked racer as soon as the other ends,
+// and the other always ends (its own first-byte timeout bounds it).
+constexpr auto kParked = std::chrono::hours(24);
+
+Task<Attempt> first_racer(std::shared_ptr<HedgeState> state, std::shared_ptr<UpstreamRuntime> runtime,
+                          std::size_t server, ClientRequest request, std::chrono::milliseconds first_byte) {
+  Attempt attempt = co_await run_attempt(runtime, server, std::move(request), first_byte);
+  if (!attempt.ok() && --state->running > 0) co_await Sleep(kParked);
+  co_return attempt;
+}
+
+Task<Attempt> second_racer(std::shared_ptr<HedgeState> state, std::shared_ptr<UpstreamRuntime> runtime,
+                           std::size_t first, std::string key, ClientRequest request,
+                           std::chrono::milliseconds hedge_after, std::chrono::milliseconds first_byte) {
+  co_await Sleep(hedge_after);
+  const std::size_t tried[] = {first};
+  const std::optional<std::size_t> picked = runtime->group().pick(key, tried, Scheduler::current().now());
+  const bool budgeted = picked && *picked != first && runtime->retry_budget().try_acquire_retry();
+  if (!budgeted) {
+    if (picked && *picked != first) UpstreamServerMetrics::add(runtime->metrics(*picked).budget_refusals);
+    // No other server, or no budget: the first attempt decides (the race cancels this park).
+    co_await Sleep(kParked);
+    Attempt never;
+    never.server = first;
+    never.error = ClientError{ClientErrorKind::timeout, "no hedge was sent", ClientStage::first_byte};
+    co_return never;
+  }
+  const std::size_t server = *picked;
+  RetrySlot slot(runtime);
+  ++state->running;
+  UpstreamServerMetrics::add(runtime->metrics(server).hedges_sent);
+  request.url = runtime->origin(server) + request.url;
+  Attempt attempt = co_await run_attempt(runtime, server, std::move(request), first_byte);
+  attempt.slot.emplace(std::move(slot));
+  if (!attempt.ok() && --state->running > 0) co_await Sleep(kParked);
+  co_return attempt;
+}
+
+}  // namespace
+
+ProxyHandler::ProxyHandler(ProxySettings settings, std::shared_ptr<UpstreamRuntime> runtime)
+    : settings_(std::move(settings)), runtime_(std::move(runtime)) {}
+
+ClientRequest ProxyHandler::upstream_request(const http::Request& request) const {
+  ClientRequest out;
+  out.method = request.method;
+  // Why only the path here: the server's origin is prefixed per attempt.
+  out.url = settings_.strip_prefix.empty()
+                ? request.target
+                : upstream::rewrite_path(request.target, settings_.strip_prefix, settings_.rewrite_prefix);
+  if (out.url.empty() || out.url.front() != '/') out.url.insert(0, "/");
+  out.headers = request.headers;
+  // Why: the client frames the body and writes Host itself; the server has
+  // answered any Expect: 100-continue (the body is read as it is sent on).
+  out.headers.remove("Content-Length");
+  out.headers.remove("Expect");
+  for (const std::string& name : settings_.remove_headers) out.headers.remove(name);
+  upstream::ProxyHeaderOptions options;
+  options.trust_forwarded = settings_.trust_forwarded;
+  upstream::rewrite_request_headers(out.headers, client_info(request), options);
+  for (const auto& [name, value] : settings_.set_headers) out.headers.set(name, value);
+  // Host goes in ClientRequest::host: the client's (pass_host), one set_headers
+  // names, or none (the client then writes the upstream server's authority).
+  bool host_set = false;
+  for (const auto& field : settings_.set_headers) host_set = host_set || http::iequals(field.first, "Host");
+  const std::optional<std::string_view> host = out.headers.get("Host");
+  if (host && (settings_.pass_host || host_set)) out.host = std::string(*host);
+  out.headers.remove("Host");
+  return out;
+}
+
+Task<void> ProxyHandler::handle(http::Request& request, http::Response& response) {
+  if (settings_.total_timeout.count() == 0) {
+    co_await serve(request, response);
+    co_return;
+  }
+  bool timed_out = false;
+  try {
+    co_await with_timeout(serve(request, response), settings_.total_timeout);
+  } catch (const TimeoutError&) {
+    timed_out = true;
+  }
+  if (!timed_out) co_return;
+  if (response.streaming()) throw std::runtime_error("proxy: total_timeout_ms ran out in the middle of the response");
+  answer_error(response, 504, "the upstream did not answer within total_timeout_ms");
+}
+
+Task<Attempt> ProxyHandler::hedged(std::size_t first, ClientRequest request) {
+  auto state = std::make_shared<HedgeState>();
+  const std::string key(upstream::hash_key(runtime_->config(), "", request.url, request.headers));
+  ClientRequest first_request = request;
+  first_request.url = runtime_->origin(first) + first_request.url;
+  std::vector<Task<Attempt>> racers;
+  racers.push_back(first_racer(state, runtime_, first, std::move(first_request), settings_.first_byte_timeout));
+  racers.push_back(second_racer(state, runtime_, first, key, std::move(request), settings_.hedge_after,
+                                settings_.first_byte_timeout));
+  RaceResult<Attempt> won = co_await race(std::move(racers));
+  if (won.index == 1 && won.value.ok()) UpstreamServerMetrics::add(runtime_->metrics(won.value.server).hedges_won);
+  co_return std::move(won.value);
+}
+
+Task<void> ProxyHandler::serve(http::Request& request, http::Response& response) {
+  upstream::RetryBudget& budget = runtime_->retry_budget();
+  budget.begin_request();
+  struct EndRequest {
+    upstream::RetryBudget& budget;
+    ~EndRequest() { budget.end_request(); }
+  } end_request{budget};
+
+  ClientRequest base = upstream_request(request);
+  const std::optional<std::uint64_t> length = content_length(request.headers);
+  const bool has_body = request.headers.contains("Transfer-Encoding") || (length && *length > 0);
+  RequestBody body(request.body_reader());
+  if (has_body) {
+    base.body_source = &body;
+    base.body_length = length;
+  }
+  // Why: a body streamed once cannot be sent again; a non-idempotent method must not run twice.
+  const bool replayable = !has_body && idempotent(request.method);
+  const upstream::ClientInfo client = client_info(request);
+  const std::string key(upstream::hash_key(runtime_->config(), client.address, request.target, request.headers));
+
+  std::vector<std::size_t> tried;
+  std::vector<RetrySlot> slots;
+  std::optional<Attempt> last;
+  bool refused = false;
+  while (static_cast<int>(tried.size()) < settings_.max_tries) {
+    const std::optional<std::size_t> server = runtime_->group().pick(key, tried, Scheduler::current().now());
+    // Why stop at a server already tried: a retry is for another server (one left is none).
+    if (!server || std::find(tried.begin(), tried.end(), *server) != tried.end()) break;
+    if (!tried.empty()) {
+      if (!budget.try_acquire_retry()) {
+        UpstreamServerMetrics::add(runtime_->metrics(*server).budget_refusals);
+        refused = true;
+        break;
+      }
+      slots.emplace_back(runtime_);
+      UpstreamServerMetrics::add(runtime_->metrics(*server).retries);
+    }
+    tried.push_back(*server);
+    std::optional<Attempt> attempt;
+    if (settings_.hedge_after.count() > 0 && replayable && runtime_->group().size() > 1) {
+      attempt.emplace(co_await hedged(*server, base));
+      if (attempt->server != *server) tried.push_back(attempt->server);
+    } else {
+      ClientRequest one = base;
+      one.url = runtime_->origin(*server) + one.url;
+      attempt.emplace(co_await run_attempt(runtime_, *server, std::move(one), settings_.first_byte_timeout));
+    }
+    bool again = false;
+    if (attempt->ok()) {
+      const int status = attempt->exchange->status();
+      if (status >= 500) runtime_->metrics(attempt->server).count_error(UpstreamServerMetrics::status_5xx);
+      again = replayable && settings_.next_upstream.on_status(status);
+      if (again) {
+        attempt->lease->fail();
+        attempt->lease.reset();  // Why now: the next pick must already see this failure
+      }
+    } else {
+      again = replayable && (attempt->error.kind == ClientErrorKind::timeout ? settings_.next_upstream.timeout
+                                                                             : settings_.next_upstream.error);
+    }
+    last.reset();  // Why first: an earlier answer's connection closes before the next is kept
+    last.emplace(std::move(*attempt));
+    if (!again) break;
+  }
+  runtime_->refresh_gauges();
+  if (last && last->ok()) {
+    co_await forward(*last, request, response);
+    co_return;
+  }
+  if (!last) {
+    answer_error(response, 502, refused ? "the upstream's retry budget is spent" : "no upstream server is available");
+    co_return;
+  }
+  answer_error(response, last->error.kind == ClientErrorKind::timeout ? 504 : 502, last->error.message);
+}
+
+Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request, http::Response& response) {
+  ClientExchange& exchange = *attempt.exchange;
+  response.status = exchange.status();
+  for (const auto& field : exchange.headers()) {
+    const std::string_view name = field.name;
+    if (http::iequals(name, "Content-Length") || http::iequals(name, "Date") || http::iequals(name, "Server")) {
+      continue;
+    }
+    response.headers.add(name, field.value);
+  }
+  upstream::ProxyHeaderOptions options;
+  options.trust_forwarded = settings_.trust_forwarded;
+  upstream::rewrite_response_headers(response.headers, 1, 1, options);
+  const std::optional<std::uint64_t> length = content_length(exchange.headers());
+  const bool no_body = answer_has_no_body(request, response.status);
+  if (length && !(no_body && !request.is_head())) response.set_content_length(*length);
+  if (no_body) co_return;  // the exchange is dropped: its connection closes unless the head was all
+  UpstreamServerMetrics& metrics = runtime_->metrics(attempt.server);
+  for (;;) {
+    ClientBodyChunk chunk;
+    bool timed_out = false;
+    try {
+      chunk = co_await with_timeout(exchange.read(), settings_.first_byte_timeout);
+    } catch (const TimeoutError&) {
+      timed_out = true;
+    }
+    if (!timed_out && chunk.status == ClientBodyChunk::Status::data) {
+      const bool written = co_await response.write(chunk.bytes);
+      if (!written) co_return;  // the client is gone; dropping the exchange closes the upstream connection
+      continue;
+    }
+    if (!timed_out && chunk.status == ClientBodyChunk::Status::end) co_return;
+    if (attempt.lease) attempt.lease->fail();
+    metrics.count_error(timed_out ? UpstreamServerMetrics::timeout : error_kind(exchange.error()));
+    const std::string why = timed_out ? "no body piece within first_byte_timeout_ms" : exchange.error().message;
+    if (!response.streaming()) {
+      answer_error(response, timed_out ? 504 : 502, why);
+      co_return;
+    }
+    // Why throw: the head is out, so only closing the connection tells the client the body is wrong.
+    throw std::runtime_error("proxy: the upstream response was cut: " + why);
+  }
+}
+
+void register_proxy_handler(HandlerRegistry& registry) {
+  registry.add("proxy", [](const HandlerParams& params) -> std::unique_ptr<Handler> {
+    ProxySettings settings = read_proxy_settings(params);
+    ProxyUpstreams* upstreams = ProxyUpstreams::current();
+    if (upstreams == nullptr) throw ParamError("", "the proxy handler is built only by the server (its upstreams)");
+    std::shared_ptr<UpstreamRuntime> runtime = upstreams->get(settings.upstream);
+    if (runtime == nullptr) {
+      throw ParamError("upstream", "no upstream called \"" + settings.upstream + "\" in \"upstreams\"");
+    }
+    return std::make_unique<ProxyHandler>(std::move(settings), std::move(runtime));
+  });
+}
+
+}  // namespace tiffany::proxy

@@ -1,0 +1,47 @@
+// proxy: the built-in reverse proxy handler: a request forwarded to an upstream server, both bodies streamed.
+#pragma once
+
+#include <memory>
+
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/handlers/handler_params.hpp>
+#include <tiffany/handlers/handler_registry.hpp>
+
+#include "handlers/builtin/proxy/proxy_attempt.hpp"
+#include "handlers/builtin/proxy/proxy_settings.hpp"
+#include "handlers/builtin/proxy/upstream_runtime.hpp"
+
+namespace tiffany::proxy {
+
+/// Forwards each request to a server of its upstream (picked by the
+/// upstream's balancer, skipping servers down by passive or active health),
+/// the request body piece by piece as it arrives and the response body
+/// piece by piece as the client takes it. Answers 502 when no server can be
+/// picked or on a connect or protocol failure, 504 on a timeout, else the
+/// upstream's status. A response cut after its head went out makes the
+/// handler throw, so the server closes the client connection (never a clean
+/// end of a wrong body). Retries (`next_upstream`, `max_tries`) and hedges
+/// (`hedge_after_ms`) go to other servers, only for idempotent methods
+/// without a body, within the upstream's retry budget.
+class ProxyHandler final : public Handler {
+ public:
+  ProxyHandler(ProxySettings settings, std::shared_ptr<UpstreamRuntime> runtime);
+  Task<void> handle(http::Request& request, http::Response& response) override;
+  bool streams_request_body() const noexcept override { return true; }
+
+ private:
+  Task<void> serve(http::Request& request, http::Response& response);
+  Task<Attempt> hedged(std::size_t first, ClientRequest request);
+  Task<void> forward(Attempt& attempt, const http::Request& request, http::Response& response);
+  ClientRequest upstream_request(const http::Request& request) const;
+
+  ProxySettings settings_;
+  std::shared_ptr<UpstreamRuntime> runtime_;
+};
+
+/// Registers "proxy": its factory takes the runtime of the route's upstream
+/// from ProxyUpstreams::current() (a config check without one gets a
+/// throwaway runtime; an undefined upstream is a ParamError on "upstream").
+void register_proxy_handler(HandlerRegistry& registry);
+
+}  // namespace tiffany::proxy

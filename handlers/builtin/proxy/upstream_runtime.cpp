@@ -1,0 +1,93 @@
+// UpstreamRuntime: the per-worker clients, metrics rows and active health probes of one upstream.
+#include "handlers/builtin/proxy/upstream_runtime.hpp"
+
+#include <chrono>
+
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/coro/with_timeout.hpp>
+
+#include "handlers/internal/metrics.hpp"
+
+namespace tiffany::proxy {
+namespace {
+
+HttpClientOptions client_options(const UpstreamConfig& config) {
+  HttpClientOptions options;
+  options.pool.max_idle_per_origin = config.keepalive;
+  options.pool.max_per_origin = config.max_connections == 0 ? std::size_t{1} << 30 : config.max_connections;
+  options.pool.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
+  options.timeouts.connect = std::chrono::milliseconds(config.connect_timeout_ms);
+  // Why none here: the proxy route sets the first-byte, read and total
+  // limits per request (routes sharing this upstream may differ).
+  options.timeouts.first_byte = std::chrono::milliseconds(0);
+  options.timeouts.read = std::chrono::milliseconds(0);
+  if (config.tls) {
+    options.tls.verify_peer = config.tls->verify;
+    options.tls.ca_file = config.tls->ca_file;
+    options.tls.server_name = config.tls->server_name;
+  }
+  return options;
+}
+
+}  // namespace
+
+UpstreamRuntime::UpstreamRuntime(const UpstreamConfig& config, bool serving) : upstream_(config) {
+  for (const UpstreamServerConfig& server : config.servers) {
+    clients_.push_back(std::make_unique<HttpClient>(client_options(config)));
+    const std::string host = server.ipv6_literal ? "[" + server.host + "]" : server.host;
+    origins_.push_back(std::string(config.tls ? "https://" : "http://") + host + ":" + std::to_string(server.port));
+    if (serving) {
+      metrics_.push_back(&Metrics::instance().add_upstream_server(config.name, server.to_string()));
+    } else {
+      scratch_.push_back(std::make_unique<UpstreamServerMetrics>(config.name, server.to_string()));
+      metrics_.push_back(scratch_.back().get());
+    }
+  }
+}
+
+void UpstreamRuntime::refresh_gauges() {
+  const upstream::TimePoint now = Scheduler::current().now();
+  for (std::size_t i = 0; i < clients_.size(); ++i) {
+    metrics_[i]->pool_active.store(clients_[i]->busy_connections(), std::memory_order_relaxed);
+    metrics_[i]->pool_idle.store(clients_[i]->idle_connections(), std::memory_order_relaxed);
+    const upstream::ServerState state = upstream_.group.state(i, now);
+    const bool up = state == upstream::ServerState::up || state == upstream::ServerState::probing;
+    metrics_[i]->up.store(up ? 1 : 0, std::memory_order_relaxed);
+  }
+}
+
+Task<bool> UpstreamRuntime::probe_once(std::size_t index) {
+  const UpstreamHealthConfig& health = *upstream_.config.health;
+  ClientRequest request;
+  request.url = origins_[index] + health.path;
+  request.headers.add("User-Agent", "tiffany-health-check");
+  bool passed = false;
+  try {
+    ClientResult<ClientResponse> reply =
+        co_await with_timeout(clients_[index]->fetch(std::move(request)), std::chrono::milliseconds(health.timeout_ms));
+    passed = reply.ok() && reply->status >= health.expect_status_min && reply->status <= health.expect_status_max;
+  } catch (const TimeoutError&) {
+    passed = false;
+  }
+  co_return passed;
+}
+
+Task<void> UpstreamRuntime::probe_loop(std::weak_ptr<UpstreamRuntime> weak) {
+  for (;;) {
+    std::shared_ptr<UpstreamRuntime> self = weak.lock();
+    if (self == nullptr) co_return;  // the routes that used it are gone
+    const std::chrono::milliseconds interval(self->upstream_.config.health->interval_ms);
+    for (std::size_t i = 0; i < self->clients_.size(); ++i) {
+      const bool passed = co_await self->probe_once(i);
+      self->upstream_.group.probe_result(i, passed);
+      UpstreamServerMetrics::add(self->metrics_[i]->probes);
+      if (!passed) UpstreamServerMetrics::add(self->metrics_[i]->probe_failures);
+    }
+    self->refresh_gauges();
+    self.reset();  // Why: between rounds only the routes keep it alive
+    co_await Sleep(interval);
+  }
+}
+
+}  // namespace tiffany::proxy
