@@ -4,7 +4,8 @@
 # taking turns as the proxy, round after round, in front of the same upstream: one nginx
 # serving a small body (/small, "Hello, World!") and a 1 MiB file (/1m, sendfile). Every
 # proxy runs one worker/thread on core 0 and keeps up to 64 idle upstream connections;
-# the upstream nginx and wrk -t1 share core 1 (a two-core machine has no third core).
+# wrk -t1 runs on core 1, and the upstream nginx on core 2, or beside wrk on core 1 when
+# the machine has two cores.
 # Scenarios: small (keep-alive), pipelined (pipeline.lua, 16 requests per write) and 1mib.
 # Prints req/s, mean and p99 latency, the proxy's CPU microseconds per request (utime+stime
 # from /proc, as ../shared/bench/cpu_per_req.sh does), errors, and how many connections
@@ -92,6 +93,10 @@ parse_args() {
   in_range base_port "$base_port" 1024 65000
   png=${png:-$root_dir/loadtest/results/proxy_bench.png}
   table=${png%.png}.txt
+  (($(nproc) >= 2)) || die "needs at least two cores (proxy on core 0, wrk on core 1)"
+  proxy_cpus=0 wrk_cpus=1 upstream_cpus=1
+  # Why: on two cores the upstream must share wrk's core; the proxy keeps its own either way.
+  (($(nproc) < 3)) || upstream_cpus=2
 }
 
 selected() { [[ " ${proxies[*]} " == *" $1 "* ]]; }
@@ -162,11 +167,11 @@ check_route() {
 
 start_servers() {
   local name
-  start_peer nginx_upstream "$(port_of nginx_upstream)" 1
+  start_peer nginx_upstream "$(port_of nginx_upstream)" "$upstream_cpus"
   wait_ready nginx_upstream answers_http "http://127.0.0.1:$(port_of nginx_upstream)/small"
   check_route nginx_upstream /small "$work/site/small.txt"
   check_loopback_only nginx_upstream
-  for name in "${proxies[@]}"; do start_peer "$name" "$(port_of "$name")" 0; done
+  for name in "${proxies[@]}"; do start_peer "$name" "$(port_of "$name")" "$proxy_cpus"; done
   for name in "${proxies[@]}"; do
     wait_ready "$name" answers_http "http://127.0.0.1:$(port_of "$name")/small"
     check_route "$name" /small "$work/site/small.txt"
@@ -201,7 +206,7 @@ measure() {
   local name=$1 scenario=$2 requests rps mean p99 errors cpu accepts_before accepts
   set_wrk_args "$name" "$scenario"
   accepts_before=$(upstream_accepts)
-  run_measured "${pids[$name]}" timeout $((seconds + 30)) taskset -c 1 \
+  run_measured "${pids[$name]}" timeout $((seconds + 30)) taskset -c "$wrk_cpus" \
     wrk -t1 -c"$connections" -d"${seconds}s" --latency "${wrk_args[@]}" ||
     die_with_log "$name" "wrk failed on $scenario: $measured_output"
   alive "$name" || die_with_log "$name" "died during the $scenario run"
@@ -227,7 +232,7 @@ run_rounds() {
   echo "proxy_bench: warming up (opens the proxies' upstream connections)"
   for name in "${proxies[@]}"; do
     set_wrk_args "$name" small
-    timeout 30 taskset -c 1 wrk -t1 -c"$connections" -d1s "${wrk_args[@]}" >/dev/null
+    timeout 30 taskset -c "$wrk_cpus" wrk -t1 -c"$connections" -d1s "${wrk_args[@]}" >/dev/null
   done
   for ((round = 1; round <= rounds; round++)); do
     echo "proxy_bench: round $round of $rounds"
@@ -249,8 +254,8 @@ versions() {
 summarize() {
   echo "Reverse-proxy benchmark: wrk -t1 -c$connections -> proxy -> nginx, $rounds rounds of ${seconds}s per proxy" \
     "and scenario (small: '$small_body' keep-alive; pipelined: ${pipeline_depth} requests per write; 1mib: a 1 MiB body);" \
-    "proxies: ${proxies[*]}, one worker each on core 0, up to $upstream_keepalive idle upstream connections;" \
-    "the upstream nginx (one worker) and wrk share core 1"
+    "proxies: ${proxies[*]}, one worker each on core $proxy_cpus, up to $upstream_keepalive idle upstream connections;" \
+    "wrk on core $wrk_cpus, the upstream nginx (one worker) on core $upstream_cpus"
   versions | sed 's/^/  /'
   echo "  CPU used by other processes just before the run: ${background_load}%"
   echo "averages over the rounds; errors are summed (socket errors + non-2xx/3xx responses);"
@@ -312,7 +317,7 @@ draw_chart() {
 set terminal pngcairo size 1200,550 font "sans,11"
 set output "$png"
 set termoption noenhanced
-set multiplot layout 1,2 title "Reverse proxy on one core (wrk -t1 -c$connections and the upstream nginx on another), ${rounds} x ${seconds}s"
+set multiplot layout 1,2 title "Reverse proxy on core $proxy_cpus, wrk -t1 -c$connections on core $wrk_cpus, upstream nginx on core $upstream_cpus, ${rounds} x ${seconds}s"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
