@@ -306,8 +306,16 @@ chart_data() {
 # draw_chart: two panels, req/s and the proxy's CPU per request, both on log scales (a 1 MiB
 # body costs a hundred times a small one).
 draw_chart() {
-  local count=${#proxies[@]} top_rps top_cpu low_cpu
+  local count=${#proxies[@]} top_rps top_cpu low_cpu colors="" proxy
   chart_data >"$work/chart.dat"
+  # Why fixed colours: a proxy keeps its colour whichever others -s leaves out.
+  for proxy in "${proxies[@]}"; do
+    case $proxy in
+      tiffany) colors+=" #1f77b4" ;;
+      nginx) colors+=" #2ca02c" ;;
+      haproxy) colors+=" #d62728" ;;
+    esac
+  done
   read -r top_rps top_cpu low_cpu < <(awk -v count="$count" 'NR > 1 {
       for (i = 2; i <= count + 1; i++) if ($i > rps) rps = $i
       for (i = count + 2; i <= 2 * count + 1; i++) { if ($i > cpu) cpu = $i; if (low == "" || $i < low) low = $i }
@@ -327,15 +335,16 @@ set xrange [-0.6:$((${#scenarios[@]} - 1)).6]
 set grid ytics
 set key top right autotitle columnheader
 offset(i) = (i - ($count - 1) / 2.0) / ($count + 1.0)
+colors = "$colors"
 set title "requests per second (higher is better)"
 set yrange [100:$top_rps]
-plot for [column = 2:$((count + 1))] "$work/chart.dat" using column:xtic(1), \
+plot for [column = 2:$((count + 1))] "$work/chart.dat" using column:xtic(1) lc rgb word(colors, column - 1), \
      for [column = 2:$((count + 1))] "$work/chart.dat" \
        using (\$0 + offset(column - 2)):column:(sprintf("%.1fk", column(column) / 1000)) \
        with labels offset 0,0.7 font "sans,8" notitle
 set title "proxy CPU microseconds per request (lower is better)"
 set yrange [$low_cpu:$top_cpu]
-plot for [column = $((count + 2)):$((2 * count + 1))] "$work/chart.dat" using column:xtic(1), \
+plot for [column = $((count + 2)):$((2 * count + 1))] "$work/chart.dat" using column:xtic(1) lc rgb word(colors, column - $count - 1), \
      for [column = $((count + 2)):$((2 * count + 1))] "$work/chart.dat" \
        using (\$0 + offset(column - $count - 2)):column:(sprintf("%.1f", column(column))) \
        with labels offset 0,0.7 font "sans,8" notitle
