@@ -19,6 +19,7 @@ die() {
 # nginx, h2o, haproxy, wrk and the rest from loadtest/setup_peers.sh), builds Tiffany and sets
 # build_dir (an absolute path); with `limit_server`, builds the floor into build_dir too.
 # With `no_tiffany` (a run whose peers leave Tiffany out) nothing is built and build_dir is empty.
+# TIFFANY_BUILD_DIR=DIR measures the Tiffany already built in DIR instead of building.
 bench_prepare() {
   local want build=yes
   scripts/setup.sh
@@ -27,7 +28,14 @@ bench_prepare() {
     [ "$want" != no_tiffany ] || build=no
   done
   build_dir=
-  [ "$build" = no ] || build_dir=$PWD/$(scripts/build.sh | tail -n 1)
+  if [ "$build" = no ]; then
+    :
+  elif [ -n "${TIFFANY_BUILD_DIR:-}" ]; then
+    build_dir=$(cd "$TIFFANY_BUILD_DIR" && pwd) || die "TIFFANY_BUILD_DIR=$TIFFANY_BUILD_DIR is not a directory"
+    [ -x "$build_dir/server/tiffany" ] || die "TIFFANY_BUILD_DIR=$TIFFANY_BUILD_DIR has no server/tiffany"
+  else
+    build_dir=$PWD/$(scripts/build.sh | tail -n 1)
+  fi
   for want in "$@"; do
     [ "$want" != limit_server ] || build_limit_server
   done
