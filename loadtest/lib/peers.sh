@@ -19,7 +19,7 @@ die() {
 # nginx, h2o, haproxy, wrk and the rest from loadtest/setup_peers.sh), builds Tiffany and sets
 # build_dir (an absolute path); with `limit_server`, builds the floor into build_dir too.
 # With `no_tiffany` (a run whose peers leave Tiffany out) nothing is built and build_dir is empty.
-# TIFFANY_BUILD_DIR=DIR measures the Tiffany already built in DIR instead of building.
+# TIFFANY_BUILD_DIR=DIR uses the build in DIR (it must hold server/tiffany) instead of building.
 bench_prepare() {
   local want build=yes
   scripts/setup.sh
