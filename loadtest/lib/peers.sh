@@ -1,4 +1,4 @@
-# loadtest/lib/peers.sh: the one way a benchmark starts a peer (Tiffany, nginx, h2o, limit_server).
+# loadtest/lib/peers.sh: the one way a benchmark starts a peer (Tiffany, nginx, h2o, HAProxy, limit_server).
 # Sourced by loadtest/*.sh from the repository root, after the script sets bench_name
 # (the prefix of its messages). It installs and builds what the run needs, makes the
 # temp dir, writes each peer's config from one generator per peer, starts a peer on
@@ -15,16 +15,27 @@ die() {
   exit 1
 }
 
-# bench_prepare [peers] [limit_server]: installs what is missing (with `peers`, nginx, h2o,
-# haproxy, wrk and the rest from loadtest/setup_peers.sh), builds Tiffany and sets build_dir (an
-# absolute path); with `limit_server`, builds the floor into build_dir too.
+# bench_prepare [peers] [limit_server] [no_tiffany]: installs what is missing (with `peers`,
+# nginx, h2o, haproxy, wrk and the rest from loadtest/setup_peers.sh), builds Tiffany and sets
+# build_dir (an absolute path); with `limit_server`, builds the floor into build_dir too.
+# With `no_tiffany` (a run whose peers leave Tiffany out) nothing is built and build_dir is empty.
+# TIFFANY_BUILD_DIR=DIR uses the build in DIR (it must hold server/tiffany) instead of building.
 bench_prepare() {
-  local want
+  local want build=yes
   scripts/setup.sh
   for want in "$@"; do
     [ "$want" != peers ] || loadtest/setup_peers.sh
+    [ "$want" != no_tiffany ] || build=no
   done
-  build_dir=$PWD/$(scripts/build.sh | tail -n 1)
+  build_dir=
+  if [ "$build" = no ]; then
+    :
+  elif [ -n "${TIFFANY_BUILD_DIR:-}" ]; then
+    build_dir=$(cd "$TIFFANY_BUILD_DIR" && pwd) || die "TIFFANY_BUILD_DIR=$TIFFANY_BUILD_DIR is not a directory"
+    [ -x "$build_dir/server/tiffany" ] || die "TIFFANY_BUILD_DIR=$TIFFANY_BUILD_DIR has no server/tiffany"
+  else
+    build_dir=$PWD/$(scripts/build.sh | tail -n 1)
+  fi
   for want in "$@"; do
     [ "$want" != limit_server ] || build_limit_server
   done
@@ -76,16 +87,17 @@ write_tiffany_conf() {
   } >"$work/tiffany.json"
 }
 
-# write_nginx_conf WORKERS CONNECTIONS [MAIN_DIRECTIVES] <<<HTTP_BLOCK: one worker runs
+# write_nginx_conf WORKERS CONNECTIONS [MAIN_DIRECTIVES] [NAME] <<<HTTP_BLOCK: one worker runs
 # without a master (one process, whose pid is the one to measure), more under one; no
 # access log, temp files in the work dir; HTTP_BLOCK (servers and their settings) goes
-# inside `http { }`.
+# inside `http { }`. NAME (default nginx; a second nginx is nginx_SOMETHING) names the
+# config, pid, log and temp files, so two nginx peers can run from one work dir.
 write_nginx_conf() {
-  local workers=$1 connections=$2 main=${3:-} master=off user=""
+  local workers=$1 connections=$2 main=${3:-} name=${4:-nginx} master=off user=""
   ((workers == 1)) || master=on
   # Why: a master run as root starts its workers as nobody, who cannot read the 0700 temp dir.
   [ "$master" = off ] || [ "$(id -u)" -ne 0 ] || user="user root;"
-  mkdir -p "$work/nginx-tmp"
+  mkdir -p "$work/$name-tmp"
   {
     cat <<CONF
 daemon off;
@@ -93,22 +105,88 @@ $user
 master_process $master;
 worker_processes $workers;
 $main
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
+pid $work/$name.pid;
+error_log $work/$name-error.log warn;
 events {
   worker_connections $connections;
 }
 http {
   access_log off;
-  client_body_temp_path $work/nginx-tmp/body;
-  proxy_temp_path $work/nginx-tmp/proxy;
-  fastcgi_temp_path $work/nginx-tmp/fastcgi;
-  uwsgi_temp_path $work/nginx-tmp/uwsgi;
-  scgi_temp_path $work/nginx-tmp/scgi;
+  client_body_temp_path $work/$name-tmp/body;
+  proxy_temp_path $work/$name-tmp/proxy;
+  fastcgi_temp_path $work/$name-tmp/fastcgi;
+  uwsgi_temp_path $work/$name-tmp/uwsgi;
+  scgi_temp_path $work/$name-tmp/scgi;
 CONF
     cat
     echo "}"
-  } >"$work/nginx.conf"
+  } >"$work/$name.conf"
+}
+
+# The reverse-proxy generators: each writes one proxy (one worker, one thread) on
+# 127.0.0.1:PORT in front of one upstream at 127.0.0.1:UPSTREAM_PORT, keeping up to
+# KEEPALIVE idle upstream connections open, every path passed on as it came.
+
+# write_tiffany_proxy_conf PORT UPSTREAM_PORT KEEPALIVE: Tiffany's `proxy` handler on every
+# path, in front of the upstream group "app".
+write_tiffany_proxy_conf() {
+  local port=$1 upstream_port=$2 keepalive=$3
+  write_tiffany_conf 1 "\"upstreams\": { \"app\": { \"servers\": [\"127.0.0.1:$upstream_port\"], \"keepalive\": $keepalive } }," <<JSON
+    { "name": "proxy", "address": "127.0.0.1:$port", "protocol": "http",
+      "routes": [ { "path": "/*", "handler": "proxy", "with": { "upstream": "app" } } ] }
+JSON
+}
+
+# write_nginx_proxy_conf PORT UPSTREAM_PORT KEEPALIVE: nginx `proxy_pass` to an upstream
+# block with `keepalive` (HTTP/1.1 and an empty Connection field, without which nginx closes
+# every upstream connection); proxy buffering as nginx ships it (on). Neither side ends a
+# keep-alive connection after a count of requests.
+write_nginx_proxy_conf() {
+  local port=$1 upstream_port=$2 keepalive=$3
+  write_nginx_conf 1 4096 <<CONF
+  keepalive_timeout 65;
+  keepalive_requests 1000000000;
+  upstream up {
+    server 127.0.0.1:$upstream_port;
+    keepalive $keepalive;
+    keepalive_requests 1000000000;
+  }
+  server {
+    listen 127.0.0.1:$port backlog=4096;
+    location / {
+      proxy_pass http://up;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+CONF
+}
+
+# write_haproxy_conf PORT UPSTREAM_PORT KEEPALIVE: HAProxy in HTTP mode, one thread,
+# `http-reuse always` (any idle upstream connection serves any request), at most KEEPALIVE
+# idle upstream connections kept (pool-max-conn), no logs, timeouts set.
+write_haproxy_conf() {
+  local port=$1 upstream_port=$2 keepalive=$3
+  cat >"$work/haproxy.conf" <<CONF
+global
+  nbthread 1
+  maxconn 8192
+  pidfile $work/haproxy.pid
+defaults
+  mode http
+  option http-keep-alive
+  http-reuse always
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+  timeout http-keep-alive 60s
+  timeout http-request 10s
+frontend proxy
+  bind 127.0.0.1:$port
+  default_backend app
+backend app
+  server up 127.0.0.1:$upstream_port pool-max-conn $keepalive
+CONF
 }
 
 # write_h2o_conf THREADS PORT [TOP_LINES] <<<PATHS: h2o with no access log (none
@@ -135,11 +213,14 @@ CONF
 }
 
 # peer_command PEER PORT [ARGS...]: sets the array peer_cmd to the command line that runs PEER
-# from its generated config (limit_server takes PORT and ARGS, e.g. `echo`).
+# from its generated config (limit_server takes PORT and ARGS, e.g. `echo`; nginx_NAME runs
+# $work/nginx_NAME.conf, a second nginx).
 peer_command() {
   case $1 in
     tiffany) peer_cmd=("$build_dir/server/tiffany" --config "$work/tiffany.json") ;;
-    nginx) peer_cmd=(nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log") ;;
+    nginx | nginx_*) peer_cmd=(nginx -p "$work" -c "$work/$1.conf" -e "$work/$1-error.log") ;;
+    # Why -db: HAProxy stays in the foreground as one process (no master), the pid to measure.
+    haproxy) peer_cmd=(haproxy -f "$work/haproxy.conf" -db) ;;
     h2o) peer_cmd=(h2o --mode worker --conf "$work/h2o.conf") ;;
     limit_server) peer_cmd=("$build_dir/limit_server" "$2" "${@:3}") ;;
     *) die "unknown peer '$1'" ;;

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # loadtest/lib/smoke_test.sh: CTest's check that the benchmark library still starts and
 # measures a peer: Tiffany from the library's config generator on 127.0.0.1, readiness,
-# one second of wrk, CPU per request, RSS, and the ratio table. About 3 s; no peers
-# beside Tiffany, nothing installed or built (CTest runs it on the build it tests).
+# one second of wrk, CPU per request, RSS, and the ratio table; then the reverse-proxy
+# generators of proxy_bench.sh: nginx and HAProxy, each when installed, in front of that
+# Tiffany for one second of wrk with no error, and Tiffany's proxy config checked by
+# the binary (--check-config). About 5 s; nothing installed or built
+# (CTest runs it on the build it tests).
 # usage: loadtest/lib/smoke_test.sh BUILD_DIR
 set -euo pipefail
 build_dir=$(cd "$1" && pwd)
@@ -28,12 +31,51 @@ for round in 1 2; do
   ((requests > 0)) || die_with_log tiffany "completed no request in round $round: $measured_output"
   echo "tiffany plaintext $rps $mean $p99 $(cpu_us_per "$measured_ticks" "$requests") $errors" >>"$work/results"
 done
+
+# proxy_through PROXY: PROXY from its library generator on the next port, in front of Tiffany.
+proxy_through() {
+  local proxy=$1 proxy_port=$((port + 1)) requests rps errors
+  case $proxy in
+    nginx) write_nginx_proxy_conf "$proxy_port" "$port" 4 ;;
+    haproxy) write_haproxy_conf "$proxy_port" "$port" 4 ;;
+  esac
+  start_peer "$proxy" "$proxy_port" "0-$(($(nproc) - 1))"
+  wait_ready "$proxy" answers_http "http://127.0.0.1:$proxy_port/plaintext"
+  check_loopback_only "$proxy"
+  [ "$(curl -sS --max-time 5 "http://127.0.0.1:$proxy_port/plaintext")" = "Hello, World!" ] ||
+    die_with_log "$proxy" "did not pass Tiffany's body through"
+  run_measured "${pids[$proxy]}" timeout 20 wrk -t1 -c4 -d1s "http://127.0.0.1:$proxy_port/plaintext" ||
+    die_with_log "$proxy" "wrk through it failed: $measured_output"
+  read -r requests rps _ _ errors <<<"$(parse_wrk <<<"$measured_output")"
+  ((requests > 0 && errors == 0)) || die_with_log "$proxy" "proxied $requests requests with $errors errors: $measured_output"
+  echo "loadtest_smoke: $proxy in front of Tiffany: $rps req/s, $(cpu_us_per "$measured_ticks" "$requests" 1) us CPU per request"
+  stop_peer "$proxy"
+}
+for proxy in nginx haproxy; do
+  if command -v "$proxy" >/dev/null; then
+    proxy_through "$proxy"
+  else
+    echo "loadtest_smoke: $proxy is not installed; its proxy generator is not checked"
+  fi
+done
+
 rss=$(rss_kib "${pids[tiffany]}")
 ((rss > 0)) || die "read no RSS for Tiffany"
 alive tiffany || die_with_log tiffany "died under load"
 pid=${pids[tiffany]}
 stop_peer tiffany
 ! kill -0 "$pid" 2>/dev/null || die "Tiffany (pid $pid) still runs after stop_peer"
+
+# Tiffany's own proxy generator must give a config the binary accepts.
+write_tiffany_proxy_conf $((port + 1)) "$port" 4
+if check=$("$build_dir/server/tiffany" --check-config --config "$work/tiffany.json" 2>&1); then
+  echo "loadtest_smoke: Tiffany's proxy config is valid"
+elif [[ $check == *'unknown handler "proxy"'* ]]; then
+  # Why: proxy_bench.sh was written before the proxy handler (issue 14) was merged.
+  echo "loadtest_smoke: this Tiffany has no proxy handler; its proxy config is not checked"
+else
+  die "Tiffany refuses the config of write_tiffany_proxy_conf: $check"
+fi
 
 printf '%-13s %-10s %12s %10s %12s %8s\n' server scenario req/s mean_ms cpu_us/req errors
 report 2 '
