@@ -3,12 +3,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <map>
 #include <set>
-#include <regex>
 #include <string>
 #include <thread>
 
@@ -361,9 +361,13 @@ TEST(Proxy, TenThousandRequestsUnderWrkWithoutErrors) {
                                             "http://127.0.0.1:" + std::to_string(port) + "/app/who"},
                                     90s);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  std::smatch requests;
-  ASSERT_TRUE(std::regex_search(run.out, requests, std::regex(R"((\d+) requests in)"))) << run.out;
-  EXPECT_GE(std::stoll(requests[1]), 10000) << run.out;
+  // Why no std::regex: g++ 12's <regex> trips -Wmaybe-uninitialized in the ASan build.
+  const std::size_t words = run.out.find(" requests in");
+  ASSERT_NE(words, std::string::npos) << run.out;
+  std::size_t first_digit = words;
+  while (first_digit > 0 && std::isdigit(static_cast<unsigned char>(run.out[first_digit - 1])) != 0) --first_digit;
+  ASSERT_LT(first_digit, words) << run.out;
+  EXPECT_GE(std::stoll(run.out.substr(first_digit, words - first_digit)), 10000) << run.out;
   EXPECT_EQ(run.out.find("Socket errors"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("Non-2xx"), std::string::npos) << run.out;
 }
