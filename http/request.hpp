@@ -33,6 +33,7 @@ struct Request {
   /// Route parameters: {"id", "42"} for "/users/:id"; {"*", "a/b"} for "/static/*".
   std::vector<std::pair<std::string, std::string>> params;
   std::string_view peer;  // "127.0.0.1:54321"; the connection owns the text
+  bool tls = false;       // the client spoke TLS (an https listener): the request's scheme is "https"
   /// Per-request attributes: set by middleware, read by the handler (e.g.
   /// {"user", "alice"} from basic_auth). A few entries; names are unique.
   std::vector<std::pair<std::string, std::string>> attributes;
