@@ -56,8 +56,8 @@ NginxPeer::NginxPeer(const std::string& server_extra, const std::string& http_ex
   std::ofstream(directory / "nginx.conf")
       << "error_log " << dir << "/error.log;\npid " << dir << "/nginx.pid;\nevents { worker_connections 256; }\n"
       << "http {\n  access_log off;\n  client_body_temp_path " << dir << "/tmp;\n  proxy_temp_path " << dir
-      << "/tmp;\n  fastcgi_temp_path " << dir << "/tmp;\n  uwsgi_temp_path " << dir << "/tmp;\n  scgi_temp_path "
-      << dir << "/tmp;\n  keepalive_requests 1000;\n"
+      << "/tmp;\n  fastcgi_temp_path " << dir << "/tmp;\n  uwsgi_temp_path " << dir << "/tmp;\n  scgi_temp_path " << dir
+      << "/tmp;\n  keepalive_requests 1000;\n"
       << http_extra << "\n  server {\n    listen 127.0.0.1:" << port_ << ";\n    root " << dir
       << "/www;\n    add_header X-Connection $connection always;\n"
       << server_extra << "\n  }\n}\n";

@@ -42,9 +42,7 @@ std::string pattern(std::size_t size) {
   return bytes;
 }
 
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+void write_file(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
 // The value of the field `name` in a response's head ("" when absent).
 std::string field(const std::string& response, const std::string& name) {
@@ -137,11 +135,10 @@ TEST_F(ProxyNginx, AChunkedUploadOfSeveralMebibytesReachesNginxWhole) {
     framed += length + piece + "\r\n";
   }
   framed += "0\r\n\r\n";
-  const std::string got = http_exchange(
-      port_,
+  const std::string head =
       "PUT /ng/dav/upload.bin HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n"
-      "Content-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n" + framed,
-      std::chrono::seconds(30));
+      "Content-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string got = http_exchange(port_, head + framed, std::chrono::seconds(30));
   EXPECT_EQ(status_of(got), 201) << got;
   const std::string stored = read_file(nginx_.root() + "/dav/upload.bin");
   ASSERT_EQ(stored.size(), upload.size());
