@@ -61,8 +61,11 @@ class BodySource {
 /// reader gives it as one piece: a streaming handler works either way.
 ///
 /// Threads and lifetime: the reader belongs to the request; read it from the
-/// handler's own coroutine (or one it awaits), one read at a time, and never
-/// after the handler returns.
+/// handler's own task (its coroutine or one it awaits), one read at a time,
+/// and never after the handler returns. Not from a task the handler spawns
+/// (Spawn, gather, race): the body timeouts cancel the connection's task, so
+/// a stalled read there is never timed out, and the handler is canceled
+/// instead (503, not 408) while that read is left pending.
 class BodyReader {
  public:
   /// The next piece of the body; see BodyChunk.

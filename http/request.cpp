@@ -95,6 +95,7 @@ void Request::clear() noexcept {
   body.clear();
   params.clear();
   attributes.clear();
+  tls = false;
   body_reader_.reset();
 }
 

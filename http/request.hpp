@@ -36,6 +36,9 @@ struct Request {
   /// Per-request attributes: set by middleware, read by the handler (e.g.
   /// {"user", "alice"} from basic_auth). A few entries; names are unique.
   std::vector<std::pair<std::string, std::string>> attributes;
+  /// True when the client spoke TLS (an https listener): the request's
+  /// scheme is "https" (nginx's $scheme). Set for every request, as `peer`.
+  bool tls = false;
 
   bool is_head() const noexcept { return method == "HEAD"; }
   /// The body piece by piece: streamed from the connection for a handler

@@ -93,6 +93,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
   stream_ = &stream;
   drop_output();  // Why: nothing of an earlier connection's (say one whose write was canceled) may reach this one
   peer_ = &context.peer;
+  tls_ = context.tls;
   deadline_ = &context.deadline;
   ReadLease input = std::move(first);
   header_until_.reset();
@@ -199,6 +200,7 @@ Task<void> HttpConnection::linger() {
 Task<bool> HttpConnection::answer() {
   Request& request = parser_.request();
   request.peer = *peer_;
+  request.tls = tls_;
   add_stat(Stat::requests_total);
   response_.clear();
   keep_alive_ = !closing_early_ && parser_.keep_alive();

@@ -159,6 +159,7 @@ class HttpConnection final : public BodySink, public BodySource {
   const HttpSite& site_;
   ByteStream* stream_ = nullptr;       // serve()'s
   const std::string* peer_ = nullptr;  // serve()'s
+  bool tls_ = false;                   // serve()'s: the connection is TLS (Request::tls)
   Deadline* deadline_ = nullptr;       // serve()'s: the current stage's timeout
   RequestParser parser_;
   Response response_;

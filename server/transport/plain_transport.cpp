@@ -23,7 +23,7 @@ Task<void> PlainTransport::serve(UniqueFd socket, sockaddr_storage peer, Connect
 Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease first) {
   SocketStream stream(connection.socket.get());
   Deadline deadline = Deadline::unarmed();  // the protocol arms it for each stage that waits
-  ConnectionContext context{deadline, connection.peer};
+  ConnectionContext context{deadline, connection.peer, false};
   const bool keep_open = co_await protocol_->serve(stream, context, std::move(first));
   if (keep_open) park_.park(std::move(connection));
 }

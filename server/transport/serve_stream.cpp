@@ -14,7 +14,8 @@ Task<void> serve_stream(StreamProtocol& protocol, ByteStream& stream, std::strin
   Deadline deadline = Deadline::unarmed();  // armed at the top of each wait
   std::optional<ConnectionTracker::Membership> membership;
   if (tracker != nullptr) membership.emplace(*tracker, deadline);
-  ConnectionContext context{deadline, peer};
+  // Why never TLS here: the TLS transport serves its connections in bursts of its own.
+  ConnectionContext context{deadline, peer, false};
   for (;;) {
     deadline.rearm_after(protocol.idle_timeout());
     if (membership) membership->set_idle(true);

@@ -21,6 +21,8 @@ struct ConnectionContext {
   Deadline& deadline;
   /// "127.0.0.1:5000" or "[::1]:5000".
   const std::string& peer;
+  /// True when the client reached us over TLS (an https listener).
+  bool tls;
 };
 
 /// One per listener and worker, shared by its connections; must outlive

@@ -45,7 +45,7 @@ std::optional<std::uint64_t> content_length(const http::Headers& headers) {
   return length;
 }
 
-// "127.0.0.1:5000" or "[::1]:5000" → address and port.
+// Who asked: "127.0.0.1:5000" or "[::1]:5000" → address and port; over TLS or not (proto=https).
 upstream::ClientInfo client_info(const http::Request& request) {
   upstream::ClientInfo info;
   std::string_view peer = request.peer;
@@ -59,6 +59,7 @@ upstream::ClientInfo client_info(const http::Request& request) {
   }
   if (peer.size() >= 2 && peer.front() == '[' && peer.back() == ']') peer = peer.substr(1, peer.size() - 2);
   info.address = std::string(peer);
+  info.tls = request.tls;
   info.version_major = request.version_major;
   info.version_minor = request.version_minor;
   return info;

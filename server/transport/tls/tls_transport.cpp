@@ -90,7 +90,7 @@ Task<void> TlsTransport::serve_input(ParkedConnection connection, ReadLease ciph
 Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
   TlsStream& stream = stream_of(connection);
   Deadline deadline = Deadline::unarmed();
-  ConnectionContext context{deadline, connection.peer};
+  ConnectionContext context{deadline, connection.peer, true};
   // Why only while input is buffered: otherwise the next bytes may be a long
   // way off, and the connection waits for them in the park, not in a task.
   while (stream.has_buffered_input()) {

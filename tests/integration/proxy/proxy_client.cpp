@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <cstdlib>
+#include <utility>
 
 #include "../echo_client.hpp"
 
@@ -53,6 +54,27 @@ int status_of(const std::string& response) {
 std::string body_of(const std::string& response) {
   const std::size_t end = response.find("\r\n\r\n");
   return end == std::string::npos ? "" : response.substr(end + 4);
+}
+
+std::optional<std::string> dechunk(const std::string& body) {
+  std::string payload;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t line_end = body.find("\r\n", at);
+    if (line_end == std::string::npos) return std::nullopt;
+    char* digits_end = nullptr;
+    const unsigned long long size = std::strtoull(body.c_str() + at, &digits_end, 16);
+    if (digits_end == body.c_str() + at) return std::nullopt;  // no size
+    at = line_end + 2;
+    if (size == 0) {
+      // Trailer fields (if any), then the empty line that ends the body.
+      if (body.find("\r\n\r\n", line_end) == std::string::npos) return std::nullopt;
+      return payload;
+    }
+    if (body.size() < at + size + 2 || body.compare(at + size, 2, "\r\n") != 0) return std::nullopt;
+    payload.append(body, at, size);
+    at += size + 2;
+  }
 }
 
 }  // namespace tiffany::testing

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace tiffany::testing {
@@ -21,6 +22,10 @@ std::string get_request(const std::string& path, const std::string& extra = "");
 int status_of(const std::string& response);
 /// The body of a response text (after the head; chunked framing left as sent).
 std::string body_of(const std::string& response);
+
+/// The payload of a chunked body (chunk extensions skipped, trailers
+/// dropped); nullopt if the framing is malformed or ends early.
+std::optional<std::string> dechunk(const std::string& body);
 
 /// Writes all of `bytes` to `fd`; false if the peer went away.
 bool send_all(int fd, const std::string& bytes);
