@@ -99,11 +99,7 @@ void Headers::set(std::string_view name, std::string_view value) {
 }
 
 void Headers::remove(std::string_view name) {
-  auto live_end = fields_.begin() + static_cast<std::ptrdiff_t>(size_);
-  // Why: stable_partition keeps order and moves removed fields (with their
-  // capacity) behind the live ones for later reuse.
-  auto kept_end = std::stable_partition(fields_.begin(), live_end, [&](const Field& f) { return !iequals(f.name, name); });
-  size_ = static_cast<std::size_t>(kept_end - fields_.begin());
+  remove_if([name](const Field& field) { return iequals(field.name, name); });
 }
 
 }  // namespace tiffany::http

@@ -51,7 +51,13 @@ class Headers {
   void set(std::string_view name, std::string_view value);
   /// Removes every field called `name`.
   void remove(std::string_view name);
+  /// Removes every field for which `drop(field)` is true, in one pass; the
+  /// others keep their order.
+  template <class Predicate>
+  void remove_if(Predicate drop);
   void clear() noexcept { size_ = 0; }
+  /// Makes room for `count` fields, so adding that many moves none.
+  void reserve(std::size_t count) { fields_.reserve(count); }
 
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
@@ -68,5 +74,18 @@ class Headers {
   std::vector<Field> fields_;  // [0, size_) are live; the rest keep their capacity
   std::size_t size_ = 0;
 };
+
+template <class Predicate>
+void Headers::remove_if(Predicate drop) {
+  // Why swaps, not erase: the dropped fields move behind the live ones with
+  // their strings' capacity, for later reuse, and nothing is allocated.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < size_; ++i) {
+    if (drop(static_cast<const Field&>(fields_[i]))) continue;
+    if (kept != i) std::swap(fields_[kept], fields_[i]);
+    ++kept;
+  }
+  size_ = kept;
+}
 
 }  // namespace tiffany::http
