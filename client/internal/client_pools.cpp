@@ -73,7 +73,7 @@ std::unique_ptr<ClientConnection> ClientPools::take_idle(const std::string& orig
 
 void ClientPools::give_back(const std::string& origin, std::unique_ptr<ClientConnection> connection,
                             bool reusable) noexcept {
-  Origin& entry = this->entry(origin);
+  Origin& entry = this->entry(origin);  // Why first: `origin` may die with `connection` below
   if (connection && reusable && !closed_ && entry.idle.size() < options_.max_idle_per_origin) {
     connection->idle_since = Scheduler::current().now();
     connection->reused = true;

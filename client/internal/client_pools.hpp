@@ -37,7 +37,8 @@ class ClientPools : public std::enable_shared_from_this<ClientPools> {
   /// alive, or null (open a new one). Dead ones are closed on the way.
   std::unique_ptr<ClientConnection> take_idle(const std::string& origin);
   /// Ends a slot: `connection` (if any and `reusable`) goes idle, else is
-  /// closed; the slot goes to the first waiter, if any.
+  /// closed; the slot goes to the first waiter, if any. `origin` is read
+  /// first, so it may be the connection's own key.
   void give_back(const std::string& origin, std::unique_ptr<ClientConnection> connection, bool reusable) noexcept;
   /// Closes every idle connection and stops the sweeper; later give_backs close.
   void shut_down() noexcept;

@@ -1,6 +1,7 @@
 // Proxy header rewriting (RFC 9110 §7.6, RFC 7239): what a reverse proxy changes in requests and responses it forwards.
 #include "client/upstream/proxy_headers.hpp"
 
+#include <charconv>
 
 namespace tiffany::upstream {
 namespace {
@@ -93,24 +94,67 @@ std::string via_value(int version_major, int version_minor, std::string_view via
   return via_protocol(version_major, version_minor).append(" ").append(via_name);
 }
 
-std::string forwarded_value(std::string_view value) {
-  bool token = !value.empty();
-  for (char c : value) token = token && http::is_token_char(c);
-  if (token) return std::string(value);
-  std::string quoted = "\"";
-  for (char c : value) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
+namespace {
+
+// `value` with `"` and `\` escaped, for inside a quoted-string.
+void append_escaped(std::string& out, std::string_view value) {
+  for (std::size_t from = 0;;) {
+    const std::size_t special = value.find_first_of("\"\\", from);
+    out.append(value.substr(from, special - from));
+    if (special == std::string_view::npos) return;
+    out += '\\';
+    out += value[special];
+    from = special + 1;
   }
-  return quoted + "\"";
+}
+
+}  // namespace
+
+void append_forwarded_value(std::string& out, std::string_view value) {
+  bool token = !value.empty();
+  for (const char c : value) token = token && http::is_token_char(c);
+  if (token) {
+    out.append(value);
+    return;
+  }
+  out += '"';
+  append_escaped(out, value);
+  out += '"';
+}
+
+void append_forwarded_node(std::string& out, std::string_view address, std::uint16_t port) {
+  if (address.empty()) {
+    out.append("unknown");
+    return;
+  }
+  const bool ipv6 = address.find(':') != std::string_view::npos;
+  if (!ipv6 && port == 0) {
+    append_forwarded_value(out, address);
+    return;
+  }
+  // Why always quoted here: ':', '[' and ']' are no token characters.
+  out += '"';
+  if (ipv6) out += '[';
+  append_escaped(out, address);
+  if (ipv6) out += ']';
+  if (port != 0) {
+    char digits[8];
+    const char* end = std::to_chars(digits, digits + sizeof digits, port).ptr;
+    out.append(":").append(digits, static_cast<std::size_t>(end - digits));
+  }
+  out += '"';
+}
+
+std::string forwarded_value(std::string_view value) {
+  std::string out;
+  append_forwarded_value(out, value);
+  return out;
 }
 
 std::string forwarded_node(std::string_view address, std::uint16_t port) {
-  if (address.empty()) return "unknown";
-  const bool ipv6 = address.find(':') != std::string_view::npos;
-  std::string node = ipv6 ? "[" + std::string(address) + "]" : std::string(address);
-  if (port != 0) node += ":" + std::to_string(port);
-  return forwarded_value(node);
+  std::string out;
+  append_forwarded_node(out, address, port);
+  return out;
 }
 
 void add_forwarding_headers(http::Headers& headers, std::string_view client_host, const ClientInfo& client,
@@ -119,9 +163,15 @@ void add_forwarding_headers(http::Headers& headers, std::string_view client_host
   const std::string_view proto = client.tls ? "https" : "http";
 
   const std::string_view address = client.address.empty() ? std::string_view("unknown") : client.address;
-  std::string element = "for=" + forwarded_node(client.address, client.port);
+  std::string element;
+  element.reserve(64 + client.address.size() + client_host.size());
+  element.append("for=");
+  append_forwarded_node(element, client.address, client.port);
   element.append(";proto=").append(proto);
-  if (!client_host.empty()) element.append(";host=").append(forwarded_value(client_host));
+  if (!client_host.empty()) {
+    element.append(";host=");
+    append_forwarded_value(element, client_host);
+  }
 
   headers.add("Via", via_value(client.version_major, client.version_minor, options.via_name));
   if (!trust) {

@@ -91,6 +91,10 @@ std::string forwarded_node(std::string_view address, std::uint16_t port);
 /// An RFC 7239 value: a token as it is, anything else quoted with `"` and `\` escaped.
 std::string forwarded_value(std::string_view value);
 
+/// forwarded_node and forwarded_value, appended to `out`.
+void append_forwarded_node(std::string& out, std::string_view address, std::uint16_t port);
+void append_forwarded_value(std::string& out, std::string_view value);
+
 /// The request target sent upstream: a path starting with `strip_prefix` at a
 /// segment boundary ("/app" matches "/app" and "/app/x", not "/apple") has it
 /// replaced by `replacement`; the query is kept; an empty path becomes "/".

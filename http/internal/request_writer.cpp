@@ -2,6 +2,7 @@
 #include "http/internal/request_writer.hpp"
 
 #include <charconv>
+#include <cstring>
 #include <utility>
 
 #include <tiffany/http/uri.hpp>
@@ -58,13 +59,29 @@ bool write_request_head(const OutboundRequest& request, std::string& out, std::s
       size += field.name.size() + field.value.size() + 4;
     }
   }
-  out.reserve(out.size() + size);
-  out.append(request.method).append(" ").append(request.target).append(" HTTP/1.1\r\nHost: ");
-  out.append(request.host).append("\r\n");
+  // Why a cursor over a sized buffer: one call per piece, not a capacity check per append.
+  const std::size_t start = out.size();
+  out.resize(start + size);
+  char* cursor = out.data() + start;
+  const auto put = [&cursor](std::string_view piece) {
+    std::memcpy(cursor, piece.data(), piece.size());
+    cursor += piece.size();
+  };
+  put(request.method);
+  put(" ");
+  put(request.target);
+  put(" HTTP/1.1\r\nHost: ");
+  put(request.host);
+  put("\r\n");
   if (request.headers != nullptr) {
-    for (const Headers::Field& field : *request.headers)
-      out.append(field.name).append(": ").append(field.value).append("\r\n");
+    for (const Headers::Field& field : *request.headers) {
+      put(field.name);
+      put(": ");
+      put(field.value);
+      put("\r\n");
+    }
   }
+  out.resize(static_cast<std::size_t>(cursor - out.data()));
   switch (request.framing) {
     case RequestFraming::none: break;
     case RequestFraming::content_length: {

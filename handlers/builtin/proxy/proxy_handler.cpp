@@ -94,6 +94,9 @@ struct HedgeState {
   int running = 1;
 };
 
+// The largest sized upstream body passed on whole rather than streamed.
+constexpr std::uint64_t kWholeBodyMax = 64 * 1024;
+
 // Why a day: the race cancels a parked racer as soon as the other ends,
 // and the other always ends (its own first-byte timeout bounds it).
 constexpr auto kParked = std::chrono::hours(24);
@@ -315,12 +318,21 @@ Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request,
   response.headers.add("Via", via_);
   const std::optional<std::uint64_t> length = content_length(exchange.headers());
   const bool no_body = answer_has_no_body(request, response.status);
-  if (length && !(no_body && !request.is_head())) response.set_content_length(*length);
+  // Why a small sized body is gathered whole: it then goes out with its head
+  // in one write, batched with the answers to pipelined requests, and a cut
+  // one can still be answered 502; bigger ones stream with back-pressure.
+  const bool whole = !no_body && length && *length <= kWholeBodyMax;
+  if (length && !whole && !(no_body && !request.is_head())) response.set_content_length(*length);
   if (no_body) co_return;  // the exchange is dropped: its connection closes unless the head was all
+  if (whole) response.body.reserve(static_cast<std::size_t>(*length));
   UpstreamServerMetrics& metrics = runtime_->metrics(attempt.server);
   for (;;) {
     // Why no timeout here: the request's read timeout (first_byte_timeout_ms) is the client's.
     const ClientBodyChunk chunk = co_await exchange.read();
+    if (chunk.status == ClientBodyChunk::Status::data && whole) {
+      response.body.append(chunk.bytes);
+      continue;
+    }
     if (chunk.status == ClientBodyChunk::Status::data) {
       const bool written = co_await response.write(chunk.bytes);
       if (!written) co_return;  // the client is gone; dropping the exchange closes the upstream connection

@@ -170,8 +170,10 @@ TEST(Proxy, AnswersGatewayTimeoutWhenTheUpstreamIsSlow) {
 TEST(Proxy, TheTotalTimeoutAnswers504BeforeTheHeadAndCutsAfterIt) {
   FakeUpstream* self = nullptr;
   FakeUpstream trickling([&](int fd, const std::string& request) {
-    if (request.find("/late-head") == std::string::npos) {
-      send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789");
+    if (request.find("/slow-body") != std::string::npos) {
+      send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n0123456789");  // streamed: over 64 KiB
+    } else if (request.find("/small-stall") != std::string::npos) {
+      send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789");  // gathered whole
     }
     self->wait_for_close_or_timeout(fd, 3000);
     return false;
@@ -186,9 +188,11 @@ TEST(Proxy, TheTotalTimeoutAnswers504BeforeTheHeadAndCutsAfterIt) {
   EXPECT_EQ(status_of(cut), 200) << cut;
   EXPECT_EQ(body_of(cut), "0123456789") << "the head and the first bytes, then a close";
   EXPECT_EQ(cut.find("<timeout>"), std::string::npos);
+  const std::string small = http_exchange(port, get_request("/app/small-stall"));
+  EXPECT_EQ(status_of(small), 504) << "a small body is gathered before the head goes: " << small;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms);
-  for (int i = 0; i < 40 && trickling.closed_while_waiting() < 2; ++i) std::this_thread::sleep_for(50ms);
-  EXPECT_EQ(trickling.closed_while_waiting(), 2) << "both upstream connections were closed by the proxy";
+  for (int i = 0; i < 40 && trickling.closed_while_waiting() < 3; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(trickling.closed_while_waiting(), 3) << "every upstream connection was closed by the proxy";
 }
 
 TEST(Proxy, AnUpstreamDyingMidBodyCutsTheClientResponse) {
