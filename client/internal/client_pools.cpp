@@ -75,6 +75,7 @@ void ClientPools::give_back(const std::string& origin, std::unique_ptr<ClientCon
                             bool reusable) noexcept {
   Origin& entry = this->entry(origin);  // Why first: `origin` may die with `connection` below
   if (connection && reusable && !closed_ && entry.idle.size() < options_.max_idle_per_origin) {
+    connection->shrink_buffer();
     connection->idle_since = Scheduler::current().now();
     connection->reused = true;
     entry.idle.push_back(std::move(connection));
