@@ -56,10 +56,9 @@ std::string_view trim_ows(std::string_view text) noexcept {
   return text;
 }
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
+bool detail::iequals_bytes(const char* a, const char* b, std::size_t size) noexcept {
+  for (std::size_t i = 0; i < size; ++i) {
+    if (a[i] != b[i] && lower(a[i]) != lower(b[i])) return false;
   }
   return true;
 }

@@ -10,8 +10,16 @@
 
 namespace tiffany::http {
 
-/// True when `a` and `b` are equal ignoring ASCII case.
-bool iequals(std::string_view a, std::string_view b) noexcept;
+namespace detail {
+/// The `size` bytes at `a` and `b` are equal ignoring ASCII case.
+bool iequals_bytes(const char* a, const char* b, std::size_t size) noexcept;
+}  // namespace detail
+
+/// True when `a` and `b` are equal ignoring ASCII case. Inline, so the
+/// common mismatch (another length) costs no call.
+inline bool iequals(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && detail::iequals_bytes(a.data(), b.data(), a.size());
+}
 
 /// `text` without optional whitespace (RFC 9110 §5.6.3 OWS: spaces and tabs) at either end.
 std::string_view trim_ows(std::string_view text) noexcept;
