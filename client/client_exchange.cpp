@@ -40,8 +40,9 @@ ClientExchange::~ClientExchange() { release(false); }
 void ClientExchange::release(bool reusable) noexcept {
   if (!connection_) return;
   std::unique_ptr<detail::ClientConnection> connection = std::move(connection_);
-  // Why a copy: give_back may destroy the connection that owns the key.
-  const std::string origin = connection->origin_key();
+  // Why a reference is enough: give_back reads the key before it may destroy
+  // the connection that owns it (and it is taken before the argument moves).
+  const std::string& origin = connection->origin_key();
   pools_->give_back(origin, std::move(connection), reusable);
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <tiffany/net/tcp_connect.hpp>
 
@@ -48,6 +49,10 @@ struct HttpClientOptions {
   TlsClientOptions tls;
   /// The resolver to use; null: this thread's (Resolver::for_this_thread()).
   Resolver* resolver = nullptr;
+  /// "http://app.internal:8080": request URLs that are a path alone ("/x")
+  /// go to this origin (parsed once, not per request); empty: every URL is
+  /// absolute. Its own path, if any, is ignored.
+  std::string base_url;
 };
 
 }  // namespace tiffany

@@ -2,6 +2,9 @@
 #include <tiffany/client/http_client.hpp>
 
 #include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include <tiffany/coro/deadline.hpp>
@@ -60,8 +63,22 @@ class SlotGuard {
 
 }  // namespace
 
+namespace {
+
+std::shared_ptr<const detail::OriginUrl> parse_base_url(const std::string& base_url) {
+  if (base_url.empty()) return nullptr;
+  std::string error;
+  std::optional<detail::OriginUrl> parsed = detail::parse_origin_url(base_url, error);
+  if (!parsed) throw std::invalid_argument("HttpClient base_url \"" + base_url + "\": " + error);
+  return std::make_shared<const detail::OriginUrl>(std::move(*parsed));
+}
+
+}  // namespace
+
 HttpClient::HttpClient(HttpClientOptions options)
-    : options_(std::move(options)), pools_(std::make_shared<detail::ClientPools>(options_.pool)) {}
+    : options_(std::move(options)),
+      pools_(std::make_shared<detail::ClientPools>(options_.pool)),
+      base_(parse_base_url(options_.base_url)) {}
 
 HttpClient::~HttpClient() { pools_->shut_down(); }
 
@@ -117,10 +134,24 @@ Task<ClientResult<ClientResponse>> HttpClient::fetch(ClientRequest request) {
 Task<ClientResult<ClientExchange>> HttpClient::open(ClientRequest request) {
   std::shared_ptr<detail::ClientPools> pools = pools_;
   const HttpClientOptions& options = options_;
-  std::string what = request.method + " " + request.url;
+  std::shared_ptr<const detail::OriginUrl> base = base_;
+  const ClientTimeouts& timeouts = request.timeouts ? *request.timeouts : options.timeouts;
+  std::string what;
   std::string error;
-  std::optional<detail::OriginUrl> url = detail::parse_origin_url(request.url, error);
-  if (!url) co_return ClientError{ClientErrorKind::bad_request, what + ": " + error, ClientStage::none};
+  // Why a pointer: a path alone goes to the base origin, parsed once, not per request.
+  std::optional<detail::OriginUrl> parsed;
+  const detail::OriginUrl* url = base.get();
+  std::string_view target = std::string_view(request.url).substr(0, request.url.find('#'));
+  if (base && !request.url.empty() && request.url.front() == '/') {
+    what.append(request.method).append(base->tls ? " https://" : " http://").append(base->host_header);
+    what.append(request.url);
+  } else {
+    what = request.method + " " + request.url;
+    parsed = detail::parse_origin_url(request.url, error);
+    if (!parsed) co_return ClientError{ClientErrorKind::bad_request, what + ": " + error, ClientStage::none};
+    url = &*parsed;
+    target = parsed->target;
+  }
   if (request.body_source != nullptr && !request.body.empty()) {
     co_return ClientError{ClientErrorKind::bad_request, what + ": both a body and a body_source", ClientStage::none};
   }
@@ -128,29 +159,32 @@ Task<ClientResult<ClientExchange>> HttpClient::open(ClientRequest request) {
     co_return ClientError{ClientErrorKind::bad_request, what + ": body_length differs from the body's size",
                           ClientStage::none};
   }
-  std::optional<detail::RequestHead> head = detail::build_request_head(request, *url, error);
+  std::optional<detail::RequestHead> head = detail::build_request_head(request, *url, target, error);
   if (!head) co_return ClientError{ClientErrorKind::bad_request, what + ": " + error, ClientStage::none};
   std::optional<Scheduler::Clock::time_point> total_end;
-  if (options.timeouts.total.count() > 0) total_end = Scheduler::current().now() + options.timeouts.total;
+  if (timeouts.total.count() > 0) total_end = Scheduler::current().now() + timeouts.total;
   const bool head_request = request.method == "HEAD";
 
   for (int attempt = 0;; ++attempt) {
-    const detail::StageEnd queue_end = detail::stage_end(ClientStage::connect, options.timeouts.connect, total_end);
-    Deadline queue_deadline = Deadline::unarmed();
-    if (queue_end.when) queue_deadline.rearm(*queue_end.when);
-    const Timed<void> reserved = co_await queue_deadline.guard(pools->reserve(url->origin_key));
-    queue_deadline.disarm();
-    if (reserved.timed_out()) {
-      co_return ClientError{ClientErrorKind::timeout,
-                            what + ": no connection to the origin came free (max_per_origin) within the " +
-                                std::string(to_string(queue_end.stage)) + " timeout",
-                            queue_end.stage};
+    // Why a try first: a free slot needs neither a deadline nor a wait.
+    if (!pools->try_reserve(url->origin_key)) {
+      const detail::StageEnd queue_end = detail::stage_end(ClientStage::connect, timeouts.connect, total_end);
+      Deadline queue_deadline = Deadline::unarmed();
+      if (queue_end.when) queue_deadline.rearm(*queue_end.when);
+      const Timed<void> reserved = co_await queue_deadline.guard(pools->reserve(url->origin_key));
+      queue_deadline.disarm();
+      if (reserved.timed_out()) {
+        co_return ClientError{ClientErrorKind::timeout,
+                              what + ": no connection to the origin came free (max_per_origin) within the " +
+                                  std::string(to_string(queue_end.stage)) + " timeout",
+                              queue_end.stage};
+      }
     }
     SlotGuard slot(*pools, url->origin_key);
     // Why fresh on the retry: the idle one just failed, its siblings are as old.
     std::unique_ptr<detail::ClientConnection> connection = attempt == 0 ? pools->take_idle(url->origin_key) : nullptr;
     if (!connection) {
-      const detail::StageEnd connect_end = detail::stage_end(ClientStage::connect, options.timeouts.connect, total_end);
+      const detail::StageEnd connect_end = detail::stage_end(ClientStage::connect, timeouts.connect, total_end);
       ConnectOptions connect;
       if (connect_end.when) {
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(*connect_end.when - Scheduler::current().now());
@@ -166,12 +200,12 @@ Task<ClientResult<ClientExchange>> HttpClient::open(ClientRequest request) {
                                                               parser_limits(options.limits));
     }
     connection->response_bytes = 0;
-    connection->first_byte_timeout = options.timeouts.first_byte;
-    connection->read_timeout = options.timeouts.read;
+    connection->first_byte_timeout = timeouts.first_byte;
+    connection->read_timeout = timeouts.read;
     connection->total_end = total_end;
     connection->parser().expect(http::ExpectedResponse{head_request, false});
 
-    const detail::SendResult sent = co_await detail::send_request(*connection, request, *head, options.timeouts, what);
+    const detail::SendResult sent = co_await detail::send_request(*connection, request, *head, timeouts, what);
     // Why these may go again: nothing of the response came, and the request
     // can be written again whole (RFC 9110 §9.2.2 asks idempotence for an
     // automatic retry; a whole-string body is replayed as the brief for the

@@ -18,7 +18,8 @@
 namespace tiffany {
 
 /// One request. `url` is http:// or https://, host (a name, an IPv4 literal
-/// or [IPv6]), an optional :port, then path and query ("/" if absent).
+/// or [IPv6]), an optional :port, then path and query ("/" if absent); or,
+/// with the client's options.base_url set, a path and query alone ("/x?y").
 /// `headers` may not hold Host (see `host`), Content-Length or Transfer-Encoding (the
 /// client writes those). The body is `body` (sent with Content-Length), or
 /// pieces read from `body_source` one at a time, each written before the
@@ -34,6 +35,9 @@ struct ClientRequest {
   /// The Host field to send (a reverse proxy passing its client's); empty:
   /// the URL's authority. The connection still goes to the URL's origin.
   std::string host;
+  /// This request's stage limits instead of the client's options.timeouts
+  /// (a proxy route with its own first-byte limit); nullopt: the client's.
+  std::optional<ClientTimeouts> timeouts;
 };
 
 /// A response read whole.
@@ -64,8 +68,14 @@ struct ClientResponse {
 /// sleeps until the oldest expires: a scheduler run "until every task has
 /// finished" waits for it unless the client is destroyed (or the scheduler
 /// stopped, as a worker is).
+namespace detail {
+struct OriginUrl;
+}  // namespace detail
+
 class HttpClient {
  public:
+  /// Throws std::invalid_argument when options.base_url is set but is not an
+  /// http:// or https:// origin.
   explicit HttpClient(HttpClientOptions options = {});
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
@@ -91,6 +101,7 @@ class HttpClient {
  private:
   HttpClientOptions options_;
   std::shared_ptr<detail::ClientPools> pools_;
+  std::shared_ptr<const detail::OriginUrl> base_;  // options_.base_url parsed once; null when empty
 };
 
 }  // namespace tiffany

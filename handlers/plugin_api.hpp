@@ -29,7 +29,10 @@ namespace tiffany {
 /// set_cookie, ...) write.
 /// 5: streaming request bodies: Handler::streams_request_body (a new
 /// virtual), Request's BodyReader (a larger Request), BodySource.
-inline constexpr unsigned kPluginAbiNumber = 5;
+/// 6: the HTTP client in the SDK: ClientRequest's host and timeouts,
+/// HttpClientOptions::base_url (larger types than ABI 5's client had), and
+/// the first baseline that holds the client.
+inline constexpr unsigned kPluginAbiNumber = 6;
 
 /// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in
 /// the low 16 bits, and above them the build flags of whoever compiled this

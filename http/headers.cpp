@@ -56,10 +56,9 @@ std::string_view trim_ows(std::string_view text) noexcept {
   return text;
 }
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
+bool detail::iequals_bytes(const char* a, const char* b, std::size_t size) noexcept {
+  for (std::size_t i = 0; i < size; ++i) {
+    if (a[i] != b[i] && lower(a[i]) != lower(b[i])) return false;
   }
   return true;
 }
@@ -99,11 +98,7 @@ void Headers::set(std::string_view name, std::string_view value) {
 }
 
 void Headers::remove(std::string_view name) {
-  auto live_end = fields_.begin() + static_cast<std::ptrdiff_t>(size_);
-  // Why: stable_partition keeps order and moves removed fields (with their
-  // capacity) behind the live ones for later reuse.
-  auto kept_end = std::stable_partition(fields_.begin(), live_end, [&](const Field& f) { return !iequals(f.name, name); });
-  size_ = static_cast<std::size_t>(kept_end - fields_.begin());
+  remove_if([name](const Field& field) { return iequals(field.name, name); });
 }
 
 }  // namespace tiffany::http

@@ -10,8 +10,16 @@
 
 namespace tiffany::http {
 
-/// True when `a` and `b` are equal ignoring ASCII case.
-bool iequals(std::string_view a, std::string_view b) noexcept;
+namespace detail {
+/// The `size` bytes at `a` and `b` are equal ignoring ASCII case.
+bool iequals_bytes(const char* a, const char* b, std::size_t size) noexcept;
+}  // namespace detail
+
+/// True when `a` and `b` are equal ignoring ASCII case. Inline, so the
+/// common mismatch (another length) costs no call.
+inline bool iequals(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && detail::iequals_bytes(a.data(), b.data(), a.size());
+}
 
 /// `text` without optional whitespace (RFC 9110 §5.6.3 OWS: spaces and tabs) at either end.
 std::string_view trim_ows(std::string_view text) noexcept;
@@ -51,7 +59,13 @@ class Headers {
   void set(std::string_view name, std::string_view value);
   /// Removes every field called `name`.
   void remove(std::string_view name);
+  /// Removes every field for which `drop(field)` is true, in one pass; the
+  /// others keep their order.
+  template <class Predicate>
+  void remove_if(Predicate drop);
   void clear() noexcept { size_ = 0; }
+  /// Makes room for `count` fields, so adding that many moves none.
+  void reserve(std::size_t count) { fields_.reserve(count); }
 
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
@@ -68,5 +82,18 @@ class Headers {
   std::vector<Field> fields_;  // [0, size_) are live; the rest keep their capacity
   std::size_t size_ = 0;
 };
+
+template <class Predicate>
+void Headers::remove_if(Predicate drop) {
+  // Why swaps, not erase: the dropped fields move behind the live ones with
+  // their strings' capacity, for later reuse, and nothing is allocated.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < size_; ++i) {
+    if (drop(static_cast<const Field&>(fields_[i]))) continue;
+    if (kept != i) std::swap(fields_[kept], fields_[i]);
+    ++kept;
+  }
+  size_ = kept;
+}
 
 }  // namespace tiffany::http

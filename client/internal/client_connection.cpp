@@ -18,13 +18,30 @@ ClientConnection::ClientConnection(std::unique_ptr<ByteStream> stream, std::stri
       tls_(false),
       origin_key_(std::move(origin_key)),
       parser_(limits),
-      buffer_(std::make_unique<char[]>(kBufferSize)) {
+      buffer_(std::make_unique<char[]>(kFirstBufferSize)) {
   if (auto* socket = dynamic_cast<SocketStream*>(stream_.get())) {
     fd_ = socket->fd();
   } else if (auto* secure = dynamic_cast<tls::TlsStream*>(stream_.get())) {
     fd_ = secure->fd();
     tls_ = true;
   }
+}
+
+char* ClientConnection::read_space() {
+  begin_ = end_ = 0;
+  if (filled_ && capacity_ < kLargestBufferSize) {
+    capacity_ *= 2;
+    buffer_ = std::make_unique_for_overwrite<char[]>(capacity_);
+  }
+  filled_ = false;
+  return buffer_.get();
+}
+
+void ClientConnection::shrink_buffer() {
+  filled_ = false;
+  if (capacity_ == kFirstBufferSize || begin_ != end_) return;
+  capacity_ = kFirstBufferSize;
+  buffer_ = std::make_unique_for_overwrite<char[]>(capacity_);
 }
 
 bool ClientConnection::usable_after_idle() const noexcept {

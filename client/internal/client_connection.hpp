@@ -32,13 +32,20 @@ class ClientConnection {
   /// Received bytes the parser has not taken yet.
   std::string_view pending() const noexcept { return {buffer_.get() + begin_, end_ - begin_}; }
   void consume(std::size_t count) noexcept { begin_ += count; }
-  /// Where the next read lands (the buffer is empty: pending() was all consumed).
-  char* read_space() noexcept {
-    begin_ = end_ = 0;
-    return buffer_.get();
+  /// Where the next read lands, read_size() bytes (the buffer is empty:
+  /// pending() was all consumed). Grows the buffer first when the last read
+  /// filled it: a large body then moves in fewer, larger reads and writes.
+  char* read_space();
+  std::size_t read_size() const noexcept { return capacity_; }
+  void received(std::size_t count) noexcept {
+    end_ += count;
+    filled_ = end_ == capacity_;
   }
-  static constexpr std::size_t kBufferSize = 16 * 1024;
-  void received(std::size_t count) noexcept { end_ += count; }
+  /// Back to the first size (an idle connection keeps no large buffer).
+  void shrink_buffer();
+
+  static constexpr std::size_t kFirstBufferSize = 16 * 1024;
+  static constexpr std::size_t kLargestBufferSize = 256 * 1024;
 
   /// False if the server closed or sent anything while the connection was
   /// idle (a plain socket: any byte or EOF; TLS: EOF or an error, since TLS
@@ -60,8 +67,10 @@ class ClientConnection {
   std::string origin_key_;
   http::ResponseParser parser_;
   std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = kFirstBufferSize;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
+  bool filled_ = false;  // the last read filled the buffer
 };
 
 }  // namespace tiffany::detail

@@ -34,12 +34,24 @@ class ClientPools::WaitGuard {
   bool used_ = false;
 };
 
+ClientPools::Origin& ClientPools::entry(const std::string& origin) {
+  if (last_key_ != nullptr && *last_key_ == origin) return *last_entry_;
+  auto& node = *origins_.try_emplace(origin).first;
+  last_key_ = &node.first;
+  last_entry_ = &node.second;
+  return node.second;
+}
+
+bool ClientPools::try_reserve(const std::string& origin) {
+  Origin& entry = this->entry(origin);
+  if (!entry.waiters.empty() || (entry.idle.empty() && entry.busy >= options_.max_per_origin)) return false;
+  ++entry.busy;
+  return true;
+}
+
 Task<void> ClientPools::reserve(const std::string& origin) {
-  Origin& entry = origins_[origin];
-  if (entry.waiters.empty() && (!entry.idle.empty() || entry.busy < options_.max_per_origin)) {
-    ++entry.busy;
-    co_return;
-  }
+  if (try_reserve(origin)) co_return;
+  Origin& entry = this->entry(origin);
   // Why a guard: the wait ends by cancellation (the request's timeout) as
   // often as by a slot, and either way the queue must stay consistent.
   auto place = entry.waiters.insert(entry.waiters.end(), std::make_shared<Waiter>());
@@ -50,7 +62,7 @@ Task<void> ClientPools::reserve(const std::string& origin) {
 }
 
 std::unique_ptr<ClientConnection> ClientPools::take_idle(const std::string& origin) {
-  Origin& entry = origins_[origin];
+  Origin& entry = this->entry(origin);
   while (!entry.idle.empty()) {
     std::unique_ptr<ClientConnection> connection = std::move(entry.idle.back());
     entry.idle.pop_back();
@@ -61,8 +73,9 @@ std::unique_ptr<ClientConnection> ClientPools::take_idle(const std::string& orig
 
 void ClientPools::give_back(const std::string& origin, std::unique_ptr<ClientConnection> connection,
                             bool reusable) noexcept {
-  Origin& entry = origins_[origin];
+  Origin& entry = this->entry(origin);  // Why first: `origin` may die with `connection` below
   if (connection && reusable && !closed_ && entry.idle.size() < options_.max_idle_per_origin) {
+    connection->shrink_buffer();
     connection->idle_since = Scheduler::current().now();
     connection->reused = true;
     entry.idle.push_back(std::move(connection));

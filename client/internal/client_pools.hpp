@@ -27,6 +27,9 @@ class ClientPools : public std::enable_shared_from_this<ClientPools> {
   ClientPools(const ClientPools&) = delete;
   ClientPools& operator=(const ClientPools&) = delete;
 
+  /// Takes a slot of `origin` at once when the origin has room and nobody
+  /// waits; false otherwise (then reserve() waits in line).
+  bool try_reserve(const std::string& origin);
   /// Takes a slot of `origin`, waiting first in line while the origin is
   /// full. A canceled wait gives up its place (or the slot it was handed).
   Task<void> reserve(const std::string& origin);
@@ -34,7 +37,8 @@ class ClientPools : public std::enable_shared_from_this<ClientPools> {
   /// alive, or null (open a new one). Dead ones are closed on the way.
   std::unique_ptr<ClientConnection> take_idle(const std::string& origin);
   /// Ends a slot: `connection` (if any and `reusable`) goes idle, else is
-  /// closed; the slot goes to the first waiter, if any.
+  /// closed; the slot goes to the first waiter, if any. `origin` is read
+  /// first, so it may be the connection's own key.
   void give_back(const std::string& origin, std::unique_ptr<ClientConnection> connection, bool reusable) noexcept;
   /// Closes every idle connection and stops the sweeper; later give_backs close.
   void shut_down() noexcept;
@@ -55,13 +59,18 @@ class ClientPools : public std::enable_shared_from_this<ClientPools> {
   // Gives back the slot a waiter was handed but never used (it was canceled as it woke).
   class WaitGuard;
 
+  /// The entry of `origin`, made on first use.
+  Origin& entry(const std::string& origin);
   static Task<void> sweep(std::shared_ptr<ClientPools> self);
   /// Closes connections idle past idle_timeout; when the next one expires (nullopt: none idle).
   std::optional<Scheduler::Clock::time_point> close_expired(Scheduler::Clock::time_point now) noexcept;
   void start_sweeper() noexcept;
 
   ClientPoolOptions options_;
-  std::unordered_map<std::string, Origin> origins_;  // node-based: an Origin& stays valid
+  std::unordered_map<std::string, Origin> origins_;  // node-based: an Origin& stays valid; never erased
+  // Why: most clients talk to one origin; its entry is found without hashing.
+  const std::string* last_key_ = nullptr;
+  Origin* last_entry_ = nullptr;
   TaskId sweeper_ = 0;
   // Why kept: a scheduler destroyed with the sweeper in it (a thread's end)
   // leaves sweeper_ set; its id means nothing to another scheduler.

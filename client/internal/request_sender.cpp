@@ -35,7 +35,8 @@ bool wants_length_when_empty(std::string_view method) noexcept {
 
 }  // namespace
 
-std::optional<RequestHead> build_request_head(const ClientRequest& request, const OriginUrl& url, std::string& error) {
+std::optional<RequestHead> build_request_head(const ClientRequest& request, const OriginUrl& origin,
+                                              std::string_view target, std::string& error) {
   RequestHead out;
   if (request.body_source != nullptr) {
     out.framing = request.body_length ? http::RequestFraming::content_length : http::RequestFraming::chunked;
@@ -46,8 +47,8 @@ std::optional<RequestHead> build_request_head(const ClientRequest& request, cons
   }
   http::OutboundRequest head;
   head.method = request.method;
-  head.target = url.target;
-  head.host = request.host.empty() ? url.host_header : request.host;
+  head.target = target;
+  head.host = request.host.empty() ? std::string_view(origin.host_header) : std::string_view(request.host);
   head.headers = &request.headers;
   head.framing = out.framing;
   head.content_length = out.content_length;

@@ -22,9 +22,10 @@ struct RequestHead {
   std::uint64_t content_length = 0;
 };
 
-/// Builds the head of `request` for `url`; nullopt with `error` set if a
+/// Builds the head of `request` to `origin` for `target` (origin-form); nullopt with `error` set if a
 /// field, the method or the target would not make a valid request.
-std::optional<RequestHead> build_request_head(const ClientRequest& request, const OriginUrl& url, std::string& error);
+std::optional<RequestHead> build_request_head(const ClientRequest& request, const OriginUrl& origin,
+                                              std::string_view target, std::string& error);
 
 struct SendResult {
   std::optional<ClientError> error;  ///< unset: all of it was written

@@ -22,7 +22,7 @@ Task<ResponseStep> next_response_event(ClientConnection& connection) {
     Deadline deadline = Deadline::unarmed();
     if (end.when) deadline.rearm(*end.when);
     char* space = connection.read_space();
-    Timed<IoResult> got = co_await deadline.guard(connection.stream().read(space, ClientConnection::kBufferSize));
+    Timed<IoResult> got = co_await deadline.guard(connection.stream().read(space, connection.read_size()));
     if (got.timed_out()) {
       step.timed_out = end.stage;
       co_return step;

@@ -2,6 +2,7 @@
 #include "http/internal/request_writer.hpp"
 
 #include <charconv>
+#include <cstring>
 #include <utility>
 
 #include <tiffany/http/uri.hpp>
@@ -21,6 +22,17 @@ bool is_valid_target(std::string_view target) noexcept {
   return true;
 }
 
+// Why refused from the caller: framing and Host are the writer's; a second
+// one from the caller is how a request is smuggled past the next hop.
+bool is_framing_or_host(std::string_view name) noexcept {
+  switch (name.size()) {
+    case 4: return iequals(name, "host");
+    case 14: return iequals(name, "content-length");
+    case 17: return iequals(name, "transfer-encoding");
+    default: return false;
+  }
+}
+
 bool refuse(std::string& error, std::string message) {
   error = std::move(message);
   return false;
@@ -33,26 +45,43 @@ bool write_request_head(const OutboundRequest& request, std::string& out, std::s
   if (!is_valid_target(request.target))
     return refuse(error, "request-target is empty or holds a space, control or non-ASCII byte");
   if (!is_valid_host(request.host)) return refuse(error, "Host is not a valid host[:port]");
+  // Why a size first: one allocation for the head, not one per doubling.
+  std::size_t size = request.method.size() + request.target.size() + request.host.size() + 64;
   if (request.headers != nullptr) {
     for (const Headers::Field& field : *request.headers) {
       if (!is_valid_field_name(field.name)) return refuse(error, "field name \"" + field.name + "\" is not a token");
       if (find_invalid_field_value_byte(field.value) != std::string_view::npos) {
         return refuse(error, "field " + field.name + " holds a control character (CR, LF, NUL...)");
       }
-      // Why refused: framing and Host are the writer's; a second one from
-      // the caller is how a request is smuggled past the next hop.
-      if (iequals(field.name, "host") || iequals(field.name, "content-length") ||
-          iequals(field.name, "transfer-encoding")) {
+      if (is_framing_or_host(field.name)) {
         return refuse(error, "field " + field.name + " is set by the writer, not the caller");
       }
+      size += field.name.size() + field.value.size() + 4;
     }
   }
-  out.append(request.method).append(" ").append(request.target).append(" HTTP/1.1\r\nHost: ");
-  out.append(request.host).append("\r\n");
+  // Why a cursor over a sized buffer: one call per piece, not a capacity check per append.
+  const std::size_t start = out.size();
+  out.resize(start + size);
+  char* cursor = out.data() + start;
+  const auto put = [&cursor](std::string_view piece) {
+    std::memcpy(cursor, piece.data(), piece.size());
+    cursor += piece.size();
+  };
+  put(request.method);
+  put(" ");
+  put(request.target);
+  put(" HTTP/1.1\r\nHost: ");
+  put(request.host);
+  put("\r\n");
   if (request.headers != nullptr) {
-    for (const Headers::Field& field : *request.headers)
-      out.append(field.name).append(": ").append(field.value).append("\r\n");
+    for (const Headers::Field& field : *request.headers) {
+      put(field.name);
+      put(": ");
+      put(field.value);
+      put("\r\n");
+    }
   }
+  out.resize(static_cast<std::size_t>(cursor - out.data()));
   switch (request.framing) {
     case RequestFraming::none: break;
     case RequestFraming::content_length: {

@@ -273,12 +273,22 @@ const char* ResponseParser::scan_head_bytes(std::string_view bytes) noexcept {
   // hop (RFC 9112 §5.2 lets a client reject it), and it takes a bare LF
   // after the status line. In a head, a line never starts with a blank
   // otherwise, and every LF follows a CR; the scan stops where the head ends.
-  for (const char c : bytes) {
-    if (after_lf_ && (c == ' ' || c == '\t')) return "obs-fold in a header field";
-    if (c == '\n' && !after_cr_) return "bare LF in a response head";
-    after_lf_ = c == '\n';
-    after_cr_ = c == '\r';
+  // Only the bytes around each LF matter, so memchr jumps from LF to LF.
+  if (bytes.empty()) return nullptr;
+  const char* const begin = bytes.data();
+  const std::size_t size = bytes.size();
+  if (after_lf_ && (begin[0] == ' ' || begin[0] == '\t')) return "obs-fold in a header field";
+  for (std::size_t from = 0; from < size;) {
+    const void* found = std::memchr(begin + from, '\n', size - from);
+    if (found == nullptr) break;
+    const auto at = static_cast<std::size_t>(static_cast<const char*>(found) - begin);
+    const bool cr_before = at == 0 ? after_cr_ : begin[at - 1] == '\r';
+    if (!cr_before) return "bare LF in a response head";
+    if (at + 1 < size && (begin[at + 1] == ' ' || begin[at + 1] == '\t')) return "obs-fold in a header field";
+    from = at + 1;
   }
+  after_lf_ = begin[size - 1] == '\n';
+  after_cr_ = begin[size - 1] == '\r';
   return nullptr;
 }
 

@@ -2,7 +2,6 @@
 #include "handlers/builtin/proxy/proxy_attempt.hpp"
 
 #include <tiffany/coro/scheduler.hpp>
-#include <tiffany/coro/with_timeout.hpp>
 
 namespace tiffany::proxy {
 
@@ -46,31 +45,18 @@ UpstreamServerMetrics::Error error_kind(const ClientError& error) noexcept {
   }
 }
 
-Task<Attempt> run_attempt(std::shared_ptr<UpstreamRuntime> runtime, std::size_t server, ClientRequest request,
-                          std::chrono::milliseconds first_byte) {
+Task<Attempt> run_attempt(std::shared_ptr<UpstreamRuntime> runtime, std::size_t server, ClientRequest request) {
   Attempt attempt;
   attempt.server = server;
   attempt.lease.emplace(runtime, server);
   UpstreamServerMetrics& metrics = runtime->metrics(server);
   UpstreamServerMetrics::add(metrics.requests);
   const auto started = Scheduler::current().now();
-  const std::string what = request.method + " " + request.url;
-  bool timed_out = false;
-  try {
-    ClientResult<ClientExchange> opened =
-        co_await with_timeout(runtime->client(server).open(std::move(request)), first_byte);
-    if (opened) {
-      attempt.exchange.emplace(std::move(opened.value()));
-    } else {
-      attempt.error = opened.error();
-    }
-  } catch (const TimeoutError&) {
-    timed_out = true;
-  }
-  if (timed_out) {
-    attempt.error = ClientError{ClientErrorKind::timeout,
-                                what + ": no response head within " + std::to_string(first_byte.count()) + " ms",
-                                ClientStage::first_byte};
+  ClientResult<ClientExchange> opened = co_await runtime->client(server).open(std::move(request));
+  if (opened) {
+    attempt.exchange.emplace(std::move(opened.value()));
+  } else {
+    attempt.error = opened.error();
   }
   metrics.observe_seconds(std::chrono::duration<double>(Scheduler::current().now() - started).count());
   if (!attempt.ok()) {

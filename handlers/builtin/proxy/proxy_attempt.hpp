@@ -56,11 +56,11 @@ struct Attempt {
   bool ok() const noexcept { return exchange.has_value(); }
 };
 
-/// Sends `request` to `server` and waits for the response head at most
-/// `first_byte` (a timeout error past it). Counts the attempt and its
-/// latency (to the head) in the server's metrics.
-Task<Attempt> run_attempt(std::shared_ptr<UpstreamRuntime> runtime, std::size_t server, ClientRequest request,
-                          std::chrono::milliseconds first_byte);
+/// Sends `request` (a path: the server's client has its origin as base_url)
+/// to `server` and waits for the response head, within the request's own
+/// timeouts. Counts the attempt and its latency (to the head) in the
+/// server's metrics.
+Task<Attempt> run_attempt(std::shared_ptr<UpstreamRuntime> runtime, std::size_t server, ClientRequest request);
 
 /// The metrics error kind of a client error.
 UpstreamServerMetrics::Error error_kind(const ClientError& error) noexcept;

@@ -65,6 +65,17 @@ upstream::ClientInfo client_info(const http::Request& request) {
   return info;
 }
 
+// True when the request failed before the connection it was to go on existed.
+bool nothing_sent(const ClientError& error) {
+  switch (error.kind) {
+    case ClientErrorKind::resolve:
+    case ClientErrorKind::connect:
+    case ClientErrorKind::tls: return true;
+    case ClientErrorKind::timeout: return error.stage == ClientStage::connect;
+    default: return false;
+  }
+}
+
 bool answer_has_no_body(const http::Request& request, int status) {
   return request.is_head() || status == 204 || status == 304 || (status >= 100 && status < 200);
 }
@@ -84,20 +95,23 @@ struct HedgeState {
   int running = 1;
 };
 
+// The largest sized upstream body passed on whole rather than streamed.
+constexpr std::uint64_t kWholeBodyMax = 64 * 1024;
+
 // Why a day: the race cancels a parked racer as soon as the other ends,
 // and the other always ends (its own first-byte timeout bounds it).
 constexpr auto kParked = std::chrono::hours(24);
 
 Task<Attempt> first_racer(std::shared_ptr<HedgeState> state, std::shared_ptr<UpstreamRuntime> runtime,
-                          std::size_t server, ClientRequest request, std::chrono::milliseconds first_byte) {
-  Attempt attempt = co_await run_attempt(runtime, server, std::move(request), first_byte);
+                          std::size_t server, ClientRequest request) {
+  Attempt attempt = co_await run_attempt(runtime, server, std::move(request));
   if (!attempt.ok() && --state->running > 0) co_await Sleep(kParked);
   co_return attempt;
 }
 
 Task<Attempt> second_racer(std::shared_ptr<HedgeState> state, std::shared_ptr<UpstreamRuntime> runtime,
                            std::size_t first, std::string key, ClientRequest request,
-                           std::chrono::milliseconds hedge_after, std::chrono::milliseconds first_byte) {
+                           std::chrono::milliseconds hedge_after) {
   co_await Sleep(hedge_after);
   const std::size_t tried[] = {first};
   const std::optional<std::size_t> picked = runtime->group().pick(key, tried, Scheduler::current().now());
@@ -115,8 +129,7 @@ Task<Attempt> second_racer(std::shared_ptr<HedgeState> state, std::shared_ptr<Up
   RetrySlot slot(runtime);
   ++state->running;
   UpstreamServerMetrics::add(runtime->metrics(server).hedges_sent);
-  request.url = runtime->origin(server) + request.url;
-  Attempt attempt = co_await run_attempt(runtime, server, std::move(request), first_byte);
+  Attempt attempt = co_await run_attempt(runtime, server, std::move(request));
   attempt.slot.emplace(std::move(slot));
   if (!attempt.ok() && --state->running > 0) co_await Sleep(kParked);
   co_return attempt;
@@ -125,34 +138,62 @@ Task<Attempt> second_racer(std::shared_ptr<HedgeState> state, std::shared_ptr<Up
 }  // namespace
 
 ProxyHandler::ProxyHandler(ProxySettings settings, std::shared_ptr<UpstreamRuntime> runtime)
-    : settings_(std::move(settings)), runtime_(std::move(runtime)) {}
+    : settings_(std::move(settings)),
+      runtime_(std::move(runtime)),
+      via_(upstream::via_value(1, 1, upstream::ProxyHeaderOptions().via_name)),
+      timeouts_(runtime_->client_timeouts()) {
+  // Why the read limit too: first_byte_timeout_ms also bounds the wait between two body pieces.
+  timeouts_.first_byte = settings_.first_byte_timeout;
+  timeouts_.read = settings_.first_byte_timeout;
+}
 
 ClientRequest ProxyHandler::upstream_request(const http::Request& request) const {
   ClientRequest out;
   out.method = request.method;
+  out.timeouts = timeouts_;
   // Why only the path here: the server's origin is prefixed per attempt.
   out.url = settings_.strip_prefix.empty()
                 ? request.target
                 : upstream::rewrite_path(request.target, settings_.strip_prefix, settings_.rewrite_prefix);
   if (out.url.empty() || out.url.front() != '/') out.url.insert(0, "/");
-  out.headers = request.headers;
-  // Why: the client frames the body and writes Host itself; the server has
-  // answered any Expect: 100-continue (the body is read as it is sent on).
-  out.headers.remove("Content-Length");
-  out.headers.remove("Expect");
-  for (const std::string& name : settings_.remove_headers) out.headers.remove(name);
-  upstream::ProxyHeaderOptions options;
-  options.trust_forwarded = settings_.trust_forwarded;
-  upstream::rewrite_request_headers(out.headers, client_info(request), options);
-  for (const auto& [name, value] : settings_.set_headers) out.headers.set(name, value);
   // Host goes in ClientRequest::host: the client's (pass_host), one set_headers
   // names, or none (the client then writes the upstream server's authority).
-  bool host_set = false;
-  for (const auto& field : settings_.set_headers) host_set = host_set || http::iequals(field.first, "Host");
-  const std::optional<std::string_view> host = out.headers.get("Host");
-  if (host && (settings_.pass_host || host_set)) out.host = std::string(*host);
-  out.headers.remove("Host");
+  const std::string_view client_host =
+      removed("Host") ? std::string_view() : request.headers.get("Host").value_or(std::string_view());
+  if (settings_.pass_host) out.host = std::string(client_host);
+  // One pass over the client's fields: hop-by-hop, framing and Host are the
+  // client's (it frames the body and writes Host itself), Expect was answered
+  // here (the body is read as it is sent on), and untrusted forwarding fields
+  // are replaced below.
+  const upstream::HopByHop hop_by_hop(request.headers);
+  const bool trust = settings_.trust_forwarded;
+  out.headers.reserve(request.headers.size() + 5 + settings_.set_headers.size());  // + Via and the forwarding four
+  for (const http::Headers::Field& field : request.headers) {
+    const std::string_view name = field.name;
+    if (hop_by_hop(name) || http::iequals(name, "Host") || http::iequals(name, "Content-Length") ||
+        http::iequals(name, "Expect") || (!trust && upstream::is_forwarding_field(name)) || removed(name)) {
+      continue;
+    }
+    out.headers.add(name, field.value);
+  }
+  upstream::ProxyHeaderOptions options;
+  options.trust_forwarded = trust;
+  upstream::add_forwarding_headers(out.headers, client_host, client_info(request), options);
+  for (const auto& [name, value] : settings_.set_headers) {
+    if (http::iequals(name, "Host")) {
+      out.host = value;
+    } else {
+      out.headers.set(name, value);
+    }
+  }
   return out;
+}
+
+bool ProxyHandler::removed(std::string_view name) const noexcept {
+  for (const std::string& removed : settings_.remove_headers) {
+    if (http::iequals(removed, name)) return true;
+  }
+  return false;
 }
 
 Task<void> ProxyHandler::handle(http::Request& request, http::Response& response) {
@@ -175,11 +216,9 @@ Task<Attempt> ProxyHandler::hedged(std::size_t first, ClientRequest request) {
   auto state = std::make_shared<HedgeState>();
   const std::string key(upstream::hash_key(runtime_->config(), "", request.url, request.headers));
   ClientRequest first_request = request;
-  first_request.url = runtime_->origin(first) + first_request.url;
   std::vector<Task<Attempt>> racers;
-  racers.push_back(first_racer(state, runtime_, first, std::move(first_request), settings_.first_byte_timeout));
-  racers.push_back(second_racer(state, runtime_, first, key, std::move(request), settings_.hedge_after,
-                                settings_.first_byte_timeout));
+  racers.push_back(first_racer(state, runtime_, first, std::move(first_request)));
+  racers.push_back(second_racer(state, runtime_, first, key, std::move(request), settings_.hedge_after));
   RaceResult<Attempt> won = co_await race(std::move(racers));
   if (won.index == 1 && won.value.ok()) UpstreamServerMetrics::add(runtime_->metrics(won.value.server).hedges_won);
   co_return std::move(won.value);
@@ -193,14 +232,9 @@ Task<void> ProxyHandler::serve(http::Request& request, http::Response& response)
     ~EndRequest() { budget.end_request(); }
   } end_request{budget};
 
-  ClientRequest base = upstream_request(request);
   const std::optional<std::uint64_t> length = content_length(request.headers);
   const bool has_body = request.headers.contains("Transfer-Encoding") || (length && *length > 0);
   RequestBody body(request.body_reader());
-  if (has_body) {
-    base.body_source = &body;
-    base.body_length = length;
-  }
   // Why: a body streamed once cannot be sent again; a non-idempotent method must not run twice.
   const bool replayable = !has_body && idempotent(request.method);
   const upstream::ClientInfo client = client_info(request);
@@ -224,14 +258,18 @@ Task<void> ProxyHandler::serve(http::Request& request, http::Response& response)
       UpstreamServerMetrics::add(runtime_->metrics(*server).retries);
     }
     tried.push_back(*server);
+    // Why built per attempt, not copied from a first one: most requests make one attempt.
+    ClientRequest one = upstream_request(request);
+    if (has_body) {
+      one.body_source = &body;
+      one.body_length = length;
+    }
     std::optional<Attempt> attempt;
     if (settings_.hedge_after.count() > 0 && replayable && runtime_->group().size() > 1) {
-      attempt.emplace(co_await hedged(*server, base));
+      attempt.emplace(co_await hedged(*server, std::move(one)));
       if (attempt->server != *server) tried.push_back(attempt->server);
     } else {
-      ClientRequest one = base;
-      one.url = runtime_->origin(*server) + one.url;
-      attempt.emplace(co_await run_attempt(runtime_, *server, std::move(one), settings_.first_byte_timeout));
+      attempt.emplace(co_await run_attempt(runtime_, *server, std::move(one)));
     }
     bool again = false;
     if (attempt->ok()) {
@@ -243,8 +281,10 @@ Task<void> ProxyHandler::serve(http::Request& request, http::Response& response)
         attempt->lease.reset();  // Why now: the next pick must already see this failure
       }
     } else {
-      again = replayable && (attempt->error.kind == ClientErrorKind::timeout ? settings_.next_upstream.timeout
-                                                                             : settings_.next_upstream.error);
+      // Why any method may go again after a failed connect: nothing was sent, not a byte of the body either.
+      const bool timed_out = attempt->error.kind == ClientErrorKind::timeout;
+      again = (replayable || nothing_sent(attempt->error)) &&
+              (timed_out ? settings_.next_upstream.timeout : settings_.next_upstream.error);
     }
     last.reset();  // Why first: an earlier answer's connection closes before the next is kept
     last.emplace(std::move(*attempt));
@@ -265,38 +305,45 @@ Task<void> ProxyHandler::serve(http::Request& request, http::Response& response)
 Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request, http::Response& response) {
   ClientExchange& exchange = *attempt.exchange;
   response.status = exchange.status();
+  // Why these go: the server frames the body and writes Date and Server itself.
+  const upstream::HopByHop hop_by_hop(exchange.headers());
+  response.headers.reserve(exchange.headers().size() + 1);
   for (const auto& field : exchange.headers()) {
     const std::string_view name = field.name;
-    if (http::iequals(name, "Content-Length") || http::iequals(name, "Date") || http::iequals(name, "Server")) {
+    if (hop_by_hop(name) || http::iequals(name, "Content-Length") || http::iequals(name, "Date") ||
+        http::iequals(name, "Server")) {
       continue;
     }
     response.headers.add(name, field.value);
   }
-  upstream::ProxyHeaderOptions options;
-  options.trust_forwarded = settings_.trust_forwarded;
-  upstream::rewrite_response_headers(response.headers, 1, 1, options);
+  response.headers.add("Via", via_);
   const std::optional<std::uint64_t> length = content_length(exchange.headers());
   const bool no_body = answer_has_no_body(request, response.status);
-  if (length && !(no_body && !request.is_head())) response.set_content_length(*length);
+  // Why a small sized body is gathered whole: it then goes out with its head
+  // in one write, batched with the answers to pipelined requests, and a cut
+  // one can still be answered 502; bigger ones stream with back-pressure.
+  const bool whole = !no_body && length && *length <= kWholeBodyMax;
+  if (length && !whole && !(no_body && !request.is_head())) response.set_content_length(*length);
   if (no_body) co_return;  // the exchange is dropped: its connection closes unless the head was all
+  if (whole) response.body.reserve(static_cast<std::size_t>(*length));
   UpstreamServerMetrics& metrics = runtime_->metrics(attempt.server);
   for (;;) {
-    ClientBodyChunk chunk;
-    bool timed_out = false;
-    try {
-      chunk = co_await with_timeout(exchange.read(), settings_.first_byte_timeout);
-    } catch (const TimeoutError&) {
-      timed_out = true;
+    // Why no timeout here: the request's read timeout (first_byte_timeout_ms) is the client's.
+    const ClientBodyChunk chunk = co_await exchange.read();
+    if (chunk.status == ClientBodyChunk::Status::data && whole) {
+      response.body.append(chunk.bytes);
+      continue;
     }
-    if (!timed_out && chunk.status == ClientBodyChunk::Status::data) {
+    if (chunk.status == ClientBodyChunk::Status::data) {
       const bool written = co_await response.write(chunk.bytes);
       if (!written) co_return;  // the client is gone; dropping the exchange closes the upstream connection
       continue;
     }
-    if (!timed_out && chunk.status == ClientBodyChunk::Status::end) co_return;
+    if (chunk.status == ClientBodyChunk::Status::end) co_return;
     if (attempt.lease) attempt.lease->fail();
-    metrics.count_error(timed_out ? UpstreamServerMetrics::timeout : error_kind(exchange.error()));
-    const std::string why = timed_out ? "no body piece within first_byte_timeout_ms" : exchange.error().message;
+    metrics.count_error(error_kind(exchange.error()));
+    const bool timed_out = exchange.error().kind == ClientErrorKind::timeout;
+    const std::string& why = exchange.error().message;
     if (!response.streaming()) {
       answer_error(response, timed_out ? 504 : 502, why);
       co_return;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include <tiffany/handlers/handler.hpp>
 #include <tiffany/handlers/handler_params.hpp>
@@ -34,9 +36,13 @@ class ProxyHandler final : public Handler {
   Task<Attempt> hedged(std::size_t first, ClientRequest request);
   Task<void> forward(Attempt& attempt, const http::Request& request, http::Response& response);
   ClientRequest upstream_request(const http::Request& request) const;
+  /// True when `name` is one of the route's remove_headers.
+  bool removed(std::string_view name) const noexcept;
 
   ProxySettings settings_;
   std::shared_ptr<UpstreamRuntime> runtime_;
+  std::string via_;  // the responses' Via value: the client always speaks HTTP/1.1 upstream
+  ClientTimeouts timeouts_;  // the upstream's connect and write limits, this route's first-byte and read
 };
 
 /// Registers "proxy": its factory takes the runtime of the route's upstream

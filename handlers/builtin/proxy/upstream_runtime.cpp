@@ -12,8 +12,9 @@
 namespace tiffany::proxy {
 namespace {
 
-HttpClientOptions client_options(const UpstreamConfig& config) {
+HttpClientOptions client_options(const UpstreamConfig& config, std::string base_url) {
   HttpClientOptions options;
+  options.base_url = std::move(base_url);
   options.pool.max_idle_per_origin = config.keepalive;
   options.pool.max_per_origin = config.max_connections == 0 ? std::size_t{1} << 30 : config.max_connections;
   options.pool.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
@@ -34,9 +35,9 @@ HttpClientOptions client_options(const UpstreamConfig& config) {
 
 UpstreamRuntime::UpstreamRuntime(const UpstreamConfig& config, bool serving) : upstream_(config) {
   for (const UpstreamServerConfig& server : config.servers) {
-    clients_.push_back(std::make_unique<HttpClient>(client_options(config)));
     const std::string host = server.ipv6_literal ? "[" + server.host + "]" : server.host;
     origins_.push_back(std::string(config.tls ? "https://" : "http://") + host + ":" + std::to_string(server.port));
+    clients_.push_back(std::make_unique<HttpClient>(client_options(config, origins_.back())));
     if (serving) {
       metrics_.push_back(&Metrics::instance().add_upstream_server(config.name, server.to_string()));
     } else {
@@ -60,7 +61,7 @@ void UpstreamRuntime::refresh_gauges() {
 Task<bool> UpstreamRuntime::probe_once(std::size_t index) {
   const UpstreamHealthConfig& health = *upstream_.config.health;
   ClientRequest request;
-  request.url = origins_[index] + health.path;
+  request.url = health.path;
   request.headers.add("User-Agent", "tiffany-health-check");
   bool passed = false;
   try {

@@ -30,8 +30,10 @@ class UpstreamRuntime {
   upstream::RetryBudget& retry_budget() noexcept { return upstream_.retry_budget; }
   /// The pooled client for server `index` (one origin each).
   HttpClient& client(std::size_t index) { return *clients_[index]; }
-  /// "http://127.0.0.1:9001" (https with `tls`), for URLs.
+  /// "http://127.0.0.1:9001" (https with `tls`): server `index`'s client's base_url.
   const std::string& origin(std::size_t index) const { return origins_[index]; }
+  /// The stage limits every server's client has (connect from the config).
+  const ClientTimeouts& client_timeouts() const noexcept { return clients_.front()->options().timeouts; }
   /// This worker's counters for server `index` (a scratch row while checking).
   UpstreamServerMetrics& metrics(std::size_t index) { return *metrics_[index]; }
   /// Copies the pools' sizes and the health states into the metrics gauges.

@@ -170,8 +170,10 @@ TEST(Proxy, AnswersGatewayTimeoutWhenTheUpstreamIsSlow) {
 TEST(Proxy, TheTotalTimeoutAnswers504BeforeTheHeadAndCutsAfterIt) {
   FakeUpstream* self = nullptr;
   FakeUpstream trickling([&](int fd, const std::string& request) {
-    if (request.find("/late-head") == std::string::npos) {
-      send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789");
+    if (request.find("/slow-body") != std::string::npos) {
+      send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n0123456789");  // streamed: over 64 KiB
+    } else if (request.find("/small-stall") != std::string::npos) {
+      send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789");  // gathered whole
     }
     self->wait_for_close_or_timeout(fd, 3000);
     return false;
@@ -186,9 +188,11 @@ TEST(Proxy, TheTotalTimeoutAnswers504BeforeTheHeadAndCutsAfterIt) {
   EXPECT_EQ(status_of(cut), 200) << cut;
   EXPECT_EQ(body_of(cut), "0123456789") << "the head and the first bytes, then a close";
   EXPECT_EQ(cut.find("<timeout>"), std::string::npos);
+  const std::string small = http_exchange(port, get_request("/app/small-stall"));
+  EXPECT_EQ(status_of(small), 504) << "a small body is gathered before the head goes: " << small;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms);
-  for (int i = 0; i < 40 && trickling.closed_while_waiting() < 2; ++i) std::this_thread::sleep_for(50ms);
-  EXPECT_EQ(trickling.closed_while_waiting(), 2) << "both upstream connections were closed by the proxy";
+  for (int i = 0; i < 40 && trickling.closed_while_waiting() < 3; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(trickling.closed_while_waiting(), 3) << "every upstream connection was closed by the proxy";
 }
 
 TEST(Proxy, AnUpstreamDyingMidBodyCutsTheClientResponse) {
@@ -230,13 +234,33 @@ TEST(Proxy, NextUpstreamMovesToAHealthyServer) {
     EXPECT_EQ(status_of(got), 200) << "request " << i << ": " << got;
   }
   EXPECT_EQ(healthy.requests().size(), 6u);
-  // A POST is not retried: its answer is the server's own.
+  // A POST is not retried once sent: its answer is the server's own.
   ServerProcess single(proxy_config({unavailable.port(), healthy.port()}, R"(, "max_fails": 0)",
                                     app_route(R"(, "next_upstream": ["503"])")));
   const int single_port = single.port_of("px");
   const std::string post = http_exchange(
       single_port, "POST /app/x HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 2\r\n\r\nhi");
   EXPECT_EQ(status_of(post), 503) << post;
+}
+
+TEST(Proxy, APostWhoseConnectWasRefusedGoesToTheNextServerBodyAndAll) {
+  const LoopbackSocket closed(false);
+  FakeUpstream healthy(ok_answer);
+  ServerProcess proxy(proxy_config({closed.port(), healthy.port()}, R"(, "max_fails": 0)", app_route()));
+  const int port = proxy.port_of("px");
+  for (int i = 0; i < 4; ++i) {
+    const std::string post = http_exchange(
+        port, "POST /app/x HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello");
+    EXPECT_EQ(status_of(post), 200) << "POST " << i << ": " << post;
+  }
+  ASSERT_EQ(healthy.requests().size(), 4u);
+  for (const std::string& request : healthy.requests()) {
+    EXPECT_EQ(request.rfind("POST /x HTTP/1.1\r\n", 0), 0u) << request;
+    EXPECT_EQ(request.substr(request.size() - 9), "\r\n\r\nhello") << request;
+  }
+  const std::string labels = "{upstream=\"app\",server=\"127.0.0.1:" + std::to_string(closed.port()) + "\"";
+  EXPECT_EQ(metric(port, "tiffany_upstream_errors_total" + labels + ",kind=\"connect\"}"), "2")
+      << "round robin sent every other POST to the refused server first";
 }
 
 TEST(Proxy, AnEmptyRetryBudgetRefusesTheRetry) {

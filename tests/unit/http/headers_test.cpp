@@ -1,4 +1,4 @@
-// Header field checks: which names and values may be written.
+// Header fields: which names and values may be written, and removal that keeps the order.
 #include <tiffany/http/headers.hpp>
 
 #include <gtest/gtest.h>
@@ -29,6 +29,38 @@ TEST(Headers, AFieldValueMayHoldNoControlByteButTab) {
   EXPECT_EQ(find_invalid_field_value_byte("\x01"), 0u);
   EXPECT_EQ(find_invalid_field_value_byte("a\x1f"), 1u);
   EXPECT_EQ(find_invalid_field_value_byte("del\x7f"), 3u);
+}
+
+std::string all(const Headers& headers) {
+  std::string out;
+  for (const Headers::Field& field : headers) out += field.name + "=" + field.value + " ";
+  return out;
+}
+
+TEST(Headers, RemoveDropsEveryFieldOfANameAnyCaseAndKeepsTheOrder) {
+  Headers headers;
+  headers.add("A", "1");
+  headers.add("x-drop", "2");
+  headers.add("B", "3");
+  headers.add("X-Drop", "4");
+  headers.add("C", "5");
+  headers.remove("X-DROP");
+  EXPECT_EQ(all(headers), "A=1 B=3 C=5 ");
+  headers.remove("absent");
+  EXPECT_EQ(all(headers), "A=1 B=3 C=5 ");
+}
+
+TEST(Headers, RemoveIfDropsWhatThePredicateSaysAndFieldsAddedAfterAreWhole) {
+  Headers headers;
+  for (const char* name : {"keep-1", "drop-1", "drop-2", "keep-2", "drop-3", "keep-3"}) headers.add(name, name);
+  headers.remove_if([](const Headers::Field& field) { return field.name.rfind("drop", 0) == 0; });
+  EXPECT_EQ(all(headers), "keep-1=keep-1 keep-2=keep-2 keep-3=keep-3 ");
+  EXPECT_EQ(headers.size(), 3u);
+  // Why: the dropped fields sit behind the live ones for reuse; a new one must start empty.
+  headers.add("new", "value");
+  EXPECT_EQ(all(headers), "keep-1=keep-1 keep-2=keep-2 keep-3=keep-3 new=value ");
+  headers.remove_if([](const Headers::Field&) { return true; });
+  EXPECT_TRUE(headers.empty());
 }
 
 }  // namespace

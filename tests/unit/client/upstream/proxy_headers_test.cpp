@@ -34,6 +34,38 @@ TEST(ProxyHeaders, RemovesHopByHopFieldsAndEveryFieldConnectionNames) {
   EXPECT_EQ(all(h), "Host: example.com\nAccept: */*\n");
 }
 
+TEST(ProxyHeaders, HopByHopTellsFixedAndNamedFieldsAndOutlivesTheMessage) {
+  http::Headers h;
+  h.add("Connection", "keep-alive, X-Named");
+  HopByHop hop_by_hop(h);
+  h.clear();  // it holds copies of the names
+  h.add("Accept", "*/*");
+  for (const char* name : {"x-named", "X-NAMED", "te", "Trailer", "keep-alive", "PROXY-AUTHORIZATION"}) {
+    EXPECT_TRUE(hop_by_hop(name)) << name;
+  }
+  for (const char* name : {"Host", "Accept", "X-Named-Too", "T", "Upgrade-Insecure-Requests"}) {
+    EXPECT_FALSE(hop_by_hop(name)) << name;
+  }
+}
+
+TEST(ProxyHeaders, ForwardingFieldsAreTheFourWhoForwardedFields) {
+  for (const char* name : {"Forwarded", "x-forwarded-for", "X-Forwarded-Proto", "X-FORWARDED-HOST"}) {
+    EXPECT_TRUE(is_forwarding_field(name)) << name;
+  }
+  for (const char* name : {"X-Forwarded", "X-Forwarded-Port", "Via", "Forwarded-For"}) {
+    EXPECT_FALSE(is_forwarding_field(name)) << name;
+  }
+}
+
+TEST(ProxyHeaders, AddingForwardingFieldsToARequestWithoutThemAppendsThisHop) {
+  http::Headers h;
+  h.add("Accept", "*/*");
+  add_forwarding_headers(h, "example.com", ClientInfo{"2001:db8::1", 5000, true, 1, 0}, ProxyHeaderOptions{});
+  EXPECT_EQ(all(h),
+            "Accept: */*\nVia: 1.0 tiffany\nX-Forwarded-For: 2001:db8::1\nX-Forwarded-Proto: https\n"
+            "X-Forwarded-Host: example.com\nForwarded: for=\"[2001:db8::1]:5000\";proto=https;host=example.com\n");
+}
+
 TEST(ProxyHeaders, ConnectionCannotStripHost) {
   http::Headers h;
   h.add("Host", "example.com");
