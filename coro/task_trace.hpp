@@ -33,6 +33,11 @@ class TaskTrace {
 
   void record(std::uint64_t stamp, TaskId task, TaskEvent event) noexcept {
     if (entries_.empty()) return;
+    // Why never below the last: a thread moved to another core may read a
+    // cycle counter a little behind the first core's (a VM's TSCs can
+    // differ by ~100 ns), and a trace must read in order.
+    if (stamp < last_stamp_) stamp = last_stamp_;
+    last_stamp_ = stamp;
     entries_[next_ % entries_.size()] = Entry{static_cast<std::int64_t>(stamp), task, event};
     ++next_;
   }
@@ -46,6 +51,7 @@ class TaskTrace {
  private:
   std::vector<Entry> entries_;
   std::uint64_t next_ = 0;
+  std::uint64_t last_stamp_ = 0;
   int worker_;
   Stamps stamps_;
 };

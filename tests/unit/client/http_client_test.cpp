@@ -37,6 +37,15 @@ class HttpClientTest : public ReactorTest {
     (void)scheduler().spawn(body());
     scheduler().run();
   }
+  // One GET of `url` by a client made with `options`.
+  Result get_with(const HttpClientOptions& options, const std::string& url) {
+    std::optional<Result> got;
+    run([&]() -> Task<void> {
+      HttpClient client(options);
+      got.emplace(co_await client.get(url));
+    });
+    return std::move(*got);
+  }
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, HttpClientTest, all_backends(), backend_name);
@@ -287,16 +296,12 @@ TEST_P(HttpClientTest, BadUrlsAreBadRequests) {
 
 TEST_P(HttpClientTest, NoResponseIsAFirstByteTimeout) {
   ScriptedUpstream upstream([](const UpstreamRequest&) { return UpstreamReply{"", false, true}; });
-  std::optional<Result> got;
-  run([&]() -> Task<void> {
-    HttpClientOptions options;
-    options.timeouts.first_byte = 100ms;
-    HttpClient client(options);
-    got.emplace(co_await client.get(upstream.url()));
-  });
-  ASSERT_FALSE(*got);
-  EXPECT_EQ(got->error().kind, ClientErrorKind::timeout);
-  EXPECT_EQ(got->error().stage, ClientStage::first_byte) << got->error().message;
+  HttpClientOptions options;
+  options.timeouts.first_byte = 100ms;
+  const Result got = get_with(options, upstream.url());
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().kind, ClientErrorKind::timeout);
+  EXPECT_EQ(got.error().stage, ClientStage::first_byte) << got.error().message;
   EXPECT_TRUE(upstream.wait_client_closes(1));
 }
 
@@ -304,32 +309,24 @@ TEST_P(HttpClientTest, ABodyThatStallsIsAReadTimeout) {
   ScriptedUpstream upstream([](const UpstreamRequest&) {
     return UpstreamReply{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, true};
   });
-  std::optional<Result> got;
-  run([&]() -> Task<void> {
-    HttpClientOptions options;
-    options.timeouts.read = 100ms;
-    HttpClient client(options);
-    got.emplace(co_await client.get(upstream.url()));
-  });
-  ASSERT_FALSE(*got);
-  EXPECT_EQ(got->error().kind, ClientErrorKind::timeout);
-  EXPECT_EQ(got->error().stage, ClientStage::read) << got->error().message;
+  HttpClientOptions options;
+  options.timeouts.read = 100ms;
+  const Result got = get_with(options, upstream.url());
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().kind, ClientErrorKind::timeout);
+  EXPECT_EQ(got.error().stage, ClientStage::read) << got.error().message;
   EXPECT_TRUE(upstream.wait_client_closes(1));
 }
 
 TEST_P(HttpClientTest, TheTotalTimeoutBoundsTheWholeExchange) {
   ScriptedUpstream upstream([](const UpstreamRequest&) { return UpstreamReply{"", false, true}; });
-  std::optional<Result> got;
   const auto start = std::chrono::steady_clock::now();
-  run([&]() -> Task<void> {
-    HttpClientOptions options;
-    options.timeouts.total = 150ms;
-    HttpClient client(options);
-    got.emplace(co_await client.get(upstream.url()));
-  });
-  ASSERT_FALSE(*got);
-  EXPECT_EQ(got->error().kind, ClientErrorKind::timeout);
-  EXPECT_EQ(got->error().stage, ClientStage::total) << got->error().message;
+  HttpClientOptions options;
+  options.timeouts.total = 150ms;
+  const Result got = get_with(options, upstream.url());
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().kind, ClientErrorKind::timeout);
+  EXPECT_EQ(got.error().stage, ClientStage::total) << got.error().message;
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
 }
 

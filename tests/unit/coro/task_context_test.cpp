@@ -158,5 +158,18 @@ TEST(TaskTrace, RecordsTheWorkerOfItsScheduler) {
   EXPECT_GT(events.back().time_ns, now - std::chrono::nanoseconds(10s).count());
 }
 
+TEST(TaskTrace, AStampBehindTheLastIsRaisedToItSoTheTraceReadsInOrder) {
+  // As when the thread moved to a core whose cycle counter lags a little.
+  TaskTrace trace(4, 0, TaskTrace::Stamps::nanoseconds);
+  trace.record(1000, 7, TaskEvent::resume);
+  trace.record(910, 7, TaskEvent::suspend);
+  trace.record(1200, 7, TaskEvent::resume);
+  const auto events = trace.events();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].time_ns, 1000);
+  EXPECT_EQ(events[1].time_ns, 1000);
+  EXPECT_EQ(events[2].time_ns, 1200);
+}
+
 }  // namespace
 }  // namespace tiffany
