@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include <tiffany/net/socket_stream.hpp>
+#include <tiffany/reactor/reactor.hpp>
 
 #include "net/internal/tls/tls_stream.hpp"
 
@@ -44,8 +45,36 @@ void ClientConnection::shrink_buffer() {
   buffer_ = std::make_unique_for_overwrite<char[]>(capacity_);
 }
 
+void ClientConnection::watch_idle() {
+  input_before_request_ = false;
+  fired_while_idle_ = false;
+  if (fd_ < 0 || tls_ || (watch_ && watch_->in_flight())) return;  // unwatched: the peek decides
+  watch_.emplace(fd_);
+  watch_->start_detached(&ClientConnection::on_watch_fired, this);
+  watching_ = true;
+}
+
+void ClientConnection::stop_watching() noexcept {
+  if (!watching_) return;
+  watching_ = false;
+  if (watch_ && watch_->in_flight()) Reactor::current().cancel_async(*watch_);
+}
+
+void ClientConnection::on_watch_fired(IoOperation& op, void* self) noexcept {
+  auto& connection = *static_cast<ClientConnection*>(self);
+  if (op.result().error() == ECANCELED) return;  // taken for a request: the usual end
+  // Why any other answer kills it: readable while idle means bytes nobody
+  // asked for, or EOF, or an error; the connection cannot serve a request.
+  if (connection.watching_) {
+    connection.fired_while_idle_ = true;
+  } else {
+    connection.input_before_request_ = true;
+  }
+}
+
 bool ClientConnection::usable_after_idle() const noexcept {
   if (begin_ != end_) return false;  // bytes nobody asked for
+  if (watching_) return !fired_while_idle_;
   if (fd_ < 0) return true;          // unknown stream: the request's retry covers a dead one
   char byte;
   const ssize_t got = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);

@@ -11,6 +11,7 @@
 
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/net/byte_stream.hpp>
+#include <tiffany/reactor/readiness.hpp>
 
 #include "http/internal/response_parser.hpp"
 
@@ -49,8 +50,23 @@ class ClientConnection {
 
   /// False if the server closed or sent anything while the connection was
   /// idle (a plain socket: any byte or EOF; TLS: EOF or an error, since TLS
-  /// 1.3 session tickets may arrive unasked). One non-blocking peek.
+  /// 1.3 session tickets may arrive unasked). Free when the connection was
+  /// watched while idle (watch_idle); else one non-blocking peek.
   bool usable_after_idle() const noexcept;
+
+  /// Going idle: a plain socket gets a detached poll for input, so that
+  /// reuse needs no peek: input while idle (bytes or EOF) marks the
+  /// connection dead at once. ClientPools calls it only where a poll costs
+  /// no system call (io_uring) and while its sweeper runs, which closes
+  /// every idle connection when its scheduler ends, before the reactor goes.
+  void watch_idle();
+  /// Taken for a request: the watch is canceled with the request's own
+  /// submission, which it precedes, so a response can never fire it.
+  void stop_watching() noexcept;
+  /// The watch fired after the connection was taken but before the request
+  /// went out (its completion was still queued): the input came while idle,
+  /// and the request must not read it as its response.
+  bool input_before_request() const noexcept { return input_before_request_; }
 
   // ---- the current exchange ----
   bool reused = false;               ///< served an earlier request
@@ -66,6 +82,12 @@ class ClientConnection {
   bool tls_;
   std::string origin_key_;
   http::ResponseParser parser_;
+  static void on_watch_fired(IoOperation& op, void* self) noexcept;
+
+  std::optional<ReadWait> watch_;  // in flight while watching
+  bool watching_ = false;          // idle and watched (not yet taken)
+  bool fired_while_idle_ = false;
+  bool input_before_request_ = false;
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_ = kFirstBufferSize;
   std::size_t begin_ = 0;

@@ -6,6 +6,9 @@
 
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/task_canceled.hpp>
+#include <tiffany/reactor/reactor.hpp>
+
+#include "reactor/internal/uring_reactor.hpp"
 
 namespace tiffany::detail {
 
@@ -66,7 +69,10 @@ std::unique_ptr<ClientConnection> ClientPools::take_idle(const std::string& orig
   while (!entry.idle.empty()) {
     std::unique_ptr<ClientConnection> connection = std::move(entry.idle.back());
     entry.idle.pop_back();
-    if (connection->usable_after_idle()) return connection;
+    if (connection->usable_after_idle()) {
+      connection->stop_watching();
+      return connection;
+    }
   }
   return nullptr;
 }
@@ -80,6 +86,15 @@ void ClientPools::give_back(const std::string& origin, std::unique_ptr<ClientCon
     connection->reused = true;
     entry.idle.push_back(std::move(connection));
     start_sweeper();
+    // Why only under a running sweeper: it closes the idle connections, and
+    // so their watches, when its scheduler ends, while the reactor still is.
+    if (watch_idle_ && sweeper_ != 0 && sweeper_scheduler_ == Scheduler::current_or_null()) {
+      try {
+        entry.idle.back()->watch_idle();
+      } catch (...) {
+        // Out of memory for the watch: the peek at reuse decides instead.
+      }
+    }
   }
   connection.reset();  // closes it unless it went idle
   if (entry.waiters.empty()) {
@@ -90,6 +105,11 @@ void ClientPools::give_back(const std::string& origin, std::unique_ptr<ClientCon
   entry.waiters.pop_front();
   next->granted = true;
   next->promise.set_value();
+}
+
+ClientPools::IdleCloser::~IdleCloser() {
+  if (pools_ == nullptr) return;
+  for (auto& [key, entry] : pools_->origins_) entry.idle.clear();
 }
 
 void ClientPools::shut_down() noexcept {
@@ -135,8 +155,11 @@ void ClientPools::start_sweeper() noexcept {
   Scheduler* scheduler = Scheduler::current_or_null();
   if (closed_ || scheduler == nullptr || (sweeper_ != 0 && sweeper_scheduler_ == scheduler)) return;
   try {
-    sweeper_ = scheduler->spawn(sweep(shared_from_this())).tid();
+    sweeper_ = scheduler->spawn(sweep(shared_from_this(), IdleCloser(this))).tid();
     sweeper_scheduler_ = scheduler;
+    // Why only io_uring: it queues a poll and its cancel with the next
+    // submission, while epoll would make each an epoll_ctl, dearer than the peek.
+    watch_idle_ = dynamic_cast<UringReactor*>(&Reactor::current()) != nullptr;
   } catch (...) {
     // Out of memory for a task: connections then expire at their next use.
   }
@@ -145,7 +168,7 @@ void ClientPools::start_sweeper() noexcept {
 // Why one task for all idle connections, sleeping until the oldest expires:
 // an idle connection holds no task of its own, and a client with none idle
 // holds no sweeper either.
-Task<void> ClientPools::sweep(std::shared_ptr<ClientPools> self) {
+Task<void> ClientPools::sweep(std::shared_ptr<ClientPools> self, IdleCloser /*closer*/) {
   try {
     for (;;) {
       Scheduler& scheduler = Scheduler::current();

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <tiffany/client/client_options.hpp>
@@ -61,7 +62,21 @@ class ClientPools : public std::enable_shared_from_this<ClientPools> {
 
   /// The entry of `origin`, made on first use.
   Origin& entry(const std::string& origin);
-  static Task<void> sweep(std::shared_ptr<ClientPools> self);
+  // Closes the idle connections when destroyed, unless moved from. The
+  // sweeper's frame holds one as a parameter, so a scheduler that ends with
+  // the sweeper in it (started or not) closes them, and their watches,
+  // before its reactor goes.
+  class IdleCloser {
+   public:
+    explicit IdleCloser(ClientPools* pools) noexcept : pools_(pools) {}
+    IdleCloser(IdleCloser&& other) noexcept : pools_(std::exchange(other.pools_, nullptr)) {}
+    IdleCloser& operator=(IdleCloser&&) = delete;
+    ~IdleCloser();
+
+   private:
+    ClientPools* pools_;
+  };
+  static Task<void> sweep(std::shared_ptr<ClientPools> self, IdleCloser closer);
   /// Closes connections idle past idle_timeout; when the next one expires (nullopt: none idle).
   std::optional<Scheduler::Clock::time_point> close_expired(Scheduler::Clock::time_point now) noexcept;
   void start_sweeper() noexcept;
@@ -76,6 +91,7 @@ class ClientPools : public std::enable_shared_from_this<ClientPools> {
   // leaves sweeper_ set; its id means nothing to another scheduler.
   Scheduler* sweeper_scheduler_ = nullptr;
   bool closed_ = false;
+  bool watch_idle_ = false;  // the sweeper's reactor is io_uring: idle connections are watched, not peeked
 };
 
 }  // namespace tiffany::detail

@@ -1,6 +1,8 @@
 // next_response_event: parse what is buffered, else one read under the right stage deadline.
 #include "client/internal/response_events.hpp"
 
+#include <cerrno>
+
 #include <tiffany/coro/deadline.hpp>
 
 #include "client/internal/stage_deadline.hpp"
@@ -29,6 +31,12 @@ Task<ResponseStep> next_response_event(ClientConnection& connection) {
     }
     if (!got->ok()) {
       step.read_error = got->error();
+      co_return step;
+    }
+    if (connection.input_before_request()) {
+      // Why a reset: what was read came before the request went out (stray
+      // bytes or EOF of an idle connection), never its response.
+      step.read_error = ECONNRESET;
       co_return step;
     }
     if (got->bytes() == 0) {

@@ -230,6 +230,29 @@ UpstreamReply close_second_request(const UpstreamRequest& request) {
   return ok_reply("c" + std::to_string(request.connection));
 }
 
+TEST_P(HttpClientTest, BytesTheServerSentWhileIdleAreNeverTakenForTheNextResponse) {
+  ScriptedUpstream upstream([](const UpstreamRequest& request) {
+    UpstreamReply reply = ok_reply(std::to_string(request.connection));
+    if (request.connection == 1) {
+      // As a server timing the idle connection out with a 408 of its own.
+      reply.stray = "HTTP/1.1 408 Request Timeout\r\nContent-Length: 5\r\n\r\nstray";
+      reply.stray_after = std::chrono::milliseconds(10);
+    }
+    return reply;
+  });
+  std::vector<std::string> bodies;
+  run([&]() -> Task<void> {
+    HttpClient client;
+    for (int i = 0; i < 2; ++i) {
+      Result reply = co_await client.get(upstream.url());
+      bodies.push_back(reply ? std::to_string(reply->status) + " " + reply->body : reply.error().message);
+      co_await Sleep(50ms);  // the stray answer arrives while the connection idles
+    }
+  });
+  EXPECT_EQ(bodies, (std::vector<std::string>{"200 1", "200 2"}));
+  EXPECT_EQ(upstream.connections(), 2);
+}
+
 TEST_P(HttpClientTest, AnIdempotentRequestOnAConnectionClosedUnderItIsRetriedOnce) {
   ScriptedUpstream upstream(close_second_request);
   std::vector<std::string> bodies;

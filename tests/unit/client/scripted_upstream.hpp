@@ -33,6 +33,8 @@ struct UpstreamReply {
   bool close = false;                  ///< then close the connection
   bool stall = false;                  ///< then wait, sending nothing more, until the client closes
   std::chrono::milliseconds delay{0};  ///< before sending
+  std::string stray{};                 ///< sent `stray_after` later, unasked (while the client idles)
+  std::chrono::milliseconds stray_after{0};
 };
 
 /// Listens on 127.0.0.1:<free port>; one thread per connection, blocking
@@ -156,6 +158,10 @@ class ScriptedUpstream {
       const UpstreamReply reply = responder_(request);
       if (reply.delay.count() > 0) std::this_thread::sleep_for(reply.delay);
       if (!reply.bytes.empty() && ::send(fd, reply.bytes.data(), reply.bytes.size(), MSG_NOSIGNAL) < 0) return;
+      if (!reply.stray.empty()) {
+        std::this_thread::sleep_for(reply.stray_after);
+        if (::send(fd, reply.stray.data(), reply.stray.size(), MSG_NOSIGNAL) < 0) return;
+      }
       if (reply.close) return;
       if (reply.stall) {
         char data[4096];
