@@ -56,16 +56,22 @@ class ClientConnection {
 
   /// Going idle: a plain socket gets a detached poll for input, so that
   /// reuse needs no peek: input while idle (bytes or EOF) marks the
-  /// connection dead at once. ClientPools calls it only where a poll costs
-  /// no system call (io_uring) and while its sweeper runs, which closes
-  /// every idle connection when its scheduler ends, before the reactor goes.
+  /// connection dead when the reactor reports it. As with nginx's and
+  /// HAProxy's idle upstream connections (watched by their event loops),
+  /// input arriving in the reactor turn of the reuse itself is not seen: a
+  /// cancelled poll reports only its cancellation. ClientPools calls this
+  /// only where a poll costs no system call (io_uring) and while its sweeper
+  /// runs, which closes every idle connection when its scheduler ends,
+  /// before the reactor goes; closing a watched connection cancels its poll
+  /// synchronously (one io_uring_enter), which idle expiry and shutdown pay,
+  /// not requests.
   void watch_idle();
   /// Taken for a request: the watch is canceled with the request's own
   /// submission, which it precedes, so a response can never fire it.
   void stop_watching() noexcept;
-  /// The watch fired after the connection was taken but before the request
-  /// went out (its completion was still queued): the input came while idle,
-  /// and the request must not read it as its response.
+  /// The watch fired after the connection was taken but before its cancel
+  /// was processed (the completion was still queued): the input came while
+  /// idle, and the request must not read it as its response.
   bool input_before_request() const noexcept { return input_before_request_; }
 
   // ---- the current exchange ----

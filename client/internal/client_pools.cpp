@@ -107,9 +107,13 @@ void ClientPools::give_back(const std::string& origin, std::unique_ptr<ClientCon
   next->promise.set_value();
 }
 
-ClientPools::IdleCloser::~IdleCloser() {
+ClientPools::SweeperFrameGuard::~SweeperFrameGuard() {
   if (pools_ == nullptr) return;
   for (auto& [key, entry] : pools_->origins_) entry.idle.clear();
+  // Why: a later scheduler may sit at this one's address; it has no sweeper yet.
+  pools_->sweeper_ = 0;
+  pools_->sweeper_scheduler_ = nullptr;
+  pools_->watch_idle_ = false;
 }
 
 void ClientPools::shut_down() noexcept {
@@ -155,7 +159,7 @@ void ClientPools::start_sweeper() noexcept {
   Scheduler* scheduler = Scheduler::current_or_null();
   if (closed_ || scheduler == nullptr || (sweeper_ != 0 && sweeper_scheduler_ == scheduler)) return;
   try {
-    sweeper_ = scheduler->spawn(sweep(shared_from_this(), IdleCloser(this))).tid();
+    sweeper_ = scheduler->spawn(sweep(SweeperFrameGuard(shared_from_this()))).tid();
     sweeper_scheduler_ = scheduler;
     // Why only io_uring: it queues a poll and its cancel with the next
     // submission, while epoll would make each an epoll_ctl, dearer than the peek.
@@ -168,18 +172,18 @@ void ClientPools::start_sweeper() noexcept {
 // Why one task for all idle connections, sleeping until the oldest expires:
 // an idle connection holds no task of its own, and a client with none idle
 // holds no sweeper either.
-Task<void> ClientPools::sweep(std::shared_ptr<ClientPools> self, IdleCloser /*closer*/) {
+Task<void> ClientPools::sweep(SweeperFrameGuard guard) {
+  ClientPools& self = guard.pools();
   try {
     for (;;) {
       Scheduler& scheduler = Scheduler::current();
-      const auto next = self->close_expired(scheduler.now());
+      const auto next = self.close_expired(scheduler.now());
       if (!next) break;
       co_await Sleep(*next - scheduler.now());
     }
   } catch (const TaskCanceled&) {
     co_return;  // shut_down(): it has forgotten us already
   }
-  self->sweeper_ = 0;
 }
 
 }  // namespace tiffany::detail

@@ -62,21 +62,22 @@ class ClientPools : public std::enable_shared_from_this<ClientPools> {
 
   /// The entry of `origin`, made on first use.
   Origin& entry(const std::string& origin);
-  // Closes the idle connections when destroyed, unless moved from. The
-  // sweeper's frame holds one as a parameter, so a scheduler that ends with
-  // the sweeper in it (started or not) closes them, and their watches,
-  // before its reactor goes.
-  class IdleCloser {
+  // The sweeper's one parameter: it keeps the pools alive, and when the
+  // sweeper's frame goes (its end, its cancel, or a scheduler that ends with
+  // it in it, started or not) closes the idle connections, and so their
+  // watches, while the reactor still is, and forgets the sweeper.
+  class SweeperFrameGuard {
    public:
-    explicit IdleCloser(ClientPools* pools) noexcept : pools_(pools) {}
-    IdleCloser(IdleCloser&& other) noexcept : pools_(std::exchange(other.pools_, nullptr)) {}
-    IdleCloser& operator=(IdleCloser&&) = delete;
-    ~IdleCloser();
+    explicit SweeperFrameGuard(std::shared_ptr<ClientPools> pools) noexcept : pools_(std::move(pools)) {}
+    SweeperFrameGuard(SweeperFrameGuard&& other) noexcept = default;
+    SweeperFrameGuard& operator=(SweeperFrameGuard&&) = delete;
+    ~SweeperFrameGuard();
+    ClientPools& pools() const noexcept { return *pools_; }
 
    private:
-    ClientPools* pools_;
+    std::shared_ptr<ClientPools> pools_;  // null once moved from
   };
-  static Task<void> sweep(std::shared_ptr<ClientPools> self, IdleCloser closer);
+  static Task<void> sweep(SweeperFrameGuard guard);
   /// Closes connections idle past idle_timeout; when the next one expires (nullopt: none idle).
   std::optional<Scheduler::Clock::time_point> close_expired(Scheduler::Clock::time_point now) noexcept;
   void start_sweeper() noexcept;

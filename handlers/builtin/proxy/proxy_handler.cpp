@@ -263,6 +263,13 @@ Task<void> ProxyHandler::serve(http::Request& request, http::Response& response)
     if (has_body) {
       one.body_source = &body;
       one.body_length = length;
+    } else if (!idempotent(request.method)) {
+      // Why an empty source: the client replays a request with no source
+      // when a kept-alive connection dies before any response byte; a
+      // non-idempotent one must never run twice (RFC 9110 §9.2.2), so it
+      // goes out as a streamed body of no bytes, which is never replayed.
+      one.body_source = &body;
+      one.body_length = 0;
     }
     std::optional<Attempt> attempt;
     if (settings_.hedge_after.count() > 0 && replayable && runtime_->group().size() > 1) {

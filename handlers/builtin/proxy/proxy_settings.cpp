@@ -2,6 +2,9 @@
 #include "handlers/builtin/proxy/proxy_settings.hpp"
 
 #include <tiffany/http/headers.hpp>
+#include <tiffany/http/uri.hpp>
+
+#include "client/upstream/proxy_headers.hpp"
 
 namespace tiffany::proxy {
 namespace {
@@ -59,6 +62,16 @@ ProxySettings read_proxy_settings(const HandlerParams& params) {
       if (!is_token(name)) throw ParamError("set_headers." + name, "a field name (a token)");
       if (!value.is<std::string>() || !valid_value(value.get<std::string>())) {
         throw ParamError("set_headers." + name, "a string without control characters");
+      }
+      // Why refused here: the client frames the body itself and a hop-by-hop
+      // field means nothing past the next hop, so each would fail or lie on
+      // every request; better said once, at load.
+      if (http::iequals(name, "Content-Length") || upstream::is_fixed_hop_by_hop(name)) {
+        throw ParamError("set_headers." + name,
+                         "a field the proxy may set (not Content-Length, Transfer-Encoding or another hop-by-hop field)");
+      }
+      if (http::iequals(name, "Host") && !http::is_valid_host(value.get<std::string>())) {
+        throw ParamError("set_headers." + name, "a host[:port]");
       }
       settings.set_headers.emplace_back(name, value.get<std::string>());
     }

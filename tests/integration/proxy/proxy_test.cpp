@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -263,6 +264,31 @@ TEST(Proxy, APostWhoseConnectWasRefusedGoesToTheNextServerBodyAndAll) {
       << "round robin sent every other POST to the refused server first";
 }
 
+TEST(Proxy, ANonIdempotentRequestIsNeverSentTwiceWhenItsKeptConnectionDies) {
+  std::mutex mutex;
+  std::map<int, int> answered;  // requests answered per open connection (by fd)
+  FakeUpstream flaky([&](int fd, const std::string&) {
+    std::lock_guard lock(mutex);
+    if (++answered[fd] == 2) {
+      answered.erase(fd);
+      return false;  // a connection's second request: closed unanswered, as a server that timed it out
+    }
+    return send_all(fd, FakeUpstream::response(200, "ok"));
+  });
+  ServerProcess proxy(proxy_config({flaky.port()}, R"(, "max_fails": 0, "keepalive": 1)", app_route()));
+  const int port = proxy.port_of("px");
+  ASSERT_EQ(status_of(http_exchange(port, get_request("/app/x"))), 200);
+  const std::string post =
+      http_exchange(port, "POST /app/x HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_EQ(status_of(post), 502) << "a POST is not sent again: " << post;
+  EXPECT_EQ(flaky.requests().size(), 2u);
+  // A GET in the same spot is sent again on a fresh connection.
+  ASSERT_EQ(status_of(http_exchange(port, get_request("/app/x"))), 200);
+  const std::string again = http_exchange(port, get_request("/app/x"));
+  EXPECT_EQ(status_of(again), 200) << again;
+  EXPECT_EQ(flaky.requests().size(), 5u);
+}
+
 TEST(Proxy, AnEmptyRetryBudgetRefusesTheRetry) {
   const LoopbackSocket closed(false);
   FakeUpstream healthy(ok_answer);
@@ -431,6 +457,13 @@ TEST(Proxy, BadRouteKeysAreRefusedNamingTheirPathAndTheDocsListEveryKey) {
   const std::string bad_rewrite = R"({"path": "/app/*", "handler": "proxy", "with": {"upstream": "app", "rewrite_prefix": "/v2"}})";
   const RunResult lone = run_tiffany({"--check-config", "--config", dir.write("c.json", proxy_config({9}, "", bad_rewrite))});
   EXPECT_NE(lone.err.find("with.rewrite_prefix: needs strip_prefix"), std::string::npos) << lone.err;
+  const std::string framing = R"({"path": "/app/*", "handler": "proxy", "with": {"upstream": "app", "set_headers": {"Transfer-Encoding": "chunked"}}})";
+  const RunResult framed = run_tiffany({"--check-config", "--config", dir.write("d.json", proxy_config({9}, "", framing))});
+  EXPECT_NE(framed.err.find("with.set_headers.Transfer-Encoding: a field the proxy may set"), std::string::npos)
+      << framed.err;
+  const std::string host = R"({"path": "/app/*", "handler": "proxy", "with": {"upstream": "app", "set_headers": {"Host": "a b"}}})";
+  const RunResult bad_host = run_tiffany({"--check-config", "--config", dir.write("e.json", proxy_config({9}, "", host))});
+  EXPECT_NE(bad_host.err.find("with.set_headers.Host: a host[:port]"), std::string::npos) << bad_host.err;
 }
 
 }  // namespace

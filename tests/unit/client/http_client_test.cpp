@@ -230,7 +230,7 @@ UpstreamReply close_second_request(const UpstreamRequest& request) {
   return ok_reply("c" + std::to_string(request.connection));
 }
 
-TEST_P(HttpClientTest, BytesTheServerSentWhileIdleAreNeverTakenForTheNextResponse) {
+TEST_P(HttpClientTest, BytesTheServerSentWhileIdleAreNotTakenForTheNextResponse) {
   ScriptedUpstream upstream([](const UpstreamRequest& request) {
     UpstreamReply reply = ok_reply(std::to_string(request.connection));
     if (request.connection == 1) {
