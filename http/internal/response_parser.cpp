@@ -2,6 +2,7 @@
 // the client's framing rules (RFC 9112 §6.3) and limits.
 #include "http/internal/response_parser.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -9,6 +10,11 @@ namespace tiffany::http {
 namespace {
 
 ResponseParser& self(llhttp_t* parser) { return *static_cast<ResponseParser*>(parser->data); }
+
+// The byte of a span starting at `at` that took a count from `before` past `limit`.
+const char* crossing_byte(const char* at, std::size_t before, std::size_t limit) {
+  return at + (limit > before ? limit - before : 0);
+}
 
 // Each coding named by the Transfer-Encoding fields, in order (a list may span fields).
 template <class Visit>
@@ -57,6 +63,11 @@ int ResponseParser::fail(ErrorKind kind, std::string message) {
   return -1;  // llhttp reports HPE_USER (or the callback's error) and stops
 }
 
+int ResponseParser::head_too_large(const char* crossing, const char* message) {
+  limit_crossed_at_ = crossing;
+  return fail(ErrorKind::too_large, message);
+}
+
 ResponseParser::Result ResponseParser::failed(std::size_t consumed) {
   state_ = State::failed;
   return {Event::error, consumed, {}};
@@ -84,8 +95,11 @@ int ResponseParser::on_message_begin(llhttp_t* parser) {
 
 int ResponseParser::on_status(llhttp_t* parser, const char* at, std::size_t length) {
   ResponseParser& p = self(parser);
+  const std::size_t before = p.header_bytes_;
   p.header_bytes_ += length;
-  if (p.header_bytes_ > p.limits_.max_header_bytes) return p.fail(ErrorKind::too_large, "status line too long");
+  if (p.header_bytes_ > p.limits_.max_header_bytes) {
+    return p.head_too_large(crossing_byte(at, before, p.limits_.max_header_bytes), "status line too long");
+  }
   p.head_.reason.append(at, length);
   return 0;
 }
@@ -104,10 +118,14 @@ int ResponseParser::on_header_field(llhttp_t* parser, const char* at, std::size_
       return p.fail(ErrorKind::too_large, "too many trailer fields");
     }
   } else {
+    // The ": " and CRLF are counted before the name's first byte.
+    const std::size_t before = p.header_bytes_ + (added - length);
     p.header_bytes_ += added;
-    if (p.header_bytes_ > p.limits_.max_header_bytes) return p.fail(ErrorKind::too_large, "header section too large");
+    if (p.header_bytes_ > p.limits_.max_header_bytes) {
+      return p.head_too_large(crossing_byte(at, before, p.limits_.max_header_bytes), "header section too large");
+    }
     if (new_field && fields.size() >= p.limits_.max_header_count) {
-      return p.fail(ErrorKind::too_large, "too many header fields");
+      return p.head_too_large(at, "too many header fields");
     }
   }
   if (new_field) fields.start_field();
@@ -124,8 +142,11 @@ int ResponseParser::on_header_value(llhttp_t* parser, const char* at, std::size_
       return p.fail(ErrorKind::too_large, "trailer section too large");
     p.trailers_.last().value.append(at, length);
   } else {
+    const std::size_t before = p.header_bytes_;
     p.header_bytes_ += length;
-    if (p.header_bytes_ > p.limits_.max_header_bytes) return p.fail(ErrorKind::too_large, "header section too large");
+    if (p.header_bytes_ > p.limits_.max_header_bytes) {
+      return p.head_too_large(crossing_byte(at, before, p.limits_.max_header_bytes), "header section too large");
+    }
     p.head_.headers.last().value.append(at, length);
   }
   p.last_was_value_ = true;
@@ -310,6 +331,7 @@ ResponseParser::Result ResponseParser::feed(std::string_view data) {
     interim_count_ = 0;
   }
   if (llhttp_get_errno(&parser_) == HPE_PAUSED) llhttp_resume(&parser_);
+  limit_crossed_at_ = nullptr;
   const bool scanning = state_ == State::between || state_ == State::in_head;
   pending_ = Event::need_more;
   const llhttp_errno_t error = llhttp_execute(&parser_, data.data(), data.size());
@@ -340,9 +362,16 @@ ResponseParser::Result ResponseParser::feed(std::string_view data) {
   map_llhttp_error(error);
   // Why scan what came before the error: a split that ends earlier would
   // have found a fold or bare LF there first, and every split must give the
-  // same error.
+  // same error. Why only up to a crossed head limit: a span is handed over
+  // at its end or at the end of an input, so the error position depends on
+  // the cut, while the byte that crossed the limit does not; a split that
+  // ends right after that byte never scans further.
   if (scanning) {
-    if (const char* wrong = scan_head_bytes(data.substr(0, consumed)); wrong != nullptr) {
+    std::size_t scanned = consumed;
+    if (limit_crossed_at_ != nullptr && limit_crossed_at_ >= data.data()) {
+      scanned = std::min(scanned, static_cast<std::size_t>(limit_crossed_at_ - data.data()));
+    }
+    if (const char* wrong = scan_head_bytes(data.substr(0, scanned)); wrong != nullptr) {
       error_kind_ = ErrorKind::malformed;
       error_message_ = wrong;
     }

@@ -125,6 +125,8 @@ class ResponseParser {
   static int on_message_complete(llhttp_t* parser);
 
   int fail(ErrorKind kind, std::string message);
+  /// Fails with too_large, remembering the byte that crossed the head limit.
+  int head_too_large(const char* crossing, const char* message);
   Result failed(std::size_t consumed);
   int check_head();
   /// What is wrong with these bytes of a head (nullptr: nothing).
@@ -139,8 +141,9 @@ class ResponseParser {
   ResponseHead head_;
   Headers trailers_;
   State state_ = State::between;
-  Event pending_ = Event::need_more;  // the event a callback paused for
-  std::string_view body_;             // the span on_body paused with
+  Event pending_ = Event::need_more;        // the event a callback paused for
+  std::string_view body_;                   // the span on_body paused with
+  const char* limit_crossed_at_ = nullptr;  // in this feed's input: the byte past a head limit
   std::size_t header_bytes_ = 0;
   std::size_t trailer_bytes_ = 0;
   std::size_t extension_bytes_ = 0;

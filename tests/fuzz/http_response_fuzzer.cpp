@@ -31,7 +31,8 @@ struct Record {
   std::uint64_t content_length = 0;
   bool keep_alive = false;
   ResponseParser::ErrorKind error = ResponseParser::ErrorKind::none;
-  std::string body;  // the body bytes before this event (joined: splits may cut them differently)
+  std::string body;     // the body bytes before this event (joined: splits may cut them differently)
+  std::string message;  // the error's message: printed when the runs differ, not compared
 
   bool operator==(const Record& other) const {
     return event == other.event && status == other.status && framing == other.framing &&
@@ -120,6 +121,7 @@ class Run {
       case Event::error:
         r.error = parser_.error_kind();
         check(r.error != ResponseParser::ErrorKind::none && !parser_.error_message().empty());
+        r.message = parser_.error_message();
         // Nothing after an error.
         check(parser_.feed("HTTP/1.1 200 OK\r\n\r\n").event == Event::error);
         check(parser_.finish().event == Event::error);
@@ -168,8 +170,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const Run* run : {&whole, &split}) {
       std::fprintf(stderr, "%s:", run == &whole ? "whole" : "split");
       for (const Record& r : run->records()) {
-        std::fprintf(stderr, " [event %d status %d framing %d error %d body %zu]", static_cast<int>(r.event), r.status,
-                     static_cast<int>(r.framing), static_cast<int>(r.error), r.body.size());
+        std::fprintf(stderr, " [event %d status %d framing %d error %d body %zu%s%s]", static_cast<int>(r.event),
+                     r.status, static_cast<int>(r.framing), static_cast<int>(r.error), r.body.size(),
+                     r.message.empty() ? "" : ": ", r.message.c_str());
       }
       std::fprintf(stderr, "\n");
     }

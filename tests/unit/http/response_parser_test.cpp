@@ -422,6 +422,14 @@ TEST(ResponseParser, TheFirstFaultIsReportedHoweverTheBytesAreCut) {
   ResponseLimits limits;
   limits.max_header_bytes = 40;
   EXPECT_EQ(parse("HTTP/1.1 200 OK\r\nX-A: " + std::string(40, 'v') + "\x01\r\n\r\n", {}, limits), "error too_large");
+  // A status line or value past the limit, then a bare LF or a fold: the
+  // limit is crossed first, whether the read ends inside the span or past
+  // the LF (found by the fuzzer).
+  EXPECT_EQ(parse("HTTP/1.1 200 " + std::string(40, 'r') + "\nX-A: 1\r\n\r\n", {}, limits), "error too_large");
+  EXPECT_EQ(parse("HTTP/1.1 200 OK\r\nX-A: " + std::string(30, 'v') + "\r\n folded\r\n\r\n", {}, limits),
+            "error too_large");
+  // ... and a bare LF before the limit is crossed is reported as such.
+  EXPECT_EQ(parse("HTTP/1.1 200 OK\nX-A: " + std::string(40, 'v') + "\r\n\r\n", {}, limits), "error malformed");
   // A bare LF before an invalid Content-Length: the LF comes first.
   EXPECT_EQ(parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\nContent-Length: 2:\r\n\r\nok"),
             "interim 100 error malformed");
