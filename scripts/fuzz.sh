@@ -10,7 +10,11 @@
 # input that caused it.
 # Why two at once: CI has two cores and a tight budget; three targets run in
 # the wall time two took (2 × SECONDS), each with a core of its own.
-# Environment: TIFFANY_SHARED (default ../shared), TIFFANY_WERROR=ON (CI).
+# Random seeds: each run's seed comes from the commit (its hash), so a run
+# on a fresh clone of a commit repeats the run CI makes of it, and each new
+# commit fuzzes down a new path. TIFFANY_FUZZ_SEED overrides it (a number).
+# Environment: TIFFANY_SHARED (default ../shared), TIFFANY_WERROR=ON (CI),
+# TIFFANY_FUZZ_SEED.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +29,18 @@ fi
 # Installs only what is missing, like scripts/setup.sh.
 packages=(clang libclang-rt-14-dev cmake ninja-build node-llhttp)
 scripts/install_missing.sh fuzz "${packages[@]}"
+
+# Why a seed per commit: a random one made CI a lottery (a run found a real
+# bug the same commit's earlier runs had missed, and nobody could say which
+# seed to try); a fixed one would fuzz the same inputs forever.
+if [ -n "${TIFFANY_FUZZ_SEED:-}" ]; then
+  seed=$TIFFANY_FUZZ_SEED
+elif head=$(git rev-parse --short=7 HEAD 2>/dev/null); then
+  seed=$((16#$head))
+else
+  seed=1
+fi
+echo "fuzz: seed $seed (set TIFFANY_FUZZ_SEED to choose another)"
 
 build_dir=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
@@ -57,7 +73,7 @@ fuzz() {
   # lines and the recommended dictionary (thousands of lines a minute).
   set +e
   UBSAN_OPTIONS=print_stacktrace=1 "$fuzzer" \
-    -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
+    -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 -seed="$seed" \
     -artifact_prefix="$artifacts/$name-" -print_final_stats=1 "${flags[@]}" \
     "$corpus" 2>&1 | tee "$log" |
     awk -v name="$name" '/^#[0-9]+[ \t]+(NEW|REDUCE) /{next} /^[ \t]+NEW_FUNC/{next} /Recommended dictionary/{skip=1} !skip{print "[" name "] " $0; fflush()} /End of recommended dictionary/{skip=0}'
