@@ -156,15 +156,6 @@ CONF
   done
 }
 
-# check_route NAME PATH EXPECTED_BODY_FILE: GET through NAME must answer 200 with exactly that body.
-check_route() {
-  local name=$1 path=$2 expected=$3 url code
-  url=http://127.0.0.1:$(port_of "$name")$path
-  code=$(curl -sS --max-time 5 -o "$work/answer" -w '%{http_code}' "$url") || die_with_log "$name" "GET $url failed"
-  [ "$code" = 200 ] || die_with_log "$name" "GET $url answered $code, expected 200"
-  cmp -s "$work/answer" "$expected" || die_with_log "$name" "GET $url answered 200 with a body other than $(basename "$expected")"
-}
-
 start_servers() {
   local name
   start_peer nginx_upstream "$(port_of nginx_upstream)" "$upstream_cpus"

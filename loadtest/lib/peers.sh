@@ -291,6 +291,16 @@ wait_ready() {
   die_with_log "$name" "did not answer ($*) within 10 s"
 }
 
+# check_route NAME PATH EXPECTED_BODY_FILE: GET from NAME (on port_of NAME, which the
+# script defines) must answer 200 with exactly that body; dies with NAME's log if not.
+check_route() {
+  local name=$1 path=$2 expected=$3 url code
+  url=http://127.0.0.1:$(port_of "$name")$path
+  code=$(curl -sS --max-time 5 -o "$work/answer" -w '%{http_code}' "$url") || die_with_log "$name" "GET $url failed"
+  [ "$code" = 200 ] || die_with_log "$name" "GET $url answered $code, expected 200"
+  cmp -s "$work/answer" "$expected" || die_with_log "$name" "GET $url answered 200 with a body other than $(basename "$expected")"
+}
+
 # check_loopback_only PEER: every socket PEER listens on is on 127.0.0.1.
 check_loopback_only() {
   local name=$1 addresses
