@@ -1,9 +1,7 @@
 // ServerProcess: fork/exec of the real binary with captured output.
 #include "server_process.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,37 +13,10 @@
 #include <sstream>
 #include <thread>
 
+#include "support/child_process.hpp"
+
 namespace tiffany::testing {
 namespace {
-
-// Starts `program` (a path, or a name looked up in PATH) with `args`; its
-// standard input is `in_path` if given, else the test's own.
-pid_t spawn_program(const std::string& program, const std::vector<std::string>& args, const std::string& out_path,
-                    const std::string& err_path, const std::string& in_path = "") {
-  // Why: everything is prepared before fork(); the child of a threaded
-  // process may only make async-signal-safe calls (no allocation).
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(program.c_str()));
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  // Why: an interrupted run (Ctrl-C, a ctest timeout's SIGKILL) never runs
-  // ~ServerProcess, and a server left behind holds its clients' connections
-  // and its CPU until someone finds it. The child dies with the test (the
-  // signal is sent when the forking thread ends: tests start servers on
-  // their main thread), or at once if the test is already gone.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
-  const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (!in_path.empty()) ::dup2(::open(in_path.c_str(), O_RDONLY), STDIN_FILENO);
-  ::dup2(out, STDOUT_FILENO);
-  ::dup2(err, STDERR_FILENO);
-  ::execvp(argv[0], argv.data());
-  ::_exit(127);
-}
 
 // Waits for `pid` up to `timeout`; returns its exit code, or -1 after killing it.
 int reap(pid_t pid, std::chrono::milliseconds timeout) {
@@ -113,14 +84,14 @@ ServerProcess::ServerProcess(const std::string& config_json, const std::vector<s
     : config_path_(dir_.write("tiffany.json", with_test_backend(config_json))) {
   std::vector<std::string> args{"--config", config_path_};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
-  pid_ = spawn_program(binary, args, dir_.path() + "/stdout", dir_.path() + "/stderr");
+  pid_ = spawn_child(binary, args, {"", dir_.path() + "/stdout", dir_.path() + "/stderr"});
 }
 
 ServerProcess::ServerProcess(const std::vector<std::string>& wrapper, const std::string& config_json)
     : config_path_(dir_.write("tiffany.json", with_test_backend(config_json))) {
   std::vector<std::string> args(wrapper.begin() + 1, wrapper.end());
   args.insert(args.end(), {TIFFANY_BINARY, "--config", config_path_});
-  pid_ = spawn_program(wrapper.front(), args, dir_.path() + "/stdout", dir_.path() + "/stderr");
+  pid_ = spawn_child(wrapper.front(), args, {"", dir_.path() + "/stdout", dir_.path() + "/stderr"});
 }
 
 std::chrono::milliseconds ServerProcess::cpu_time() const {
@@ -194,7 +165,7 @@ RunResult run_program_with_input(const std::string& program, const std::vector<s
                                  const std::string& input, std::chrono::milliseconds timeout) {
   TempDir dir;
   const std::string in_path = input.empty() ? std::string() : dir.write("stdin", input);
-  const pid_t pid = spawn_program(program, args, dir.path() + "/stdout", dir.path() + "/stderr", in_path);
+  const pid_t pid = spawn_child(program, args, {in_path, dir.path() + "/stdout", dir.path() + "/stderr"});
   RunResult result;
   result.exit_code = reap(pid, timeout);
   result.out = read_file(dir.path() + "/stdout");

@@ -1,8 +1,7 @@
-// NginxPeer: writes nginx's config, forks it with PR_SET_PDEATHSIG, waits until it accepts, stops it.
+// NginxPeer: writes nginx's config, starts it (spawn_child), waits until it accepts, stops it.
 #include "support/nginx_peer.hpp"
 
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,33 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "support/child_process.hpp"
 #include "support/loopback_socket.hpp"
 
 namespace tiffany::testing {
-namespace {
 
 namespace fs = std::filesystem;
-
-// Starts `args` (args[0] looked up in PATH) as a child that dies with the test.
-pid_t spawn_child(std::vector<std::string>& args) {
-  // Why: everything is prepared before fork(); the child of a threaded
-  // process may only make async-signal-safe calls (no allocation).
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  // Why: a test killed by ctest's timeout never runs ~NginxPeer, and an
-  // nginx left behind holds its port and its files; it dies with the
-  // forking thread (tests start peers on their main thread).
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
-  ::execvp(argv[0], argv.data());
-  ::_exit(127);
-}
-
-}  // namespace
 
 NginxPeer::NginxPeer(const std::string& server_extra, const std::string& http_extra) {
   const fs::path directory = fs::temp_directory_path() / ("tiffany-nginx-" + std::to_string(::getpid()) + "-" +
@@ -61,9 +39,7 @@ NginxPeer::NginxPeer(const std::string& server_extra, const std::string& http_ex
       << http_extra << "\n  server {\n    listen 127.0.0.1:" << port_ << ";\n    root " << dir
       << "/www;\n    add_header X-Connection $connection always;\n"
       << server_extra << "\n  }\n}\n";
-  std::vector<std::string> args = {
-      "nginx", "-p", dir, "-c", dir + "/nginx.conf", "-g", "daemon off; master_process off;"};
-  pid_ = spawn_child(args);
+  pid_ = spawn_child("nginx", {"-p", dir, "-c", dir + "/nginx.conf", "-g", "daemon off; master_process off;"});
   for (int i = 0; i < 200 && pid_ > 0 && !accepting(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

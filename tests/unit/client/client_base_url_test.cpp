@@ -24,13 +24,7 @@ using testing::UpstreamReply;
 using testing::UpstreamRequest;
 using Result = ClientResult<ClientResponse>;
 
-class ClientBaseUrlTest : public ReactorTest {
- protected:
-  void run(const std::function<Task<void>()>& body) {
-    (void)scheduler().spawn(body());
-    scheduler().run();
-  }
-};
+class ClientBaseUrlTest : public ReactorTest {};
 
 INSTANTIATE_TEST_SUITE_P(Backends, ClientBaseUrlTest, all_backends(), backend_name);
 

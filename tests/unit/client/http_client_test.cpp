@@ -32,11 +32,6 @@ using Result = ClientResult<ClientResponse>;
 
 class HttpClientTest : public ReactorTest {
  protected:
-  // Runs `body` as a task to its end (and every task it left behind).
-  void run(const std::function<Task<void>()>& body) {
-    (void)scheduler().spawn(body());
-    scheduler().run();
-  }
   // One GET of `url` by a client made with `options`.
   Result get_with(const HttpClientOptions& options, const std::string& url) {
     std::optional<Result> got;
@@ -45,6 +40,20 @@ class HttpClientTest : public ReactorTest {
       got.emplace(co_await client.get(url));
     });
     return std::move(*got);
+  }
+  // GETs `url` `count` times in turn on one client, pausing `pause` after
+  // each; each answer as "status body", or the error's message.
+  std::vector<std::string> get_in_turn(const std::string& url, int count, std::chrono::milliseconds pause) {
+    std::vector<std::string> answers;
+    run([&]() -> Task<void> {
+      HttpClient client;
+      for (int i = 0; i < count; ++i) {
+        Result reply = co_await client.get(url);
+        answers.push_back(reply ? std::to_string(reply->status) + " " + reply->body : reply.error().message);
+        if (pause > 0ms) co_await Sleep(pause);
+      }
+    });
+    return answers;
   }
 };
 
@@ -209,16 +218,8 @@ TEST_P(HttpClientTest, AConnectionTheServerClosedWhileIdleIsNotReused) {
     reply.close = true;  // says nothing of it: the client must notice the EOF
     return reply;
   });
-  std::vector<std::string> bodies;
-  run([&]() -> Task<void> {
-    HttpClient client;
-    for (int i = 0; i < 2; ++i) {
-      Result reply = co_await client.get(upstream.url());
-      bodies.push_back(reply ? reply->body : reply.error().message);
-      co_await Sleep(20ms);  // the FIN arrives
-    }
-  });
-  EXPECT_EQ(bodies, (std::vector<std::string>{"1", "2"}));
+  // Why the pause: the FIN arrives while the connection idles.
+  EXPECT_EQ(get_in_turn(upstream.url(), 2, 20ms), (std::vector<std::string>{"200 1", "200 2"}));
   EXPECT_EQ(upstream.connections(), 2);
   EXPECT_EQ(upstream.requests(), 2);
 }
@@ -240,30 +241,14 @@ TEST_P(HttpClientTest, BytesTheServerSentWhileIdleAreNotTakenForTheNextResponse)
     }
     return reply;
   });
-  std::vector<std::string> bodies;
-  run([&]() -> Task<void> {
-    HttpClient client;
-    for (int i = 0; i < 2; ++i) {
-      Result reply = co_await client.get(upstream.url());
-      bodies.push_back(reply ? std::to_string(reply->status) + " " + reply->body : reply.error().message);
-      co_await Sleep(50ms);  // the stray answer arrives while the connection idles
-    }
-  });
-  EXPECT_EQ(bodies, (std::vector<std::string>{"200 1", "200 2"}));
+  // Why the pause: the stray answer arrives while the connection idles.
+  EXPECT_EQ(get_in_turn(upstream.url(), 2, 50ms), (std::vector<std::string>{"200 1", "200 2"}));
   EXPECT_EQ(upstream.connections(), 2);
 }
 
 TEST_P(HttpClientTest, AnIdempotentRequestOnAConnectionClosedUnderItIsRetriedOnce) {
   ScriptedUpstream upstream(close_second_request);
-  std::vector<std::string> bodies;
-  run([&]() -> Task<void> {
-    HttpClient client;
-    for (int i = 0; i < 2; ++i) {
-      Result reply = co_await client.get(upstream.url());
-      bodies.push_back(reply ? reply->body : reply.error().message);
-    }
-  });
-  EXPECT_EQ(bodies, (std::vector<std::string>{"c1", "c2"}));
+  EXPECT_EQ(get_in_turn(upstream.url(), 2, 0ms), (std::vector<std::string>{"200 c1", "200 c2"}));
   EXPECT_EQ(upstream.connections(), 2);
 }
 

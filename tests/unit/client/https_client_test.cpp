@@ -49,11 +49,6 @@ class HttpsClientTest : public ReactorTest {
   static void SetUpTestSuite() { certificates_.emplace("https-client"); }
   static void TearDownTestSuite() { certificates_.reset(); }
 
-  void run(const std::function<Task<void>()>& body) {
-    (void)scheduler().spawn(body());
-    scheduler().run();
-  }
-
   static inline std::optional<testing::TlsTestCertificates> certificates_;
 };
 

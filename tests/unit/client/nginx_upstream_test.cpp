@@ -18,13 +18,7 @@ namespace {
 
 using Result = ClientResult<ClientResponse>;
 
-class NginxUpstreamTest : public ReactorTest {
- protected:
-  void run(const std::function<Task<void>()>& body) {
-    (void)scheduler().spawn(body());
-    scheduler().run();
-  }
-};
+class NginxUpstreamTest : public ReactorTest {};
 
 INSTANTIATE_TEST_SUITE_P(Backends, NginxUpstreamTest, all_backends(), backend_name);
 

@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <system_error>
 
 #include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
 
 #include "reactor/internal/reactor_factory.hpp"
 
@@ -31,6 +33,12 @@ class ReactorTest : public ::testing::TestWithParam<BackendChoice> {
 
   Scheduler& scheduler() { return *scheduler_; }
   Reactor& reactor() { return *reactor_; }
+
+  /// Runs `body` as a task to its end (and every task it left behind).
+  void run(const std::function<Task<void>()>& body) {
+    (void)scheduler().spawn(body());
+    scheduler().run();
+  }
 
  private:
   std::unique_ptr<Reactor> reactor_;
