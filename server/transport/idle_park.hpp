@@ -16,6 +16,7 @@
 
 #include <tiffany/net/byte_stream.hpp>
 #include "server/transport/connection_tracker.hpp"
+#include "server/transport/proxy_info.hpp"
 
 namespace tiffany {
 
@@ -28,6 +29,9 @@ struct ParkedConnection {
   /// not own the socket); null for a plain connection, whose stream is the
   /// socket. Destroyed before the socket closes.
   std::unique_ptr<ByteStream> session;
+  /// What the connection's PROXY protocol header said (null without one);
+  /// then `peer` is the client it named.
+  std::unique_ptr<const ProxyInfo> proxy;
 };
 
 /// The idle connections of one listener on one worker, all with the same

@@ -14,31 +14,13 @@
 #include <thread>
 #include <vector>
 
+#include "support/child_process.hpp"
 #include "support/loopback_socket.hpp"
 
 namespace tiffany::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Starts `args` (args[0] looked up in PATH) as a child that dies with the test.
-pid_t spawn_child(std::vector<std::string>& args) {
-  // Why: everything is prepared before fork(); the child of a threaded
-  // process may only make async-signal-safe calls (no allocation).
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  // Why: a test killed by ctest's timeout never runs ~NginxPeer, and an
-  // nginx left behind holds its port and its files; it dies with the
-  // forking thread (tests start peers on their main thread).
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
-  ::execvp(argv[0], argv.data());
-  ::_exit(127);
-}
 
 }  // namespace
 

@@ -1,0 +1,138 @@
+// ProxyProtocolTransport: the trust check at accept, a park until the first bytes, the header read under its deadline.
+#include "server/transport/proxy/proxy_protocol_transport.hpp"
+
+#include <cstring>
+
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/net/socket_stream.hpp>
+
+#include "server/log/error_log.hpp"
+#include "server/transport/format_peer.hpp"
+#include "server/transport/proxy/internal/proxy_header_parser.hpp"
+#include "server/transport/stage_timeout.hpp"
+
+namespace tiffany {
+namespace {
+
+constexpr std::chrono::seconds kLogInterval{10};
+
+// The header park's OnTimeout: the proxy said nothing for the whole header timeout.
+void count_silent_header(const ParkedConnection&) noexcept { count_timeout(TimeoutStage::header); }
+
+std::unique_ptr<ProxyInfo> info_of(const proxy_protocol::ProxyHeader& header, const std::string& socket_peer) {
+  auto info = std::make_unique<ProxyInfo>();
+  info->version = header.version;
+  info->socket_peer = socket_peer;
+  if (!header.local) info->destination = format_peer(header.destination);
+  info->alpn = header.alpn.view();
+  info->authority = header.authority.view();
+  info->ssl = header.ssl;
+  info->ssl_client = header.ssl_client;
+  info->client_ssl = (header.ssl_client & 0x01) != 0;
+  info->ssl_verify = header.ssl_verify;
+  info->ssl_version = header.ssl_version.view();
+  info->ssl_cn = header.ssl_cn.view();
+  return info;
+}
+
+}  // namespace
+
+ProxyProtocolTransport::ProxyProtocolTransport(std::unique_ptr<Transport> inner, std::vector<CidrRange> trusted,
+                                               std::chrono::milliseconds header_timeout, ConnectionTracker* tracker,
+                                               std::string listener)
+    : inner_(std::move(inner)),
+      trusted_(std::move(trusted)),
+      header_timeout_(header_timeout),
+      listener_(std::move(listener)),
+      headers_(
+          header_timeout_, tracker,
+          [this](ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point accepted) {
+            return read_header(std::move(connection), std::move(first), accepted);
+          },
+          &count_silent_header) {}
+
+bool ProxyProtocolTransport::trusted(const sockaddr_storage& peer) const noexcept {
+  for (const CidrRange& range : trusted_) {
+    if (range.contains(peer)) return true;
+  }
+  return false;
+}
+
+void ProxyProtocolTransport::warn(std::optional<Scheduler::Clock::time_point>& last, const char* what,
+                                  const std::string& peer, const char* detail) {
+  std::size_t& skipped = &last == &last_untrusted_line_ ? untrusted_since_line_ : malformed_since_line_;
+  const auto now = Scheduler::current().now();
+  if (last && now - *last < kLogInterval) {
+    ++skipped;
+    return;
+  }
+  last = now;
+  if (skipped == 0) {
+    error_log().log(LogLevel::warn, "listener \"%s\" closed a connection from %s: %s%s", listener_.c_str(),
+                    peer.c_str(), what, detail);
+  } else {
+    error_log().log(LogLevel::warn, "listener \"%s\" closed a connection from %s: %s%s (and %zu more since the last "
+                    "such line)", listener_.c_str(), peer.c_str(), what, detail, skipped);
+  }
+  skipped = 0;
+}
+
+Task<void> ProxyProtocolTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
+  if (!trusted(peer)) {
+    // Why close unread: a PROXY header from anyone may claim any address,
+    // and a client that is not the proxy has no business on this listener.
+    warn(last_untrusted_line_, "not in proxy_protocol.trusted", format_peer(peer), "");
+    co_return;  // `socket` closes here
+  }
+  headers_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr});
+}
+
+Task<void> ProxyProtocolTransport::adopt(ParkedConnection connection, ReadLease first,
+                                         Scheduler::Clock::time_point accepted) {
+  co_await inner_->adopt(std::move(connection), std::move(first), accepted);
+}
+
+void ProxyProtocolTransport::close_idle() noexcept {
+  headers_.close_all();
+  inner_->close_idle();
+}
+
+Task<void> ProxyProtocolTransport::read_header(ParkedConnection connection, ReadLease first,
+                                               Scheduler::Clock::time_point accepted) {
+  proxy_protocol::ProxyHeaderParser parser;
+  Deadline deadline(accepted + header_timeout_);
+  SocketStream stream(connection.socket.get());
+  ReadLease input = std::move(first);
+  std::size_t used = 0;
+  for (;;) {
+    const proxy_protocol::ProxyHeaderParser::Result result = parser.feed(input.bytes());
+    if (result.status == proxy_protocol::ProxyHeaderParser::Status::done) {
+      used = result.used;
+      break;
+    }
+    if (result.status == proxy_protocol::ProxyHeaderParser::Status::error) {
+      warn(last_malformed_line_, "malformed PROXY protocol header: ", connection.peer, parser.error());
+      co_return;
+    }
+    input.reset();
+    Timed<IoResult> read = co_await within(deadline, TimeoutStage::header, stream.read_pooled(input));
+    if (read.timed_out()) co_return;
+    const IoResult got = *read;
+    if (!got || got.bytes() == 0) co_return;  // the proxy gave up before the header's end
+  }
+  // Why move the rest to the front: the lease's buffer is what the inner
+  // transport reads from, and the header's bytes are not its input.
+  const std::size_t rest = input.size() - used;
+  if (rest == 0) {
+    input.reset();
+  } else {
+    std::memmove(input.data(), input.data() + used, rest);
+    input.set_size(rest);
+  }
+  const proxy_protocol::ProxyHeader& header = parser.header();
+  connection.proxy = info_of(header, connection.peer);
+  if (!header.local) connection.peer = format_peer(header.source);
+  co_await inner_->adopt(std::move(connection), std::move(input), accepted);
+}
+
+}  // namespace tiffany
