@@ -56,12 +56,14 @@ Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer, Connectio
   co_return;
 }
 
-Task<void> TlsTransport::adopt(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point accepted) {
+Task<void> TlsTransport::adopt(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point) {
   if (first.size() == 0) {
     hellos_.park(std::move(connection));
     co_return;
   }
-  co_await handshake(std::move(connection), std::move(first), accepted);
+  // Why from now, as the hello park counts too: the handshake timeout runs
+  // from the PROXY header's end, whichever read brought the ClientHello.
+  co_await handshake(std::move(connection), std::move(first), Scheduler::current().now());
 }
 
 void TlsTransport::close_idle() noexcept {

@@ -177,18 +177,18 @@ ProxyHeaderParser::Status ProxyHeaderParser::finish_v1() noexcept {
   header_.version = 1;
   if (line_size_ == 0 || line_[line_size_ - 1] != '\r') return fail("v1: the line ends in a bare LF, not CRLF");
   const std::string_view line(line_.data() + 6, line_size_ - 7);  // after "PROXY ", before "\r"
-  for (char c : line) {
-    if (c != ' ' && !visible(c)) {
-      return fail("v1: byte 0x%02x in the line (only printable ASCII and single spaces)",
-                  static_cast<unsigned>(static_cast<std::uint8_t>(c)));
-    }
-  }
   if (line == "UNKNOWN" || line.substr(0, 8) == "UNKNOWN ") {
     // Why the rest is ignored: the spec tells receivers to ignore what
     // follows UNKNOWN (a proxy that does not know the family may say anything).
     header_.local = true;
     state_ = State::done;
     return Status::done;
+  }
+  for (char c : line) {
+    if (c != ' ' && !visible(c)) {
+      return fail("v1: byte 0x%02x in the line (only printable ASCII and single spaces)",
+                  static_cast<unsigned>(static_cast<std::uint8_t>(c)));
+    }
   }
   if (line.substr(0, 5) == "TCP4 ") return v1_tcp(line.substr(5), AF_INET);
   if (line.substr(0, 5) == "TCP6 ") return v1_tcp(line.substr(5), AF_INET6);

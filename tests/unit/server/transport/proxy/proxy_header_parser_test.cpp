@@ -98,7 +98,7 @@ TEST(ProxyHeaderV1, Tcp6AndExtremePorts) {
 }
 
 TEST(ProxyHeaderV1, UnknownKeepsTheSocketPeerAndIgnoresTheRestOfTheLine) {
-  for (const char* header : {"PROXY UNKNOWN\r\n", "PROXY UNKNOWN ffff::1 ffff::2 1 2\r\n"}) {
+  for (const char* header : {"PROXY UNKNOWN\r\n", "PROXY UNKNOWN ffff::1 ffff::2 1 2\r\n", "PROXY UNKNOWN \t\x01\r\r\n"}) {
     const Outcome outcome = parse_all_ways(header);
     ASSERT_EQ(outcome.status, Status::done) << header << outcome.error;
     EXPECT_TRUE(outcome.header.local);
