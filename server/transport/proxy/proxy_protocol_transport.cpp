@@ -58,30 +58,28 @@ bool ProxyProtocolTransport::trusted(const sockaddr_storage& peer) const noexcep
   return false;
 }
 
-void ProxyProtocolTransport::warn(std::optional<Scheduler::Clock::time_point>& last, const char* what,
-                                  const std::string& peer, const char* detail) {
-  std::size_t& skipped = &last == &last_untrusted_line_ ? untrusted_since_line_ : malformed_since_line_;
+void ProxyProtocolTransport::warn(Warning& warning, const char* what, const std::string& peer, const char* detail) {
   const auto now = Scheduler::current().now();
-  if (last && now - *last < kLogInterval) {
-    ++skipped;
+  if (warning.last_line && now - *warning.last_line < kLogInterval) {
+    ++warning.since_line;
     return;
   }
-  last = now;
-  if (skipped == 0) {
+  warning.last_line = now;
+  if (warning.since_line == 0) {
     error_log().log(LogLevel::warn, "listener \"%s\" closed a connection from %s: %s%s", listener_.c_str(),
                     peer.c_str(), what, detail);
   } else {
     error_log().log(LogLevel::warn, "listener \"%s\" closed a connection from %s: %s%s (and %zu more since the last "
-                    "such line)", listener_.c_str(), peer.c_str(), what, detail, skipped);
+                    "such line)", listener_.c_str(), peer.c_str(), what, detail, warning.since_line);
   }
-  skipped = 0;
+  warning.since_line = 0;
 }
 
 Task<void> ProxyProtocolTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
   if (!trusted(peer)) {
     // Why close unread: a PROXY header from anyone may claim any address,
     // and a client that is not the proxy has no business on this listener.
-    warn(last_untrusted_line_, "not in proxy_protocol.trusted", format_peer(peer), "");
+    warn(untrusted_, "not in proxy_protocol.trusted", format_peer(peer), "");
     co_return;  // `socket` closes here
   }
   headers_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr});
@@ -111,7 +109,7 @@ Task<void> ProxyProtocolTransport::read_header(ParkedConnection connection, Read
       break;
     }
     if (result.status == proxy_protocol::ProxyHeaderParser::Status::error) {
-      warn(last_malformed_line_, "malformed PROXY protocol header: ", connection.peer, parser.error());
+      warn(malformed_, "malformed PROXY protocol header: ", connection.peer, parser.error());
       co_return;
     }
     input.reset();
@@ -120,8 +118,12 @@ Task<void> ProxyProtocolTransport::read_header(ParkedConnection connection, Read
     const IoResult got = *read;
     if (!got || got.bytes() == 0) co_return;  // the proxy gave up before the header's end
   }
-  // Why move the rest to the front: the lease's buffer is what the inner
-  // transport reads from, and the header's bytes are not its input.
+  // Why not peek (MSG_PEEK, then read exactly the header, as HAProxy does):
+  // that costs a second system call and a park that polls instead of
+  // receiving. The bytes past the header that came in the same read are
+  // handed on unchanged as the inner transport's first input, so TLS and
+  // HTTP see exactly what the client sent. They are moved to the front: the
+  // lease's buffer is what the inner transport reads from.
   const std::size_t rest = input.size() - used;
   if (rest == 0) {
     input.reset();

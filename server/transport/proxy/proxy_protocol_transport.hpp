@@ -34,6 +34,7 @@ class ProxyProtocolTransport final : public Transport {
   ProxyProtocolTransport(std::unique_ptr<Transport> inner, std::vector<CidrRange> trusted,
                          std::chrono::milliseconds header_timeout, ConnectionTracker* tracker, std::string listener);
   Task<void> serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) override;
+  /// Passes a connection straight to the inner transport (a header was read already).
   Task<void> adopt(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point accepted) override;
   void close_idle() noexcept override;
   const char* name() const noexcept override { return inner_->name(); }
@@ -41,17 +42,20 @@ class ProxyProtocolTransport final : public Transport {
  private:
   Task<void> read_header(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point accepted);
   bool trusted(const sockaddr_storage& peer) const noexcept;
-  /// One warning line at most every 10 s per kind; the rest are counted in it.
-  void warn(std::optional<Scheduler::Clock::time_point>& last, const char* what, const std::string& peer,
-            const char* detail);
+  /// One kind of closed connection, logged at most once every 10 s.
+  struct Warning {
+    std::optional<Scheduler::Clock::time_point> last_line;
+    std::size_t since_line = 0;  // closed since, not logged
+  };
+  /// Logs `warning`'s line (naming `peer`, `what` and `detail`), or counts it.
+  void warn(Warning& warning, const char* what, const std::string& peer, const char* detail);
 
   std::unique_ptr<Transport> inner_;
   std::vector<CidrRange> trusted_;
   std::chrono::milliseconds header_timeout_;
   std::string listener_;
   IdlePark headers_;  // accepted, waiting for the header's first bytes
-  std::optional<Scheduler::Clock::time_point> last_untrusted_line_, last_malformed_line_;
-  std::size_t untrusted_since_line_ = 0, malformed_since_line_ = 0;
+  Warning untrusted_, malformed_;
 };
 
 }  // namespace tiffany
