@@ -125,9 +125,9 @@ class ProxyProtocol : public ::testing::Test {
     }
   }
 
-  // Waits (the access log is flushed every second) until the log holds `text`.
+  // Waits (the access log is flushed every second; sanitizer builds are slow) up to 10 s until the log holds `text`.
   bool access_log_has(const std::string& text) {
-    for (int i = 0; i < 60; ++i) {
+    for (int i = 0; i < 200; ++i) {
       if (read_file(access_log_).find(text) != std::string::npos) return true;
       std::this_thread::sleep_for(50ms);
     }
