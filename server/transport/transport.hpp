@@ -20,9 +20,9 @@ class Transport {
   /// it, and returns, to be served when it has input). `slot` counts it
   /// open until it closes.
   virtual Task<void> serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) = 0;
-  /// Takes over a connection whose PROXY protocol header was read (see
-  /// ProxyProtocolTransport): `first` holds the bytes that came after the
-  /// header in the same read (may be empty: then the connection waits for
+  /// Takes over a connection that a wrapping transport started (see
+  /// ProxyProtocolTransport, which has read its PROXY header): `first` holds
+  /// input already read from it, or is empty (then the connection waits for
   /// its first bytes as an accepted one does). `accepted`: when it was.
   virtual Task<void> adopt(ParkedConnection connection, ReadLease first,
                            Scheduler::Clock::time_point accepted) = 0;

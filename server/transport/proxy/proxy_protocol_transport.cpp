@@ -1,10 +1,13 @@
 // ProxyProtocolTransport: the trust check at accept, a park until the first bytes, the header read under its deadline.
 #include "server/transport/proxy/proxy_protocol_transport.hpp"
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <cstring>
 
 #include <tiffany/coro/deadline.hpp>
-#include <tiffany/net/socket_stream.hpp>
+#include <tiffany/reactor/recv.hpp>
 
 #include "server/log/error_log.hpp"
 #include "server/transport/format_peer.hpp"
@@ -18,6 +21,36 @@ constexpr std::chrono::seconds kLogInterval{10};
 
 // The header park's OnTimeout: the proxy said nothing for the whole header timeout.
 void count_silent_header(const ParkedConnection&) noexcept { count_timeout(TimeoutStage::header); }
+
+// RecvPooled with MSG_PEEK: waits for bytes and copies them into a lent buffer, leaving them in the socket.
+struct PeekPooled final : IoOperation {
+  PeekPooled(int fd, ReadLease& lease) noexcept
+      : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .fd = fd, .length = kReadBufferSize, .flags = MSG_PEEK}),
+        lease_(lease) {}
+  IoResult await_resume() {
+    const IoResult result = IoOperation::await_resume();
+    lease_ = take_buffer();
+    return result;
+  }
+
+ private:
+  ReadLease& lease_;
+};
+
+Task<IoResult> peek_pooled(int fd, ReadLease& lease) { co_return co_await PeekPooled(fd, lease); }
+
+// Receives exactly `size` bytes into `data` (bytes a peek already saw, so
+// they are there); an error, or 0 if the peer closed first.
+Task<IoResult> take_exactly(int fd, char* data, std::size_t size) {
+  std::size_t taken = 0;
+  while (taken < size) {
+    const IoResult got = co_await Recv(fd, data + taken, size - taken);
+    if (!got) co_return got;
+    if (got.bytes() == 0) co_return IoResult{-ECONNRESET};
+    taken += got.bytes();
+  }
+  co_return IoResult{0};
+}
 
 std::unique_ptr<ProxyInfo> info_of(const proxy_protocol::ProxyHeader& header, const std::string& socket_peer) {
   auto info = std::make_unique<ProxyInfo>();
@@ -49,7 +82,7 @@ ProxyProtocolTransport::ProxyProtocolTransport(std::unique_ptr<Transport> inner,
           [this](ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point accepted) {
             return read_header(std::move(connection), std::move(first), accepted);
           },
-          &count_silent_header) {}
+          &count_silent_header, MSG_PEEK) {}
 
 bool ProxyProtocolTransport::trusted(const sockaddr_storage& peer) const noexcept {
   for (const CidrRange& range : trusted_) {
@@ -99,42 +132,32 @@ Task<void> ProxyProtocolTransport::read_header(ParkedConnection connection, Read
                                                Scheduler::Clock::time_point accepted) {
   proxy_protocol::ProxyHeaderParser parser;
   Deadline deadline(accepted + header_timeout_);
-  SocketStream stream(connection.socket.get());
-  ReadLease input = std::move(first);
-  std::size_t used = 0;
+  const int fd = connection.socket.get();
+  ReadLease peeked = std::move(first);  // bytes still in the socket: the park peeked at them
   for (;;) {
-    const proxy_protocol::ProxyHeaderParser::Result result = parser.feed(input.bytes());
-    if (result.status == proxy_protocol::ProxyHeaderParser::Status::done) {
-      used = result.used;
-      break;
-    }
+    const proxy_protocol::ProxyHeaderParser::Result result = parser.feed(peeked.bytes());
     if (result.status == proxy_protocol::ProxyHeaderParser::Status::error) {
       warn(malformed_, "malformed PROXY protocol header: ", connection.peer, parser.error());
       co_return;
     }
-    input.reset();
-    Timed<IoResult> read = co_await within(deadline, TimeoutStage::header, stream.read_pooled(input));
+    // Why peek, then take exactly the header's bytes (HAProxy's way): what
+    // follows belongs to TLS or HTTP, which read it from the socket
+    // themselves; the cost is one more receive per connection, never per request.
+    Timed<IoResult> taken =
+        co_await within(deadline, TimeoutStage::header, take_exactly(fd, peeked.data(), result.used));
+    if (taken.timed_out() || !*taken) co_return;
+    if (result.status == proxy_protocol::ProxyHeaderParser::Status::done) break;
+    peeked.reset();
+    Timed<IoResult> read = co_await within(deadline, TimeoutStage::header, peek_pooled(fd, peeked));
     if (read.timed_out()) co_return;
     const IoResult got = *read;
     if (!got || got.bytes() == 0) co_return;  // the proxy gave up before the header's end
   }
-  // Why not peek (MSG_PEEK, then read exactly the header, as HAProxy does):
-  // that costs a second system call and a park that polls instead of
-  // receiving. The bytes past the header that came in the same read are
-  // handed on unchanged as the inner transport's first input, so TLS and
-  // HTTP see exactly what the client sent. They are moved to the front: the
-  // lease's buffer is what the inner transport reads from.
-  const std::size_t rest = input.size() - used;
-  if (rest == 0) {
-    input.reset();
-  } else {
-    std::memmove(input.data(), input.data() + used, rest);
-    input.set_size(rest);
-  }
+  peeked.reset();
   const proxy_protocol::ProxyHeader& header = parser.header();
   connection.proxy = info_of(header, connection.peer);
   if (!header.local) connection.peer = format_peer(header.source);
-  co_await inner_->adopt(std::move(connection), std::move(input), accepted);
+  co_await inner_->adopt(std::move(connection), ReadLease(), accepted);
 }
 
 }  // namespace tiffany

@@ -19,15 +19,16 @@ namespace tiffany {
 ///    but a PROXY header may come from a trusted proxy, and nothing at all
 ///    from anyone else);
 ///  - otherwise it waits in a park, as an idle connection does (no task, no
-///    buffer), for its first bytes; then a task reads the header (v1 or v2)
-///    under `header_timeout` counted from the accept; a malformed header,
-///    a close or the timeout closes the connection;
+///    buffer), for its first bytes, peeking at them (MSG_PEEK); then a task
+///    parses the header (v1 or v2) and receives exactly its bytes, under
+///    `header_timeout` counted from the accept; a malformed header, a close
+///    or the timeout closes the connection;
 ///  - the client the header names becomes the connection's peer (access
 ///    log, request.peer, X-Forwarded-For); v2 LOCAL and v1 UNKNOWN keep the
 ///    socket's peer (HAProxy's health checks); the rest of the header
 ///    (socket peer, TLVs) rides along as ProxyInfo;
-///  - the bytes after the header in the same read go to `inner` as its
-///    first input, untouched.
+///  - no byte past the header is read: what follows stays in the socket
+///    for `inner` (TLS's ClientHello, the HTTP request).
 /// Keep-alive requests never come back here: the cost is per connection.
 class ProxyProtocolTransport final : public Transport {
  public:

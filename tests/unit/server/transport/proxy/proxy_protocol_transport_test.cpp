@@ -1,5 +1,5 @@
 // ProxyProtocolTransport on every backend: what the inner transport gets after a header (peer, ProxyInfo, the bytes
-// that followed), and the connections it never gets (untrusted, malformed, silent).
+// that followed left unread in the socket), and the connections it never gets (untrusted, malformed, silent).
 #include "server/transport/proxy/proxy_protocol_transport.hpp"
 
 #include <arpa/inet.h>
@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -24,7 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using testing::SocketPair;
 
-// The listener's own transport: records what it was handed.
+// The listener's own transport: records what it was handed, and what was left unread in the socket.
 class RecordingTransport final : public Transport {
  public:
   Task<void> serve(UniqueFd, sockaddr_storage, ConnectionTracker::Slot) override {
@@ -34,7 +35,10 @@ class RecordingTransport final : public Transport {
   Task<void> adopt(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point) override {
     ++adopted;
     peer = connection.peer;
-    rest = std::string(first.bytes());
+    handed = std::string(first.bytes());
+    char buffer[256];
+    const ssize_t n = ::recv(connection.socket.get(), buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n > 0) unread = std::string(buffer, static_cast<std::size_t>(n));
     if (connection.proxy) info = *connection.proxy;
     co_return;
   }
@@ -42,7 +46,8 @@ class RecordingTransport final : public Transport {
 
   int adopted = 0;
   std::string peer;
-  std::string rest;
+  std::string handed;  // read already, handed over as the first input
+  std::string unread;  // still in the socket
   std::optional<ProxyInfo> info;
 };
 
@@ -64,12 +69,14 @@ std::string v2(unsigned command, unsigned family, const std::string& body) {
          u16(static_cast<unsigned>(body.size())) + body;
 }
 
-// Whether `fd`'s peer has closed (EOF), waiting up to a second.
+// Whether `fd`'s peer has closed, waiting up to a second: EOF, or a reset
+// (closing with the unread rest of a malformed header in the socket resets).
 bool closed_by_peer(int fd) {
   pollfd ready{fd, POLLIN, 0};
   if (::poll(&ready, 1, 1000) != 1) return false;
   char byte;
-  return ::recv(fd, &byte, 1, MSG_DONTWAIT) == 0;
+  const ssize_t n = ::recv(fd, &byte, 1, MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
 struct Rig {
@@ -106,7 +113,7 @@ class ProxyProtocolTransportTest : public ReactorTest {
 };
 INSTANTIATE_TEST_SUITE_P(Backends, ProxyProtocolTransportTest, all_backends(), backend_name);
 
-TEST_P(ProxyProtocolTransportTest, TheNamedClientBecomesThePeerAndTheBytesAfterTheHeaderFollowUntouched) {
+TEST_P(ProxyProtocolTransportTest, TheNamedClientBecomesThePeerAndNoBytePastTheHeaderIsRead) {
   Rig rig;
   SocketPair pair;
   const std::string source = std::string("\x20\x01\x0d\xb8", 4) + std::string(11, '\0') + '\x07';
@@ -116,7 +123,8 @@ TEST_P(ProxyProtocolTransportTest, TheNamedClientBecomesThePeerAndTheBytesAfterT
   run(rig, pair, ipv4("127.0.0.1", 5000), {header + "GET / HTTP/1.1\r\n"});
   ASSERT_EQ(rig.inner->adopted, 1);
   EXPECT_EQ(rig.inner->peer, "[2001:db8::7]:4242");
-  EXPECT_EQ(rig.inner->rest, "GET / HTTP/1.1\r\n");
+  EXPECT_EQ(rig.inner->handed, "");
+  EXPECT_EQ(rig.inner->unread, "GET / HTTP/1.1\r\n");
   ASSERT_TRUE(rig.inner->info);
   const ProxyInfo& info = *rig.inner->info;
   EXPECT_EQ(info.version, 2);
@@ -130,16 +138,30 @@ TEST_P(ProxyProtocolTransportTest, TheNamedClientBecomesThePeerAndTheBytesAfterT
   EXPECT_EQ(info.ssl_cn, "client");
 }
 
-TEST_P(ProxyProtocolTransportTest, AHeaderInPiecesIsAwaitedAndNothingPastItIsInvented) {
+TEST_P(ProxyProtocolTransportTest, AHeaderInPiecesIsAwaitedAndWhatFollowsItsLastPieceStaysUnread) {
   Rig rig;
   SocketPair pair;
-  run(rig, pair, ipv4("127.0.0.1", 5000), {"PROXY TCP4 203.0.113.7 ", "198.51.100.1 4242 80\r", "\n"});
+  run(rig, pair, ipv4("127.0.0.1", 5000), {"PROXY TCP4 203.0.113.7 ", "198.51.100.1 4242 80\r", "\n\x16\x03\x01"});
   ASSERT_EQ(rig.inner->adopted, 1);
   EXPECT_EQ(rig.inner->peer, "203.0.113.7:4242");
-  EXPECT_EQ(rig.inner->rest, "");
+  EXPECT_EQ(rig.inner->handed, "");
+  EXPECT_EQ(rig.inner->unread, "\x16\x03\x01");
   ASSERT_TRUE(rig.inner->info);
   EXPECT_EQ(rig.inner->info->version, 1);
   EXPECT_EQ(rig.inner->info->destination, "198.51.100.1:80");
+}
+
+TEST_P(ProxyProtocolTransportTest, AHeaderLongerThanOneReadBufferIsTakenInSeveralPeeks) {
+  Rig rig;
+  SocketPair pair;
+  const std::string address = std::string("\xC0\x00\x02\x01\xC6\x33\x64\x07", 8) + u16(4242) + u16(443);
+  const std::string header = v2(1, 0x11, address + tlv(0xEE, std::string(40'000, 'x')) + tlv(0x01, "h2"));
+  run(rig, pair, ipv4("127.0.0.1", 5000), {header + "after"});
+  ASSERT_EQ(rig.inner->adopted, 1);
+  EXPECT_EQ(rig.inner->peer, "192.0.2.1:4242");
+  EXPECT_EQ(rig.inner->unread, "after");
+  ASSERT_TRUE(rig.inner->info);
+  EXPECT_EQ(rig.inner->info->alpn, "h2");
 }
 
 TEST_P(ProxyProtocolTransportTest, LocalKeepsTheSocketPeer) {
@@ -148,7 +170,7 @@ TEST_P(ProxyProtocolTransportTest, LocalKeepsTheSocketPeer) {
   run(rig, pair, ipv4("127.0.0.1", 5000), {v2(0, 0x00, "") + "GET"});
   ASSERT_EQ(rig.inner->adopted, 1);
   EXPECT_EQ(rig.inner->peer, "127.0.0.1:5000");
-  EXPECT_EQ(rig.inner->rest, "GET");
+  EXPECT_EQ(rig.inner->unread, "GET");
   ASSERT_TRUE(rig.inner->info);
   EXPECT_EQ(rig.inner->info->socket_peer, "127.0.0.1:5000");
   EXPECT_EQ(rig.inner->info->destination, "");
