@@ -1,4 +1,5 @@
-// ProxyProtocolTransport: the trust check at accept, a park until the first bytes, the header read under its deadline.
+// ProxyProtocolTransport: the trust check at accept, a peeking park until the first bytes, the header taken exactly
+// under its deadline.
 #include "server/transport/proxy/proxy_protocol_transport.hpp"
 
 #include <sys/socket.h>
@@ -40,7 +41,8 @@ struct PeekPooled final : IoOperation {
 Task<IoResult> peek_pooled(int fd, ReadLease& lease) { co_return co_await PeekPooled(fd, lease); }
 
 // Receives exactly `size` bytes into `data` (bytes a peek already saw, so
-// they are there); an error, or 0 if the peer closed first.
+// they are there): IoResult{0} once all are taken, else the error
+// (ECONNRESET if the peer closed first).
 Task<IoResult> take_exactly(int fd, char* data, std::size_t size) {
   std::size_t taken = 0;
   while (taken < size) {
