@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "conf/cidr_range.hpp"
 #include "conf/listen_address.hpp"
 
 namespace tiffany {
@@ -114,6 +115,12 @@ struct TlsConfig {
   std::string json_path;  // the object holding the settings above: "$.listeners[2].tls" or "...tls[0]"
 };
 
+/// `proxy_protocol`: connections from `trusted` addresses must begin with a
+/// PROXY protocol header (v1 or v2) naming the client; others are closed.
+struct ProxyProtocolConfig {
+  std::vector<CidrRange> trusted;  // never empty
+};
+
 struct ListenerConfig {
   std::string name;
   ListenAddress address;
@@ -127,6 +134,7 @@ struct ListenerConfig {
   ConnectionLimitsConfig connection_limits;  // also under `limits`, any protocol
   TimeoutsConfig timeouts;
   std::optional<TlsConfig> tls;     // absent: plain TCP
+  std::optional<ProxyProtocolConfig> proxy_protocol;  // absent or false: off
   bool share_port = false;          // false: refuse to start where another socket already listens
   std::string json_path;            // where it came from, for errors found later (e.g. bind)
 };

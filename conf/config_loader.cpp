@@ -211,9 +211,34 @@ TimeoutsConfig read_timeouts(const JsonNode& node, bool http) {
   return timeouts;
 }
 
+// `proxy_protocol`: false, or {"trusted": [CIDR, ...]} (the addresses allowed to send a PROXY header).
+std::optional<ProxyProtocolConfig> read_proxy_protocol(const JsonNode& node) {
+  const char* expectation = "false, or an object {\"trusted\": [\"127.0.0.1/32\", ...]} naming the proxies allowed "
+                            "to send a PROXY protocol header";
+  if (node.raw().is<bool>()) {
+    if (node.raw().get<bool>()) node.fail(expectation);
+    return std::nullopt;
+  }
+  if (!node.raw().is<picojson::object>()) node.fail(expectation);
+  ObjectReader reader(node, {"trusted"});
+  const JsonNode trusted = reader.required("trusted");
+  if (!trusted.raw().is<picojson::array>()) trusted.fail("an array of address blocks such as \"10.0.0.0/8\" or \"::1/128\"");
+  ProxyProtocolConfig config;
+  for (const JsonNode& item : trusted.as_array()) {
+    auto range = CidrRange::parse(item.as_string());
+    if (!range) {
+      item.fail("an address block \"IPv4/0-32\" or \"IPv6/0-128\" (or a single address) with no bits set past "
+                "the prefix, such as \"10.0.0.0/8\" or \"::1/128\"");
+    }
+    config.trusted.push_back(std::move(*range));
+  }
+  if (config.trusted.empty()) trusted.fail("at least one address block (use false to turn the PROXY protocol off)");
+  return config;
+}
+
 ListenerConfig read_listener(const JsonNode& node, const std::string& directory, std::vector<std::string>& warnings) {
   ObjectReader reader(node, {"name", "address", "protocol", "share_port", "routes", "limits", "timeouts", "tls",
-                             "compress", "middleware", "not_found", "method_not_allowed"});
+                             "compress", "middleware", "not_found", "method_not_allowed", "proxy_protocol"});
   ListenerConfig listener;
   listener.json_path = node.path();
   listener.name = reader.required("name").as_nonempty_string();
@@ -248,6 +273,7 @@ ListenerConfig read_listener(const JsonNode& node, const std::string& directory,
   }
   if (auto limits = reader.optional("limits")) read_limits(*limits, listener);
   if (auto tls = reader.optional("tls")) listener.tls = read_tls(*tls, directory);
+  if (auto proxy = reader.optional("proxy_protocol")) listener.proxy_protocol = read_proxy_protocol(*proxy);
   return listener;
 }
 

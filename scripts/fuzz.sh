@@ -6,9 +6,10 @@
 # side with the outbound client's response parsing (tests/fuzz/response_seeds
 # and response_regressions); then the plugin conveniences' body parsers
 # (multipart, urlencoded forms, cookies, JSON), seeded from tests/fuzz/body_seeds
-# and body_regressions. Exits non-zero on a crash and prints the path of the
-# input that caused it.
-# Why two at once: CI has two cores and a tight budget; three targets run in
+# and body_regressions, side by side with the PROXY protocol header parser
+# (tests/fuzz/proxy_seeds). Exits non-zero on a crash and prints the path of
+# the input that caused it.
+# Why two at once: CI has two cores and a tight budget; four targets run in
 # the wall time two took (2 × SECONDS), each with a core of its own.
 # Random seeds: each run's seed comes from the commit (its hash), so a run
 # on a fresh clone of a commit repeats the run CI makes of it, and each new
@@ -48,7 +49,8 @@ CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTIFFANY_FUZZ=ON \
   -DTIFFANY_WERROR="${TIFFANY_WERROR:-OFF}" >/dev/null
-cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer http_response_fuzzer body_parsers_fuzzer
+cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer http_response_fuzzer body_parsers_fuzzer \
+  proxy_header_fuzzer
 artifacts=$build_dir/artifacts
 mkdir -p "$artifacts"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tiffany-fuzz-corpus.XXXXXX")
@@ -97,4 +99,12 @@ failed=0
 wait "$request_pid" || failed=1
 wait "$response_pid" || failed=1
 [ "$failed" -eq 0 ] || exit 1
-fuzz body_parsers_fuzzer tests/fuzz/body_seeds/ tests/fuzz/body_regressions/
+# The body parsers beside the PROXY protocol header parser.
+fuzz body_parsers_fuzzer tests/fuzz/body_seeds/ tests/fuzz/body_regressions/ &
+body_pid=$!
+fuzz proxy_header_fuzzer tests/fuzz/proxy_seeds/ &
+proxy_pid=$!
+failed=0
+wait "$body_pid" || failed=1
+wait "$proxy_pid" || failed=1
+[ "$failed" -eq 0 ] || exit 1

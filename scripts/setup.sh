@@ -15,8 +15,9 @@ packages=(
   libbenchmark-dev                      # micro-benchmarks
   wrk curl                              # load generator; curl for the HTTP tests
   nginx-light                           # the real upstream of the client and proxy tests (started by them)
+  haproxy                               # the load balancer in front in the PROXY protocol tests (started by them)
 )
 
-# Why no service start: the tests run their own nginx on a free loopback
-# port; a packaged one started by the install would listen on port 80.
+# Why no service start: the tests run their own nginx and HAProxy on free
+# loopback ports; packaged ones started by the install would listen on port 80.
 TIFFANY_NO_SERVICE_START=1 exec "$(dirname "$0")/install_missing.sh" setup "${packages[@]}"

@@ -18,6 +18,7 @@
 #include "server/echo/echo_protocol.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/transport/plain_transport.hpp"
+#include "server/transport/proxy/proxy_protocol_transport.hpp"
 #include "server/transport/tls/tls_transport.hpp"
 
 namespace tiffany {
@@ -192,11 +193,27 @@ std::vector<std::unique_ptr<Transport>> build_protocols(const Config& config, co
       protocol = std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
                                                 std::chrono::milliseconds(listener.timeouts.write_ms));
     }
+    std::unique_ptr<Transport> transport;
     if (tls_contexts.at(i) != nullptr) {
-      protocols.push_back(std::make_unique<tls::TlsTransport>(tls_contexts[i], std::move(protocol), tracker));
+      transport = std::make_unique<tls::TlsTransport>(tls_contexts[i], std::move(protocol), tracker);
     } else {
-      protocols.push_back(std::make_unique<PlainTransport>(std::move(protocol), tracker));
+      transport = std::make_unique<PlainTransport>(std::move(protocol), tracker);
     }
+    if (listener.proxy_protocol) {
+      // Why these timeouts: the header is the first thing a connection
+      // sends, so it gets what the first stage would get (TLS's handshake,
+      // HTTP's header, echo's idle), and a silent proxy costs no more.
+      std::int64_t header_ms = listener.timeouts.idle_ms;
+      if (listener.tls) {
+        header_ms = listener.tls->handshake_timeout.count();
+      } else if (listener.protocol == Protocol::http) {
+        header_ms = listener.timeouts.header_ms;
+      }
+      transport = std::make_unique<ProxyProtocolTransport>(std::move(transport), listener.proxy_protocol->trusted,
+                                                           std::chrono::milliseconds(header_ms), tracker,
+                                                           listener.name);
+    }
+    protocols.push_back(std::move(transport));
   }
   return protocols;
 }

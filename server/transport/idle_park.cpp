@@ -10,7 +10,7 @@
 namespace tiffany {
 
 IdlePark::Entry::Entry(IdlePark& owner, ParkedConnection parked, Scheduler::Clock::time_point idle_since)
-    : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .fd = parked.socket.get()}),
+    : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .fd = parked.socket.get(), .flags = owner.recv_flags_}),
       park(owner),
       connection(std::move(parked)),
       since(idle_since) {
@@ -20,8 +20,12 @@ IdlePark::Entry::Entry(IdlePark& owner, ParkedConnection parked, Scheduler::Cloc
 IdlePark::Entry::~Entry() { add_stat(Stat::connections_idle, -1); }
 
 IdlePark::IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve,
-                   OnTimeout on_timeout)
-    : idle_timeout_(idle_timeout), tracker_(tracker), serve_(std::move(serve)), on_timeout_(on_timeout) {
+                   OnTimeout on_timeout, int recv_flags)
+    : idle_timeout_(idle_timeout),
+      tracker_(tracker),
+      serve_(std::move(serve)),
+      on_timeout_(on_timeout),
+      recv_flags_(recv_flags) {
   if (tracker_ != nullptr) tracker_->add_drain_listener(*this);
 }
 

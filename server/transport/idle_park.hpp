@@ -16,6 +16,7 @@
 
 #include <tiffany/net/byte_stream.hpp>
 #include "server/transport/connection_tracker.hpp"
+#include "server/transport/proxy_info.hpp"
 
 namespace tiffany {
 
@@ -28,6 +29,9 @@ struct ParkedConnection {
   /// not own the socket); null for a plain connection, whose stream is the
   /// socket. Destroyed before the socket closes.
   std::unique_ptr<ByteStream> session;
+  /// What the connection's PROXY protocol header said (null without one);
+  /// then `peer` is the client it named.
+  std::unique_ptr<const ProxyInfo> proxy;
 };
 
 /// The idle connections of one listener on one worker, all with the same
@@ -54,8 +58,10 @@ class IdlePark final : private DrainListener {
   /// The default OnTimeout: counts it as an idle timeout.
   static void count_timeout(const ParkedConnection& connection) noexcept;
 
+  /// `recv_flags`: for the parked receive; MSG_PEEK leaves the bytes in the
+  /// socket (the PROXY protocol park: it takes no byte past the header).
   IdlePark(std::chrono::milliseconds idle_timeout, ConnectionTracker* tracker, Serve serve,
-           OnTimeout on_timeout = &IdlePark::count_timeout);
+           OnTimeout on_timeout = &IdlePark::count_timeout, int recv_flags = 0);
   IdlePark(const IdlePark&) = delete;
   IdlePark& operator=(const IdlePark&) = delete;
   ~IdlePark();
@@ -97,6 +103,7 @@ class IdlePark final : private DrainListener {
   ConnectionTracker* tracker_;
   Serve serve_;
   OnTimeout on_timeout_;
+  int recv_flags_;
   List waiting_;  // oldest first: deadlines fall in the same order
   List closing_;  // receives canceled, completions due
   bool reaper_running_ = false;

@@ -16,14 +16,22 @@ PlainTransport::PlainTransport(std::unique_ptr<StreamProtocol> protocol, Connect
             }) {}
 
 Task<void> PlainTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
-  park_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr});
+  park_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr});
   co_return;
+}
+
+Task<void> PlainTransport::adopt(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point) {
+  if (first.size() == 0) {
+    park_.park(std::move(connection));
+    co_return;
+  }
+  co_await serve_input(std::move(connection), std::move(first));
 }
 
 Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease first) {
   SocketStream stream(connection.socket.get());
   Deadline deadline = Deadline::unarmed();  // the protocol arms it for each stage that waits
-  ConnectionContext context{deadline, connection.peer, false};
+  ConnectionContext context{deadline, connection.peer, false, connection.proxy.get()};
   const bool keep_open = co_await protocol_->serve(stream, context, std::move(first));
   if (keep_open) park_.park(std::move(connection));
 }

@@ -17,6 +17,7 @@ class PlainTransport final : public Transport {
  public:
   PlainTransport(std::unique_ptr<StreamProtocol> protocol, ConnectionTracker* tracker);
   Task<void> serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) override;
+  Task<void> adopt(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point accepted) override;
   void close_idle() noexcept override { park_.close_all(); }
   const char* name() const noexcept override { return protocol_->name(); }
 

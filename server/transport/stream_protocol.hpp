@@ -9,6 +9,7 @@
 #include <tiffany/reactor/read_lease.hpp>
 
 #include <tiffany/net/byte_stream.hpp>
+#include "server/transport/proxy_info.hpp"
 
 namespace tiffany {
 
@@ -23,6 +24,11 @@ struct ConnectionContext {
   const std::string& peer;
   /// True when the client reached us over TLS (an https listener).
   bool tls;
+  /// The PROXY protocol header's account of the connection (the socket's
+  /// own peer, the TLVs), or null on a listener without `proxy_protocol`.
+  /// With one, `peer` above is the client the header named, not the
+  /// socket's peer (except after v2 LOCAL or v1 UNKNOWN, which name none).
+  const ProxyInfo* proxy = nullptr;
 };
 
 /// One per listener and worker, shared by its connections; must outlive

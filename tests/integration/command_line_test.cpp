@@ -67,7 +67,8 @@ TEST(CommandLine, RefusesInvalidJson) {
 TEST(CommandLine, RefusesAnUnknownKey) {
   EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "adress": "127.0.0.1:0", "protocol": "echo"}]})"),
             "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\", "
-            "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\", \"compress\", \"middleware\", \"not_found\", \"method_not_allowed\"\n");
+            "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\", \"compress\", \"middleware\", \"not_found\", \"method_not_allowed\", "
+            "\"proxy_protocol\"\n");
 }
 
 TEST(CommandLine, RefusesAWrongType) {

@@ -52,8 +52,18 @@ TlsTransport::TlsTransport(std::shared_ptr<const TlsContext> context, std::uniqu
 }
 
 Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
-  hellos_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr});
+  hellos_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr});
   co_return;
+}
+
+Task<void> TlsTransport::adopt(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point) {
+  if (first.size() == 0) {
+    hellos_.park(std::move(connection));
+    co_return;
+  }
+  // Why from now, as the hello park counts too: the handshake timeout runs
+  // from the PROXY header's end, whichever read brought the ClientHello.
+  co_await handshake(std::move(connection), std::move(first), Scheduler::current().now());
 }
 
 void TlsTransport::close_idle() noexcept {
@@ -90,7 +100,7 @@ Task<void> TlsTransport::serve_input(ParkedConnection connection, ReadLease ciph
 Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
   TlsStream& stream = stream_of(connection);
   Deadline deadline = Deadline::unarmed();
-  ConnectionContext context{deadline, connection.peer, true};
+  ConnectionContext context{deadline, connection.peer, true, connection.proxy.get()};
   // Why only while input is buffered: otherwise the next bytes may be a long
   // way off, and the connection waits for them in the park, not in a task.
   while (stream.has_buffered_input()) {

@@ -30,6 +30,10 @@ class TlsTransport final : public Transport {
   TlsTransport(std::shared_ptr<const TlsContext> context, std::unique_ptr<StreamProtocol> protocol,
                ConnectionTracker* tracker);
   Task<void> serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) override;
+  /// After a PROXY header: the ClientHello's first bytes, or none yet (then
+  /// the connection waits in the hello park). Either way the handshake
+  /// timeout runs afresh from the header's end.
+  Task<void> adopt(ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point accepted) override;
   void close_idle() noexcept override;
   /// "https", or "<protocol> over TLS".
   const char* name() const noexcept override { return name_.c_str(); }

@@ -78,6 +78,8 @@ TEST(ConfigDoc, EveryObjectsTableListsExactlyTheKeysTheLoaderTakes) {
       {"`listeners[].timeouts` (`echo`, milliseconds)", "{\"listeners\": [{" + kEcho + ", \"timeouts\": {\"zz\": 1}}]}"},
       {"`listeners[].compress` (and `routes[].compress`)", "{\"listeners\": [{" + kHttp + ", \"compress\": {\"zz\": 1}}]}"},
       {"`listeners[].compress.level`", "{\"listeners\": [{" + kHttp + ", \"compress\": {\"level\": {\"zz\": 1}}}]}"},
+      {"`listeners[].proxy_protocol`",
+       "{\"listeners\": [{" + kHttp + R"(, "proxy_protocol": {"trusted": ["127.0.0.1"], "zz": 1}}]})"},
       {"`listeners[].tls`", "{\"listeners\": [{" + kHttp + ", \"tls\": {" + tls_entry + ", \"zz\": 1}}]}"},
       {"`listeners[].tls[]` (entries after the first)",
        "{\"listeners\": [{" + kHttp + ", \"tls\": [{" + tls_entry + "}, {\"server_names\": [\"a.test\"], " + tls_entry +

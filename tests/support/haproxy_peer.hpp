@@ -1,0 +1,36 @@
+// HaproxyPeer: a real HAProxy on 127.0.0.1 started by a test, as the load balancer in front of Tiffany.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace tiffany::testing {
+
+/// HAProxy in the foreground (`-db`) with a config of its own in a temporary
+/// directory: one frontend on 127.0.0.1:port() in `mode` ("tcp" or "http")
+/// whose backend holds `backend` (its lines, e.g. "server t 127.0.0.1:8080
+/// send-proxy-v2"). A child of the test that dies with it, stopped and
+/// reaped on destruction.
+class HaproxyPeer {
+ public:
+  HaproxyPeer(const std::string& backend, const std::string& mode = "tcp");
+  HaproxyPeer(const HaproxyPeer&) = delete;
+  HaproxyPeer& operator=(const HaproxyPeer&) = delete;
+  ~HaproxyPeer();
+
+  /// True once it accepts connections (the constructor waits up to 5 s).
+  bool running() const;
+  int port() const { return port_; }
+  /// Its config, for failure messages.
+  std::string config() const;
+
+ private:
+  bool accepting() const;
+
+  std::string directory_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+}  // namespace tiffany::testing
