@@ -14,8 +14,11 @@
 # Random seeds: each run's seed comes from the commit (its hash), so a run
 # on a fresh clone of a commit repeats the run CI makes of it, and each new
 # commit fuzzes down a new path. TIFFANY_FUZZ_SEED overrides it (a number).
+# A target stops after SECONDS or TIFFANY_FUZZ_RUNS inputs (default
+# 1500000), whichever comes first: `scripts/fuzz.sh 900` on a fresh clone
+# tries every input a 60-second CI run of the same commit can reach.
 # Environment: TIFFANY_SHARED (default ../shared), TIFFANY_WERROR=ON (CI),
-# TIFFANY_FUZZ_SEED.
+# TIFFANY_FUZZ_SEED, TIFFANY_FUZZ_RUNS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,7 +44,10 @@ elif head=$(git rev-parse --short=7 HEAD 2>/dev/null); then
 else
   seed=1
 fi
-echo "fuzz: seed $seed (set TIFFANY_FUZZ_SEED to choose another)"
+# Why a cap on inputs too: a faster (quieter) machine runs more inputs in
+# the same time; with the cap, a longer run of the same seed is a superset.
+runs=${TIFFANY_FUZZ_RUNS:-1500000}
+echo "fuzz: seed $seed (set TIFFANY_FUZZ_SEED to choose another), at most $runs inputs per target"
 
 build_dir=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
@@ -58,7 +64,7 @@ trap 'rm -rf "$scratch"' EXIT
 
 # fuzz NAME SEED_DIR... [-- LIBFUZZER_FLAGS...]: runs one target for $seconds.
 fuzz() {
-  local name=$1 fuzzer=$build_dir/tests/fuzz/$1 corpus=$scratch/$1 seed_dir flags=()
+  local name=$1 fuzzer=$build_dir/tests/fuzz/$1 corpus=$scratch/$1 flags=()
   shift
   # Why a copy: libFuzzer writes new inputs into its corpus, and the shared
   # seeds are read-only.
@@ -75,7 +81,7 @@ fuzz() {
   # lines and the recommended dictionary (thousands of lines a minute).
   set +e
   UBSAN_OPTIONS=print_stacktrace=1 "$fuzzer" \
-    -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 -seed="$seed" \
+    -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 -seed="$seed" -runs="$runs" \
     -artifact_prefix="$artifacts/$name-" -print_final_stats=1 "${flags[@]}" \
     "$corpus" 2>&1 | tee "$log" |
     awk -v name="$name" '/^#[0-9]+[ \t]+(NEW|REDUCE) /{next} /^[ \t]+NEW_FUNC/{next} /Recommended dictionary/{skip=1} !skip{print "[" name "] " $0; fflush()} /End of recommended dictionary/{skip=0}'
@@ -87,7 +93,7 @@ fuzz() {
     echo "fuzz: reproduce with $fuzzer ${crash:-<input>}" >&2
     exit 1
   fi
-  echo "fuzz: $name: no crash in ${seconds}s"
+  echo "fuzz: $name: no crash in ${seconds}s or $runs inputs, whichever came first"
 }
 
 # Request and response parsing side by side; each exits non-zero on a crash.
