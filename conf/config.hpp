@@ -121,6 +121,15 @@ struct ProxyProtocolConfig {
   std::vector<CidrRange> trusted;  // never empty
 };
 
+/// `http2`: HTTP/2 on an http listener: by ALPN ("h2") over TLS, by prior
+/// knowledge (the connection preface) in cleartext.
+struct Http2Config {
+  bool enabled = false;
+  std::uint32_t max_concurrent_streams = 128;   // SETTINGS_MAX_CONCURRENT_STREAMS
+  std::uint32_t initial_window_size = 65'535;   // SETTINGS_INITIAL_WINDOW_SIZE: per stream, for request bodies
+  std::uint32_t max_header_list_size = 16'384;  // SETTINGS_MAX_HEADER_LIST_SIZE: decoded, per request → 431
+};
+
 struct ListenerConfig {
   std::string name;
   ListenAddress address;
@@ -135,6 +144,7 @@ struct ListenerConfig {
   TimeoutsConfig timeouts;
   std::optional<TlsConfig> tls;     // absent: plain TCP
   std::optional<ProxyProtocolConfig> proxy_protocol;  // absent or false: off
+  Http2Config http2;                // http only
   bool share_port = false;          // false: refuse to start where another socket already listens
   std::string json_path;            // where it came from, for errors found later (e.g. bind)
 };

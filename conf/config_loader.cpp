@@ -236,9 +236,27 @@ std::optional<ProxyProtocolConfig> read_proxy_protocol(const JsonNode& node) {
   return config;
 }
 
+// `http2`: {"enabled": bool, and the SETTINGS the server announces}.
+Http2Config read_http2(const JsonNode& node) {
+  ObjectReader reader(node, {"enabled", "max_concurrent_streams", "initial_window_size", "max_header_list_size"});
+  Http2Config http2;
+  if (auto value = reader.optional("enabled")) http2.enabled = value->as_bool();
+  if (auto value = reader.optional("max_concurrent_streams")) {
+    http2.max_concurrent_streams = static_cast<std::uint32_t>(value->as_integer(1, 10'000));
+  }
+  if (auto value = reader.optional("initial_window_size")) {
+    // Why a floor: a window of a few bytes turns every upload into a WINDOW_UPDATE storm.
+    http2.initial_window_size = static_cast<std::uint32_t>(value->as_integer(1024, (std::int64_t{1} << 31) - 1));
+  }
+  if (auto value = reader.optional("max_header_list_size")) {
+    http2.max_header_list_size = static_cast<std::uint32_t>(value->as_integer(1024, 1024 * 1024));
+  }
+  return http2;
+}
+
 ListenerConfig read_listener(const JsonNode& node, const std::string& directory, std::vector<std::string>& warnings) {
   ObjectReader reader(node, {"name", "address", "protocol", "share_port", "routes", "limits", "timeouts", "tls",
-                             "compress", "middleware", "not_found", "method_not_allowed", "proxy_protocol"});
+                             "compress", "middleware", "not_found", "method_not_allowed", "proxy_protocol", "http2"});
   ListenerConfig listener;
   listener.json_path = node.path();
   listener.name = reader.required("name").as_nonempty_string();
@@ -264,8 +282,9 @@ ListenerConfig read_listener(const JsonNode& node, const std::string& directory,
     if (auto middleware = reader.optional("middleware")) listener.middleware = read_middleware(*middleware);
     if (auto fallback = reader.optional("not_found")) listener.not_found = read_fallback(*fallback);
     if (auto fallback = reader.optional("method_not_allowed")) listener.method_not_allowed = read_fallback(*fallback);
+    if (auto http2 = reader.optional("http2")) listener.http2 = read_http2(*http2);
   } else {
-    for (const char* http_only : {"routes", "compress", "middleware", "not_found", "method_not_allowed"}) {
+    for (const char* http_only : {"routes", "compress", "middleware", "not_found", "method_not_allowed", "http2"}) {
       if (auto extra = reader.optional(http_only)) {
         throw ConfigError(extra->file(), extra->path(), "only \"http\" listeners take this key");
       }

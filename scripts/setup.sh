@@ -8,6 +8,8 @@ packages=(
   liburing-dev                          # io_uring
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
   libc-ares-dev                         # name resolution on the reactor (net/)
+  libnghttp2-dev                        # HTTP/2 framing, HPACK and flow control
+  nghttp2-client python3-h2             # HTTP/2 test peers: nghttp, h2load, Python's h2 for raw frames
   zlib1g-dev libbrotli-dev libzstd-dev  # content coding: gzip, br, zstd
   libcrypt-dev                          # libxcrypt: crypt_rn for basic_auth's password hashes
   openssl                               # certificates for HTTPS (run.sh, tests) and TLS test clients

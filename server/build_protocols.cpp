@@ -122,6 +122,10 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
   site.limits.max_uri_bytes = listener.limits.max_uri_bytes;
   site.limits.max_body_bytes = listener.limits.max_body_bytes;
   site.limits.max_linger_bytes = listener.limits.max_linger_bytes;
+  site.http2 = http::Http2Settings{.enabled = listener.http2.enabled,
+                                   .max_concurrent_streams = listener.http2.max_concurrent_streams,
+                                   .initial_window_size = listener.http2.initial_window_size,
+                                   .max_header_list_size = listener.http2.max_header_list_size};
   const TimeoutsConfig& t = listener.timeouts;
   using std::chrono::milliseconds;
   site.timeouts = http::HttpTimeouts{.header = milliseconds(t.header_ms),

@@ -14,8 +14,12 @@ TlsContexts build_tls_contexts(const Config& config) {
       continue;
     }
     // Why ALPN only for http: it names the application protocol, and echo has none to agree on.
-    contexts.push_back(std::make_shared<const tls::TlsContext>(*listener.tls, config.file,
-                                                               listener.protocol == Protocol::http ? "http/1.1" : ""));
+    std::vector<std::string> alpn;
+    if (listener.protocol == Protocol::http) {
+      if (listener.http2.enabled) alpn.push_back("h2");
+      alpn.push_back("http/1.1");
+    }
+    contexts.push_back(std::make_shared<const tls::TlsContext>(*listener.tls, config.file, alpn));
   }
   return contexts;
 }

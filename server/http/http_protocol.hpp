@@ -12,7 +12,9 @@ namespace tiffany {
 
 /// Serves each burst with an HttpConnection state, reused from burst to
 /// burst and connection to connection: idle connections hold none, busy ones
-/// keep the buffers they grew.
+/// keep the buffers they grew. With `http2` on, a connection that agreed on
+/// "h2" by ALPN, or opens with the HTTP/2 preface in cleartext, is served by
+/// an Http2Connection for the rest of its life (it keeps its task meanwhile).
 class HttpProtocol final : public StreamProtocol {
  public:
   /// Spare states kept for reuse; more are freed.
@@ -24,6 +26,9 @@ class HttpProtocol final : public StreamProtocol {
   const char* name() const noexcept override { return "http"; }
 
  private:
+  /// The rest of the connection in HTTP/2 (ALPN "h2", or the preface opens `first`).
+  Task<bool> serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first);
+
   http::HttpSite site_;
   std::vector<std::unique_ptr<http::HttpConnection>> spare_states_;
 };

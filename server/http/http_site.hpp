@@ -1,6 +1,7 @@
 // HttpSite: what one HTTP listener serves: its routes and its limits.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -19,10 +20,19 @@ struct RouteMetrics;
 
 namespace tiffany::http {
 
+/// A listener's HTTP/2 (see docs/config.md, `http2`).
+struct Http2Settings {
+  bool enabled = false;
+  std::uint32_t max_concurrent_streams = 128;
+  std::uint32_t initial_window_size = 65'535;
+  std::uint32_t max_header_list_size = 16'384;
+};
+
 struct HttpSite {
   Router router;
   HttpLimits limits;
   HttpTimeouts timeouts;
+  Http2Settings http2;
   AccessLog* access_log = nullptr;   // one line per request when set; owned by the worker
   RouteMetrics* unmatched = nullptr;  // counts responses no route produced (404, 405, bad input)
   ConnectionTracker* tracker = nullptr;  // the worker's: limits and graceful shutdown

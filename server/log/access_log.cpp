@@ -76,7 +76,7 @@ void AccessLog::append_common(const http::Request& request, std::string_view pee
     append_escaped(out, request.method);
     out += ' ';
     append_escaped(out, request.target);
-    out += request.version_minor == 0 ? " HTTP/1.0\" " : " HTTP/1.1\" ";
+    out += request.version_major == 2 ? " HTTP/2.0\" " : request.version_minor == 0 ? " HTTP/1.0\" " : " HTTP/1.1\" ";
   }
   append_number(out, static_cast<std::uint64_t>(status));
   out += ' ';

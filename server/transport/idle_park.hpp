@@ -32,6 +32,8 @@ struct ParkedConnection {
   /// What the connection's PROXY protocol header said (null without one);
   /// then `peer` is the client it named.
   std::unique_ptr<const ProxyInfo> proxy;
+  /// False until the protocol has served its first bytes.
+  bool served = false;
 };
 
 /// The idle connections of one listener on one worker, all with the same

@@ -16,7 +16,7 @@ PlainTransport::PlainTransport(std::unique_ptr<StreamProtocol> protocol, Connect
             }) {}
 
 Task<void> PlainTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
-  park_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr});
+  park_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr, false});
   co_return;
 }
 
@@ -31,7 +31,9 @@ Task<void> PlainTransport::adopt(ParkedConnection connection, ReadLease first, S
 Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease first) {
   SocketStream stream(connection.socket.get());
   Deadline deadline = Deadline::unarmed();  // the protocol arms it for each stage that waits
-  ConnectionContext context{deadline, connection.peer, false, connection.proxy.get()};
+  ConnectionContext context{deadline, connection.peer, false, connection.proxy.get(), connection.socket.get(),
+                            !connection.served};
+  connection.served = true;
   const bool keep_open = co_await protocol_->serve(stream, context, std::move(first));
   if (keep_open) park_.park(std::move(connection));
 }

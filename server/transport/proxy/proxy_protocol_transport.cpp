@@ -117,7 +117,7 @@ Task<void> ProxyProtocolTransport::serve(UniqueFd socket, sockaddr_storage peer,
     warn(untrusted_, "not in proxy_protocol.trusted", format_peer(peer), "");
     co_return;  // `socket` closes here
   }
-  headers_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr});
+  headers_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr, false});
 }
 
 Task<void> ProxyProtocolTransport::adopt(ParkedConnection connection, ReadLease first,

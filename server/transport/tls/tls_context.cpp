@@ -191,11 +191,11 @@ std::string lower_case(std::string_view text) {
 
 }  // namespace
 
-TlsContext::TlsContext(const TlsConfig& config, const std::string& config_file, std::string alpn)
+TlsContext::TlsContext(const TlsConfig& config, const std::string& config_file, const std::vector<std::string>& alpn)
     : handshake_timeout_(config.handshake_timeout) {
-  if (!alpn.empty()) {
-    alpn_wire_.push_back(static_cast<char>(alpn.size()));
-    alpn_wire_ += alpn;
+  for (const std::string& protocol : alpn) {
+    alpn_wire_.push_back(static_cast<char>(protocol.size()));
+    alpn_wire_ += protocol;
   }
   for (const TlsCertificateConfig& certificate : config.certificates) {
     SslCtxPtr ctx = make_context(config, config_file);
@@ -236,8 +236,10 @@ int TlsContext::on_alpn(SSL*, const unsigned char** out, unsigned char* out_leng
   unsigned char* selected = nullptr;
   const int outcome = SSL_select_next_proto(&selected, out_length, reinterpret_cast<const unsigned char*>(ours.data()),
                                             static_cast<unsigned int>(ours.size()), offered, offered_length);
+  // Why ours first: SSL_select_next_proto takes the first of our list the
+  // client offers, so "h2" wins over "http/1.1" whatever the client's order.
   // Why fatal: RFC 7301 asks for a no_application_protocol alert when the
-  // client offers protocols and none is ours (e.g. only "h2").
+  // client offers protocols and none is ours (e.g. only "h2" to an HTTP/1.1 listener).
   if (outcome != OPENSSL_NPN_NEGOTIATED) return SSL_TLSEXT_ERR_ALERT_FATAL;
   *out = selected;
   return SSL_TLSEXT_ERR_OK;

@@ -23,10 +23,11 @@ class TlsContext {
  public:
   /// Reads and checks every certificate chain and key (readable, PEM, the key
   /// matching its certificate), then applies the minimum version, ciphers,
-  /// session tickets and, if `alpn` is not empty, ALPN: the one protocol this
-  /// listener speaks ("http/1.1"); a client offering only others is refused.
+  /// session tickets and, if `alpn` is not empty, ALPN: the protocols this
+  /// listener speaks, ours preferred in this order ({"h2", "http/1.1"}); a
+  /// client offering only others is refused.
   /// Throws ConfigError naming `config_file` and the JSON path of the problem.
-  TlsContext(const TlsConfig& config, const std::string& config_file, std::string alpn);
+  TlsContext(const TlsConfig& config, const std::string& config_file, const std::vector<std::string>& alpn);
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;
 

@@ -52,7 +52,7 @@ TlsTransport::TlsTransport(std::shared_ptr<const TlsContext> context, std::uniqu
 }
 
 Task<void> TlsTransport::serve(UniqueFd socket, sockaddr_storage peer, ConnectionTracker::Slot slot) {
-  hellos_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr});
+  hellos_.park(ParkedConnection{std::move(socket), format_peer(peer), std::move(slot), nullptr, nullptr, false});
   co_return;
 }
 
@@ -100,7 +100,9 @@ Task<void> TlsTransport::serve_input(ParkedConnection connection, ReadLease ciph
 Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
   TlsStream& stream = stream_of(connection);
   Deadline deadline = Deadline::unarmed();
-  ConnectionContext context{deadline, connection.peer, true, connection.proxy.get()};
+  ConnectionContext context{deadline, connection.peer, true, connection.proxy.get(), connection.socket.get(),
+                            !connection.served};
+  connection.served = true;
   // Why only while input is buffered: otherwise the next bytes may be a long
   // way off, and the connection waits for them in the park, not in a task.
   while (stream.has_buffered_input()) {
@@ -120,6 +122,7 @@ Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
     }
     const bool keep_open = co_await protocol_->serve(stream, context, std::move(input));
     if (!keep_open) co_return;
+    context.first_burst = false;
   }
   idle_.park(std::move(connection));
 }

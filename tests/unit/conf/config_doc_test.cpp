@@ -72,6 +72,7 @@ TEST(ConfigDoc, EveryObjectsTableListsExactlyTheKeysTheLoaderTakes) {
       {"`access_log`", R"({"access_log": {"path": "-", "zz": 1}, "listeners": []})"},
       {"`error_log`", R"({"error_log": {"zz": 1}, "listeners": []})"},
       {"`listeners[]`", "{\"listeners\": [{" + kHttp + ", \"zz\": 1}]}"},
+      {"`listeners[].http2`", "{\"listeners\": [{" + kHttp + ", \"http2\": {\"zz\": 1}}]}"},
       {"`listeners[].limits` (`http`)", "{\"listeners\": [{" + kHttp + ", \"limits\": {\"zz\": 1}}]}"},
       {"`listeners[].limits` (`echo`)", "{\"listeners\": [{" + kEcho + ", \"limits\": {\"zz\": 1}}]}"},
       {"`listeners[].timeouts` (`http`, milliseconds)", "{\"listeners\": [{" + kHttp + ", \"timeouts\": {\"zz\": 1}}]}"},

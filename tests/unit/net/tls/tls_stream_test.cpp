@@ -249,7 +249,7 @@ class TlsStreamTest : public UringTest, public ::testing::WithParamInterface<int
     TlsConfig config;
     config.certificates.push_back(TlsCertificateConfig{{}, files.cert_file, files.key_file, "$.tls"});
     config.json_path = "$.tls";
-    context_ = std::make_unique<TlsContext>(config, "test.json", "http/1.1");
+    context_ = std::make_unique<TlsContext>(config, "test.json", std::vector<std::string>{"http/1.1"});
     cert_file_ = files.cert_file;
   }
   static void TearDownTestSuite() {

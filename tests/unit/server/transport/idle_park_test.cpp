@@ -44,7 +44,7 @@ TEST_P(IdleParkTest, BytesWakeTheConnectionIntoATaskThatMayParkItAgain) {
   });
   park_of_test = &park;
   auto body = [&]() -> Task<void> {
-    park.park(ParkedConnection{std::move(pair.b), "peer", ConnectionTracker::Slot(tracker), nullptr, nullptr});
+    park.park(ParkedConnection{std::move(pair.b), "peer", ConnectionTracker::Slot(tracker), nullptr, nullptr, false});
     EXPECT_EQ(park.size(), 1u);
     ::send(pair.a.get(), "one", 3, MSG_NOSIGNAL);
     co_await Sleep{50ms};
@@ -71,7 +71,7 @@ TEST_P(IdleParkTest, AConnectionIdleTooLongIsClosedAndCountedAsAnIdleTimeout) {
   });
   const StatTotals before = stat_totals();
   auto body = [&]() -> Task<void> {
-    park.park(ParkedConnection{std::move(pair.b), "peer", ConnectionTracker::Slot(tracker), nullptr, nullptr});
+    park.park(ParkedConnection{std::move(pair.b), "peer", ConnectionTracker::Slot(tracker), nullptr, nullptr, false});
     co_await Sleep{150ms};
     Scheduler::current().stop();
   };
@@ -96,8 +96,8 @@ TEST_P(IdleParkTest, ADrainClosesIdleConnectionsAfterItsGraceAndCountsThemAsDrai
   const StatTotals before = stat_totals();
   bool drained = false;
   auto body = [&]() -> Task<void> {
-    park.park(ParkedConnection{std::move(idle.b), "idle", ConnectionTracker::Slot(tracker), nullptr, nullptr});
-    park.park(ParkedConnection{std::move(late.b), "late", ConnectionTracker::Slot(tracker), nullptr, nullptr});
+    park.park(ParkedConnection{std::move(idle.b), "idle", ConnectionTracker::Slot(tracker), nullptr, nullptr, false});
+    park.park(ParkedConnection{std::move(late.b), "late", ConnectionTracker::Slot(tracker), nullptr, nullptr, false});
     tracker.drain(100ms, [&] { drained = true; });
     co_await Sleep{20ms};
     ::send(late.a.get(), "GET", 3, MSG_NOSIGNAL);  // a request on its way during the grace is served

@@ -1,0 +1,580 @@
+// Http2Connection: the session's callbacks, the read/write loop, limits and timeouts.
+#include "server/http2/http2_connection.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+#include <tiffany/coro/yield.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+#include <tiffany/http/uri.hpp>
+#include <tiffany/reactor/readiness.hpp>
+
+#include "net/internal/tls/tls_stream.hpp"
+#include "server/log/access_log.hpp"
+#include "server/log/error_log.hpp"
+#include "server/transport/stage_timeout.hpp"
+
+namespace tiffany::http2 {
+namespace {
+
+constexpr std::size_t kMaxWriteBytes = 64 * 1024;  // what one write gathers from the session
+constexpr std::int32_t kConnectionWindow = 1 << 20;  // the connection-level window for request bodies
+// Why 32 a field: RFC 9113 §6.5.2 counts each field as name + value + 32.
+constexpr std::size_t kFieldOverhead = 32;
+
+Http2Connection& connection_of(void* self) noexcept { return *static_cast<Http2Connection*>(self); }
+
+std::string_view text(const std::uint8_t* bytes, std::size_t size) noexcept {
+  return {reinterpret_cast<const char*>(bytes), size};
+}
+
+bool has_buffered_input(ByteStream& stream) noexcept {
+  // Why: a TLS stream may hold decrypted or undecrypted bytes that no poll of the socket would announce.
+  auto* tls = dynamic_cast<tls::TlsStream*>(&stream);
+  return tls != nullptr && tls->has_buffered_input();
+}
+
+}  // namespace
+
+Http2Connection::Http2Connection(const http::HttpSite& site) : site_(site) {}
+
+Http2Connection::~Http2Connection() {
+  end_streams();
+  if (registered_) site_.tracker->remove_drain_listener(*this);
+  if (session_ != nullptr) nghttp2_session_del(session_);
+}
+
+bool Http2Connection::open_session() {
+  nghttp2_session_callbacks* callbacks = nullptr;
+  if (nghttp2_session_callbacks_new(&callbacks) != 0) return false;
+  nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, &on_begin_headers);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, &on_header);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &on_frame_recv);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &on_data_chunk_recv);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &on_stream_close);
+  nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &on_frame_send);
+  nghttp2_option* options = nullptr;
+  if (nghttp2_option_new(&options) != 0) {
+    nghttp2_session_callbacks_del(callbacks);
+    return false;
+  }
+  // Why manual: the window reopens only as the connection's body budget allows (see release_window).
+  nghttp2_option_set_no_auto_window_update(options, 1);
+  nghttp2_option_set_max_deflate_dynamic_table_size(options, 4096);
+  const int made = nghttp2_session_server_new2(&session_, callbacks, this, options);
+  nghttp2_option_del(options);
+  nghttp2_session_callbacks_del(callbacks);
+  if (made != 0) return false;
+  const http::Http2Settings& settings = site_.http2;
+  const nghttp2_settings_entry entries[] = {
+      {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings.max_concurrent_streams},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, settings.initial_window_size},
+      {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, settings.max_header_list_size},
+      {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+      // Why: RFC 9113 deprecates the priority tree; telling the client spares us its cost.
+      {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
+  };
+  if (nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, entries, std::size(entries)) != 0) return false;
+  return nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow) == 0;
+}
+
+Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context, std::string_view first) {
+  stream_ = &stream;
+  peer_ = &context.peer;
+  tls_ = context.tls;
+  socket_ = context.socket;
+  deadline_ = &context.deadline;
+  idle_since_ = Scheduler::current().now();
+  reset_refilled_ = idle_since_;
+  if (!open_session()) co_return false;
+  if (site_.tracker != nullptr) {
+    site_.tracker->add_drain_listener(*this);
+    registered_ = true;
+    draining_ = site_.tracker->draining();
+  }
+  bool going = feed(first);
+  while (going) {
+    if (draining_ && !goaway_sent_) go_away(NGHTTP2_NO_ERROR);
+    // Why first: the streams just started (or woken) answer now, and their
+    // answers go out in the same write as what the session has to say.
+    if (running_tasks_ > 0) co_await Yield{};
+    const bool sent = co_await send_pending();
+    if (!sent) break;
+    note_stalls();
+    const bool done = !nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_);
+    if (done || (goaway_sent_ && streams_.empty())) {
+      stream.finish();
+      break;
+    }
+    going = co_await wait_and_read();
+  }
+  end_streams();
+  deadline_->disarm();
+  co_return false;
+}
+
+bool Http2Connection::feed(std::string_view bytes) {
+  add_stat(Stat::bytes_received, static_cast<std::int64_t>(bytes.size()));
+  const auto consumed =
+      nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  if (consumed < 0) {
+    // Fatal only: a bad preface, a flood of frames we must acknowledge to a
+    // client that does not read, or memory. Protocol errors are not here:
+    // nghttp2 queues their GOAWAY or RST_STREAM itself.
+    if (error_log().enabled(LogLevel::debug)) {
+      error_log().log(LogLevel::debug, "HTTP/2 connection from %s ended: %s", peer_->c_str(),
+                      nghttp2_strerror(static_cast<int>(consumed)));
+    }
+    return false;
+  }
+  return true;
+}
+
+Task<bool> Http2Connection::send_pending() {
+  for (;;) {
+    out_.clear();
+    while (out_.size() < kMaxWriteBytes) {
+      const std::uint8_t* data = nullptr;
+      const auto produced = nghttp2_session_mem_send(session_, &data);
+      if (produced < 0) co_return false;
+      if (produced == 0) break;
+      out_.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(produced));
+    }
+    if (out_.empty()) co_return true;
+    deadline_->rearm_after(site_.timeouts.write);
+    const Timed<IoResult> write = co_await within(*deadline_, TimeoutStage::write, stream_->write(out_.data(), out_.size()));
+    if (write.timed_out() || !*write) co_return false;  // a client that does not read, or gone
+    add_stat(Stat::bytes_sent, static_cast<std::int64_t>(out_.size()));
+  }
+}
+
+Task<bool> Http2Connection::wait_and_read() {
+  const std::optional<Scheduler::Clock::time_point> until = next_deadline();
+  if (until) {
+    deadline_->rearm(*until);
+  } else {
+    deadline_->disarm();
+  }
+  if (draining_ && !goaway_sent_) co_return true;  // the drain began while we were busy
+  if (running_tasks_ == 0 && !wake_.is_set()) {
+    // Nothing of ours is under way: wait for the client alone.
+    ReadLease input;
+    const Timed<IoResult> read = co_await deadline_->guard(stream_->read_pooled(input));
+    if (read.timed_out()) co_return draining_ || on_deadline();
+    const IoResult got = *read;
+    if (!got || got.bytes() == 0) co_return false;
+    co_return feed(input.bytes());
+  }
+  if (has_buffered_input(*stream_)) co_return co_await read_and_feed();
+  if (!wake_.is_set()) {
+    if (watcher_.record() == nullptr) watcher_ = Scheduler::current().spawn(watch_socket());
+    if (!readable_) watch_wanted_.set();
+    const Timed<void> woken = co_await deadline_->guard(wake_.wait());
+    if (woken.timed_out()) co_return draining_ || on_deadline();
+  } else {
+    co_await wake_.wait();  // clears it: what set it is handled below or by the loop
+  }
+  if (!readable_) co_return true;  // a stream's output, or the drain: the loop sends it
+  readable_ = false;
+  co_return co_await read_and_feed();
+}
+
+Task<bool> Http2Connection::read_and_feed() {
+  // Why a deadline: the socket is readable, but a TLS record cut short waits here for its rest.
+  deadline_->rearm_after(site_.timeouts.header);
+  ReadLease input;
+  const Timed<IoResult> read = co_await within(*deadline_, TimeoutStage::header, stream_->read_pooled(input));
+  if (read.timed_out()) co_return false;
+  const IoResult got = *read;
+  if (!got || got.bytes() == 0) co_return false;
+  co_return feed(input.bytes());
+}
+
+Task<void> Http2Connection::watch_socket() {
+  for (;;) {
+    co_await watch_wanted_.wait();
+    (void)co_await ReadWait(socket_);
+    readable_ = true;
+    wake_.set();
+  }
+}
+
+int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self) {
+  Http2Connection& connection = connection_of(self);
+  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+  auto stream = std::make_shared<Http2Stream>(connection, connection.site_, frame->hd.stream_id);
+  stream->opened = Scheduler::current().now();
+  connection.streams_.emplace(frame->hd.stream_id, Entry{std::move(stream), {}});
+  return 0;
+}
+
+int Http2Connection::on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name_bytes,
+                               std::size_t name_length, const std::uint8_t* value_bytes, std::size_t value_length,
+                               std::uint8_t, void* self) {
+  Http2Connection& connection = connection_of(self);
+  Http2Stream* stream = connection.find(frame->hd.stream_id);
+  if (stream == nullptr || stream->refusal != 0 || stream->headers_done) return 0;  // trailers are not kept
+  const http::HttpLimits& limits = connection.site_.limits;
+  stream->header_bytes += name_length + value_length + kFieldOverhead;
+  ++stream->header_count;
+  if (stream->header_bytes > connection.site_.http2.max_header_list_size ||
+      stream->header_count > limits.max_header_count) {
+    stream->refusal = 431;  // answered by headers_complete, once the block has ended
+    return 0;
+  }
+  const std::string_view name = text(name_bytes, name_length);
+  const std::string_view value = text(value_bytes, value_length);
+  http::Request& request = stream->request();
+  if (name.empty()) return 0;
+  if (name.front() != ':') {
+    request.headers.add(name, value);
+    return 0;
+  }
+  if (name == ":method") {
+    request.method.assign(value);
+  } else if (name == ":path") {
+    if (value.size() > limits.max_uri_bytes) {
+      stream->refusal = 414;
+      return 0;
+    }
+    request.target.assign(value);
+  } else if (name == ":authority") {
+    // Why as Host: handlers and the router read Host; RFC 9113 §8.3.1 makes
+    // :authority its equivalent. A Host field of the client's own wins.
+    if (!request.headers.get("Host")) request.headers.add("Host", value);
+  }
+  return 0;
+}
+
+int Http2Connection::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* self) {
+  Http2Connection& connection = connection_of(self);
+  const std::int32_t id = frame->hd.stream_id;
+  const bool end_stream = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+  switch (frame->hd.type) {
+    case NGHTTP2_HEADERS: {
+      Http2Stream* stream = connection.find(id);
+      if (stream == nullptr) return 0;
+      if (!stream->headers_done) {
+        connection.headers_complete(*stream, end_stream);
+      } else if (end_stream && !stream->refused && !stream->request_complete) {  // trailers end the request
+        stream->request_complete = true;
+        connection.start_task(*stream);
+      }
+      return 0;
+    }
+    case NGHTTP2_DATA: {
+      Http2Stream* stream = connection.find(id);
+      if (frame->hd.length == 0 && !end_stream && ++connection.empty_data_frames_ > kMaxEmptyDataFrames) {
+        connection.go_away(NGHTTP2_ENHANCE_YOUR_CALM);  // Why: each costs us work and the client nothing
+        return 0;
+      }
+      if (stream == nullptr || !end_stream || stream->refused || stream->request_complete) return 0;
+      stream->request_complete = true;
+      connection.start_task(*stream);
+      connection.release_window();  // the oldest incomplete upload may be another stream now
+      return 0;
+    }
+    case NGHTTP2_RST_STREAM:
+      (void)connection.count_reset();
+      return 0;
+    default:
+      return 0;
+  }
+}
+
+int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, std::int32_t stream_id,
+                                        const std::uint8_t* data, std::size_t length, void* self) {
+  Http2Connection& connection = connection_of(self);
+  // Why at once: the connection window is only throughput; each stream's
+  // own window is what bounds what we hold (see release_window).
+  nghttp2_session_consume_connection(session, length);
+  Http2Stream* stream = connection.find(stream_id);
+  if (stream == nullptr || stream->refused) {
+    nghttp2_session_consume_stream(session, stream_id, length);
+    return 0;
+  }
+  std::string& body = stream->request().body;
+  if (body.size() + length > connection.site_.limits.max_body_bytes) {
+    nghttp2_session_consume_stream(session, stream_id, length);
+    connection.refuse(*stream, 413);
+    return 0;
+  }
+  body.append(text(data, length));
+  connection.body_bytes_ += length;
+  stream->unconsumed += length;
+  stream->last_input = Scheduler::current().now();
+  connection.release_window();
+  return 0;
+}
+
+int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t, void* self) {
+  Http2Connection& connection = connection_of(self);
+  auto found = connection.streams_.find(stream_id);
+  if (found == connection.streams_.end()) return 0;
+  Entry& entry = found->second;
+  Http2Stream& stream = *entry.stream;
+  stream.closed = true;
+  if (!stream.body_released) {
+    stream.body_released = true;
+    connection.body_bytes_ -= stream.request().body.size();
+  }
+  if (stream.task_started && !stream.task_finished) {
+    // The client reset it (or it ended otherwise) while the handler ran: nobody waits for the answer.
+    stream.mark_reset();
+    entry.task.cancel();
+    if (connection.site_.access_log != nullptr) {
+      connection.site_.access_log->record(stream.request(), stream.request().peer, {}, 499, 0,
+                                          std::chrono::microseconds(0));
+    }
+  }
+  connection.forget_if_done(stream_id);
+  connection.release_window();
+  return 0;
+}
+
+int Http2Connection::on_frame_send(nghttp2_session* session, const nghttp2_frame* frame, void* self) {
+  Http2Connection& connection = connection_of(self);
+  const bool end_stream = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+  if (!end_stream || (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)) return 0;
+  Http2Stream* stream = connection.find(frame->hd.stream_id);
+  if (stream != nullptr && !stream->request_complete) {
+    // Why: we answered before the request ended (a limit): RFC 9113 §8.1
+    // lets the server end the stream so, and the client stops sending.
+    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_NO_ERROR);
+  }
+  return 0;
+}
+
+void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
+  stream.headers_done = true;
+  stream.request_complete = end_stream;
+  stream.body_began = Scheduler::current().now();
+  stream.last_input = stream.body_began;
+  http::Request& request = stream.request();
+  if (stream.refusal != 0) {  // a limit passed while its fields arrived
+    refuse(stream, stream.refusal);
+    return;
+  }
+  if (request.method == "CONNECT") {
+    refuse(stream, 501);
+    return;
+  }
+  const std::string_view target = request.target;
+  if (target == "*") {
+    if (request.method != "OPTIONS") {
+      refuse(stream, 400);
+      return;
+    }
+    request.path = "*";
+  } else {
+    const auto question = target.find('?');
+    const std::string_view raw_path = target.substr(0, question);
+    if (question != std::string_view::npos) request.query.assign(target.substr(question + 1));
+    if (!http::normalize_path(raw_path, request.path)) {
+      refuse(stream, 400);
+      return;
+    }
+  }
+  const std::optional<std::string_view> host = request.headers.get("Host");
+  if (host && !http::is_valid_host(*host)) {
+    refuse(stream, 400);
+    return;
+  }
+  if (const std::optional<std::string_view> declared = request.headers.get("Content-Length")) {
+    std::uint64_t length = 0;
+    const auto [end, error] = std::from_chars(declared->data(), declared->data() + declared->size(), length);
+    if (error == std::errc() && end == declared->data() + declared->size() && length > site_.limits.max_body_bytes) {
+      refuse(stream, 413);  // Why now: the client need not send what would be refused
+      return;
+    }
+  }
+  if (end_stream) start_task(stream);
+}
+
+void Http2Connection::start_task(Http2Stream& stream) {
+  auto found = streams_.find(stream.id());
+  if (found == streams_.end() || stream.task_started) return;
+  stream.task_started = true;
+  ++running_tasks_;
+  found->second.task = Scheduler::current().spawn(Http2Stream::run(found->second.stream));
+}
+
+void Http2Connection::task_done(Http2Stream& stream) {
+  stream.task_finished = true;
+  --running_tasks_;
+  if (!stream.body_released) {
+    stream.body_released = true;
+    body_bytes_ -= stream.request().body.size();
+  }
+  release_window();
+  forget_if_done(stream.id());
+}
+
+void Http2Connection::refuse(Http2Stream& stream, int status) {
+  stream.refused = true;
+  if (!stream.body_released) {
+    stream.body_released = true;
+    body_bytes_ -= stream.request().body.size();
+  }
+  stream.request().body.clear();
+  stream.unconsumed = 0;
+  stream.answer_now(status);
+  (void)count_reset();  // Why: a client making us refuse streams costs us like one resetting them
+}
+
+void Http2Connection::release_window() {
+  if (streams_.empty()) return;
+  // The oldest upload still arriving always gets its window back, so every
+  // upload finishes in turn whatever the others hold.
+  std::int32_t oldest = 0;
+  for (const auto& [id, entry] : streams_) {
+    const Http2Stream& stream = *entry.stream;
+    if (stream.headers_done && !stream.request_complete && !stream.refused && (oldest == 0 || id < oldest)) oldest = id;
+  }
+  for (auto& [id, entry] : streams_) {
+    Http2Stream& stream = *entry.stream;
+    if (stream.unconsumed == 0) continue;
+    if (body_bytes_ > kBodyBudget && id != oldest) continue;
+    nghttp2_session_consume_stream(session_, id, stream.unconsumed);
+    stream.unconsumed = 0;
+    stream.last_input = Scheduler::current().now();  // Why: its body timer ran paused while we held it
+  }
+}
+
+bool Http2Connection::count_reset() {
+  const auto now = Scheduler::current().now();
+  const double seconds = std::chrono::duration<double>(now - reset_refilled_).count();
+  reset_refilled_ = now;
+  reset_tokens_ = std::min<double>(kResetBurst, reset_tokens_ + seconds * kResetsPerSecond);
+  if (reset_tokens_ >= 1) {
+    reset_tokens_ -= 1;
+    return true;
+  }
+  if (!goaway_sent_ && error_log().enabled(LogLevel::warn)) {
+    error_log().log(LogLevel::warn, "HTTP/2 client %s reset streams too fast; GOAWAY ENHANCE_YOUR_CALM",
+                    peer_->c_str());
+  }
+  go_away(NGHTTP2_ENHANCE_YOUR_CALM);
+  return false;
+}
+
+void Http2Connection::go_away(std::uint32_t error_code) {
+  if (goaway_sent_ && error_code == NGHTTP2_NO_ERROR) return;
+  goaway_sent_ = true;
+  if (error_code == NGHTTP2_NO_ERROR) {
+    nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(session_),
+                          NGHTTP2_NO_ERROR, nullptr, 0);
+  } else {
+    nghttp2_session_terminate_session(session_, error_code);  // closes once the GOAWAY is out
+  }
+}
+
+std::optional<Scheduler::Clock::time_point> Http2Connection::next_deadline() const {
+  std::optional<Scheduler::Clock::time_point> soonest;
+  auto consider = [&soonest](Scheduler::Clock::time_point when) {
+    if (!soonest || when < *soonest) soonest = when;
+  };
+  if (streams_.empty()) {
+    consider(idle_since_ + site_.timeouts.keepalive);
+    return soonest;
+  }
+  const http::HttpTimeouts& timeouts = site_.timeouts;
+  for (const auto& [id, entry] : streams_) {
+    const Http2Stream& stream = *entry.stream;
+    if (!stream.headers_done) {
+      consider(stream.opened + timeouts.header);
+    } else if (!stream.request_complete && !stream.refused && stream.unconsumed == 0) {
+      consider(stream.last_input + timeouts.body);
+      if (timeouts.body_total.count() > 0) consider(stream.body_began + timeouts.body_total);
+    }
+    if (stream.stalled_since) consider(*stream.stalled_since + timeouts.write);
+  }
+  return soonest;
+}
+
+bool Http2Connection::on_deadline() {
+  const auto now = Scheduler::current().now();
+  if (streams_.empty()) {
+    if (now < idle_since_ + site_.timeouts.keepalive) return true;
+    go_away(NGHTTP2_NO_ERROR);  // idle: the keep-alive timeout is a quiet close, as in HTTP/1.1
+    return true;
+  }
+  const http::HttpTimeouts& timeouts = site_.timeouts;
+  std::vector<std::int32_t> late_bodies;
+  std::vector<std::int32_t> stalled;
+  for (const auto& [id, entry] : streams_) {
+    const Http2Stream& stream = *entry.stream;
+    if (!stream.headers_done && now >= stream.opened + timeouts.header) {
+      // Why the connection: a header block cannot be interrupted by a response.
+      count_timeout(TimeoutStage::header);
+      return false;
+    }
+    if (stream.headers_done && !stream.request_complete && !stream.refused && stream.unconsumed == 0 &&
+        (now >= stream.last_input + timeouts.body ||
+         (timeouts.body_total.count() > 0 && now >= stream.body_began + timeouts.body_total))) {
+      late_bodies.push_back(id);
+    }
+    if (stream.stalled_since && now >= *stream.stalled_since + timeouts.write) stalled.push_back(id);
+  }
+  for (std::int32_t id : late_bodies) {
+    count_timeout(TimeoutStage::body);
+    if (Http2Stream* stream = find(id)) refuse(*stream, 408);
+  }
+  for (std::int32_t id : stalled) {
+    count_timeout(TimeoutStage::write);
+    if (Http2Stream* stream = find(id)) {
+      stream->stalled_since.reset();
+      stream->mark_reset();
+      nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+    }
+  }
+  return true;
+}
+
+void Http2Connection::note_stalls() {
+  const bool connection_shut = nghttp2_session_get_remote_window_size(session_) <= 0;
+  for (auto& [id, entry] : streams_) {
+    Http2Stream& stream = *entry.stream;
+    const bool waiting = stream.has_output() && (connection_shut || nghttp2_session_get_stream_remote_window_size(session_, id) <= 0);
+    if (!waiting) {
+      stream.stalled_since.reset();
+    } else if (!stream.stalled_since) {
+      stream.stalled_since = Scheduler::current().now();
+    }
+  }
+}
+
+void Http2Connection::forget_if_done(std::int32_t id) {
+  auto found = streams_.find(id);
+  if (found == streams_.end()) return;
+  const Http2Stream& stream = *found->second.stream;
+  if (!stream.closed || (stream.task_started && !stream.task_finished)) return;
+  streams_.erase(found);
+  if (streams_.empty()) idle_since_ = Scheduler::current().now();
+}
+
+void Http2Connection::on_drain(std::chrono::milliseconds) {
+  draining_ = true;
+  wake_.set();
+  // Why: a connection waiting for its client alone waits in a read; ending
+  // that wait now sends the GOAWAY at once, not at the idle timeout.
+  if (deadline_ != nullptr && running_tasks_ == 0) deadline_->rearm(Scheduler::current().now());
+}
+
+void Http2Connection::end_streams() noexcept {
+  for (auto& [id, entry] : streams_) {
+    entry.stream->detach();
+    if (entry.stream->task_started && !entry.stream->task_finished) entry.task.cancel();
+  }
+  streams_.clear();
+  running_tasks_ = 0;
+  watcher_.cancel();
+}
+
+Http2Stream* Http2Connection::find(std::int32_t id) noexcept {
+  auto found = streams_.find(id);
+  return found == streams_.end() ? nullptr : found->second.stream.get();
+}
+
+}  // namespace tiffany::http2

@@ -1,0 +1,159 @@
+// Http2Connection: one HTTP/2 connection: nghttp2 in memory, the socket, and a task per stream.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include <nghttp2/nghttp2.h>
+
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/net/byte_stream.hpp>
+#include <tiffany/reactor/read_lease.hpp>
+
+#include "server/http/http_site.hpp"
+#include "server/http2/http2_stream.hpp"
+#include "server/http2/wake_signal.hpp"
+#include "server/transport/connection_tracker.hpp"
+#include "server/transport/stream_protocol.hpp"
+
+namespace tiffany::http2 {
+
+/// Serves one connection that speaks HTTP/2 from its first byte (the
+/// client preface, which `first` begins with) until it closes.
+///
+/// The connection's task does all the socket I/O: it feeds what it reads to
+/// nghttp2 (framing, HPACK, flow control, the protocol's checks) and writes
+/// what nghttp2 has to send. Each request runs in a task of its own
+/// (Http2Stream::run), started when its body is complete; while any runs,
+/// the connection waits for either its output or the socket's next bytes
+/// (a watcher task polls the socket), so a reset or a new request is seen
+/// at once.
+///
+/// Limits, each answered as RFC 9113 says: header lists past
+/// max_header_list_size or max_header_count (431), targets past
+/// max_uri_bytes (414) and bodies past max_body_bytes (413) are answered
+/// and the stream reset; more than max_concurrent_streams is refused by
+/// nghttp2 (REFUSED_STREAM); streams reset (by the client, or by us for its
+/// errors) faster than kResetBurst then kResetsPerSecond, or more than
+/// kMaxEmptyDataFrames DATA frames that carry nothing, end the connection
+/// with GOAWAY ENHANCE_YOUR_CALM (Rapid Reset, CVE-2023-44487; empty-frame
+/// floods); nghttp2 caps CONTINUATION frames (CVE-2024-27316) and the
+/// acknowledgements a client that does not read can make us queue.
+///
+/// Memory: request bodies are held whole, at most max_body_bytes a stream;
+/// past kBodyBudget for the connection, only the oldest incomplete upload's
+/// window is reopened, so the others wait (their body timeout paused) and
+/// every upload still finishes in turn.
+///
+/// Timeouts: a header block or a body that stalls (header, body, body_total:
+/// the stream gets 408, or the connection closes mid-block); a response
+/// that waits on the client's window for `write` (the stream is reset); a
+/// socket write that waits `write` (the connection closes); `keepalive`
+/// with no stream open (GOAWAY, close). A drain sends GOAWAY at once, lets
+/// the open streams finish, then closes.
+class Http2Connection final : private DrainListener {
+ public:
+  static constexpr std::size_t kBodyBudget = 1024 * 1024;
+  static constexpr std::uint32_t kResetBurst = 200;
+  static constexpr std::uint32_t kResetsPerSecond = 100;
+  static constexpr std::uint32_t kMaxEmptyDataFrames = 1000;
+
+  explicit Http2Connection(const http::HttpSite& site);
+  Http2Connection(const Http2Connection&) = delete;
+  Http2Connection& operator=(const Http2Connection&) = delete;
+  ~Http2Connection();
+
+  /// Serves the connection until it ends; `first` holds its first bytes
+  /// (the preface and what followed it). Always false: the connection closes.
+  Task<bool> serve(ByteStream& stream, ConnectionContext& context, std::string_view first);
+
+  // ---- for its streams ----
+  nghttp2_session* session() noexcept { return session_; }
+  const std::string& peer() const noexcept { return *peer_; }
+  bool tls() const noexcept { return tls_; }
+  bool draining() const noexcept { return draining_; }
+  /// A stream has output (or a whole response) for the session: wake the connection.
+  void output_ready() { wake_.set(); }
+  /// A stream's task ended.
+  void task_done(Http2Stream& stream);
+
+ private:
+  struct Entry {
+    std::shared_ptr<Http2Stream> stream;
+    JoinHandle<void> task;
+  };
+
+  // nghttp2 callbacks (user_data is the connection).
+  static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self);
+  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name, std::size_t name_length,
+                       const std::uint8_t* value, std::size_t value_length, std::uint8_t flags, void* self);
+  static int on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* self);
+  static int on_data_chunk_recv(nghttp2_session*, std::uint8_t flags, std::int32_t stream_id, const std::uint8_t* data,
+                                std::size_t length, void* self);
+  static int on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t error_code, void* self);
+  static int on_frame_send(nghttp2_session*, const nghttp2_frame* frame, void* self);
+
+  bool open_session();
+  /// Feeds input to nghttp2; false when the connection must end now.
+  bool feed(std::string_view bytes);
+  /// Writes everything nghttp2 has to send; false when the socket failed or stalled.
+  Task<bool> send_pending();
+  /// Waits for input, stream output, a timeout or the drain, and handles it;
+  /// false when the connection must end.
+  Task<bool> wait_and_read();
+  Task<bool> read_and_feed();
+  Task<void> watch_socket();
+  /// Headers complete: checks them and either starts the stream's task or answers it.
+  void headers_complete(Http2Stream& stream, bool end_stream);
+  void start_task(Http2Stream& stream);
+  /// The connection answers `stream` itself (a limit), then resets it.
+  void refuse(Http2Stream& stream, int status);
+  /// Gives the client's window back for bytes we hold, within the budget.
+  void release_window();
+  /// Counts one reset toward Rapid Reset; false (and GOAWAY) past the limit.
+  bool count_reset();
+  void go_away(std::uint32_t error_code);
+  /// The soonest time a stream's stage ends, or the idle timeout; nullopt: none.
+  std::optional<Scheduler::Clock::time_point> next_deadline() const;
+  /// A deadline passed: answers the streams whose stage ended; false when the connection must end.
+  bool on_deadline();
+  void forget_if_done(std::int32_t id);
+  /// After a write: notes which streams' output waits on the client's window (for the write timeout).
+  void note_stalls();
+  void on_drain(std::chrono::milliseconds idle_grace) override;
+  /// Cancels every stream task and detaches the streams (idempotent).
+  void end_streams() noexcept;
+  Http2Stream* find(std::int32_t id) noexcept;
+
+  const http::HttpSite& site_;
+  nghttp2_session* session_ = nullptr;
+  ByteStream* stream_ = nullptr;      // serve()'s
+  const std::string* peer_ = nullptr;  // serve()'s
+  bool tls_ = false;
+  int socket_ = -1;
+  Deadline* deadline_ = nullptr;  // serve()'s: the connection's current wait
+  std::unordered_map<std::int32_t, Entry> streams_;
+  std::size_t running_tasks_ = 0;
+  std::size_t body_bytes_ = 0;    // request bodies held by the connection's streams
+  WakeSignal wake_;               // stream output, a readable socket, the drain
+  WakeSignal watch_wanted_;       // the connection waits: the watcher polls the socket
+  JoinHandle<void> watcher_;
+  bool readable_ = false;         // the watcher saw input
+  bool draining_ = false;
+  bool goaway_sent_ = false;
+  bool registered_ = false;       // a drain listener of site_.tracker
+  std::string out_;               // what goes in the next write
+  Scheduler::Clock::time_point idle_since_{};
+  double reset_tokens_ = kResetBurst;
+  Scheduler::Clock::time_point reset_refilled_{};
+  std::uint32_t empty_data_frames_ = 0;
+};
+
+}  // namespace tiffany::http2

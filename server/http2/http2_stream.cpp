@@ -1,0 +1,368 @@
+// Http2Stream: routing and the handler in the stream's task, the response to nghttp2.
+#include "server/http2/http2_stream.hpp"
+
+#include <nghttp2/nghttp2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <exception>
+#include <vector>
+
+#include <tiffany/coro/exception_message.hpp>
+#include <tiffany/coro/task_canceled.hpp>
+#include <tiffany/handlers/server_stats.hpp>
+#include <tiffany/http/headers.hpp>
+#include <tiffany/http/http_date.hpp>
+#include <tiffany/http/http_status.hpp>
+#include <tiffany/http/request_context.hpp>
+#include <tiffany/http/request_id.hpp>
+
+#include "handlers/internal/metrics.hpp"
+#include "handlers/internal/middleware_chain.hpp"
+#include "server/http2/http2_connection.hpp"
+#include "server/log/access_log.hpp"
+#include "server/log/error_log.hpp"
+#include "server/transport/stage_timeout.hpp"
+
+namespace tiffany::http2 {
+namespace {
+
+// Fields the server writes itself, and those HTTP/2 forbids (RFC 9113 §8.2.2).
+bool is_dropped_field(std::string_view name) noexcept {
+  for (std::string_view dropped : {"date", "server", "connection", "x-request-id", "content-length",
+                                   "transfer-encoding", "keep-alive", "proxy-connection", "upgrade"}) {
+    if (http::iequals(name, dropped)) return true;
+  }
+  return false;
+}
+
+std::string lower(std::string_view name) {
+  std::string text(name);
+  for (char& c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return text;
+}
+
+ssize_t read_stream_data(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
+                         std::uint32_t* flags, nghttp2_data_source* source, void*) {
+  return static_cast<Http2Stream*>(source->ptr)->read_data(buffer, length, flags);
+}
+
+}  // namespace
+
+Http2Stream::Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id)
+    : connection_(&connection), site_(site), id_(id) {
+  response_.attach(this);
+  request_.version_major = 2;
+  request_.version_minor = 0;
+}
+
+void Http2Stream::detach() noexcept {
+  connection_ = nullptr;
+  reset_ = true;
+  drained_.set();
+}
+
+void Http2Stream::mark_reset() noexcept {
+  reset_ = true;
+  drained_.set();
+}
+
+bool Http2Stream::has_output() const noexcept {
+  return submitted_ && !reset_ && !ended_output_done();
+}
+
+Task<void> Http2Stream::run(std::shared_ptr<Http2Stream> self) {
+  co_await self->serve();
+}
+
+void Http2Stream::answer_now(int status) {
+  route_metrics_ = site_.unmatched;
+  head_request_ = request_.is_head();
+  answer_error(status);
+  submit_whole();
+  log_and_count(std::chrono::steady_clock::duration::zero());
+}
+
+Task<void> Http2Stream::serve() {
+  http::Request& request = request_;
+  request.peer = connection_->peer();
+  request.tls = connection_->tls();
+  add_stat(Stat::requests_total);
+  head_request_ = request.is_head();
+  route_metrics_ = site_.unmatched;
+  const std::optional<std::string_view> given_id = request.headers.get("X-Request-Id");
+  if (given_id && http::is_valid_request_id(*given_id)) {
+    request_id_.assign(*given_id);
+  } else {
+    http::make_request_id(request_id_);
+  }
+  http::kRequestId.set(request_id_);
+  const auto started = std::chrono::steady_clock::now();
+  Deadline deadline = Deadline::unarmed();
+  deadline_ = &deadline;
+  const bool answered = co_await respond();
+  deadline_ = nullptr;
+  const auto took = std::chrono::steady_clock::now() - started;
+  if (connection_ == nullptr) co_return;  // the connection ended while the handler ran
+  if (!answered) {
+    if (!reset_) nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+    reset_ = true;
+  } else if (streaming_) {
+    if (compression_.streaming() && !reset_) {
+      const std::string_view tail = compression_.finish_stream();
+      pending_.append(tail);
+      sent_bytes_ += tail.size();
+    }
+    ended_ = true;
+    if (!reset_) nghttp2_session_resume_data(connection_->session(), id_);
+  } else {
+    submit_whole();
+  }
+  compression_.end();
+  log_and_count(took);
+  connection_->output_ready();
+  connection_->task_done(*this);
+}
+
+Task<bool> Http2Stream::respond() {
+  http::Request& request = request_;
+  if (request.path == "*") {  // OPTIONS * (RFC 9110 §9.3.7): about the server
+    response_.status = 200;
+    co_return true;
+  }
+  Handler* target = &route_step_;
+  if (site_.middleware == nullptr) {
+    target = route(request, response_);
+    if (target == nullptr) co_return true;  // the plain 404 or 405 is in response_
+  }
+  if (site_.timeouts.handler.count() > 0) deadline_->rearm_after(site_.timeouts.handler);
+  std::exception_ptr failure;
+  Timed<void> ran;
+  try {
+    if (site_.middleware == nullptr) {
+      ran = co_await within(*deadline_, TimeoutStage::handler, target->handle(request, response_));
+    } else {
+      ran = co_await within(*deadline_, TimeoutStage::handler, site_.middleware->run(request, response_, *target));
+    }
+  } catch (const TaskCanceled&) {
+    throw;  // the stream was reset or the connection ended: nobody waits for an answer
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  const char* label = handler_label_ != nullptr ? handler_label_->c_str() : "middleware or 404/405 handler";
+  if (ran.timed_out()) {
+    error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms (HTTP/2)", label, request.method.c_str(),
+                    request.path.c_str(), static_cast<long long>(site_.timeouts.handler.count()));
+    if (response_.streaming()) co_return false;
+    answer_error(503);
+    co_return true;
+  }
+  if (failure) {
+    if (error_log().enabled(LogLevel::error)) {
+      error_log().log(LogLevel::error, "%s failed on %s %s: %s", label, request.method.c_str(), request.path.c_str(),
+                      exception_message(failure).c_str());
+    }
+    if (response_.streaming()) co_return false;
+    answer_error(500);
+    co_return true;
+  }
+  if (!response_.streaming()) encoded_ = compression_.apply_whole(response_, head_request_);
+  co_return true;
+}
+
+Handler* Http2Stream::route(http::Request& request, http::Response& response) {
+  const http::Router::Result routed = site_.router.route(request);
+  if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
+  if (routed.outcome == http::Router::Outcome::found) {
+    http::kRoute.set(http::RouteInfo{*routed.pattern, *routed.label});
+    handler_label_ = routed.label;
+    compression_.begin(routed.compression, request);
+    return routed.handler;
+  }
+  http::kRoute.reset();
+  const bool not_found = routed.outcome == http::Router::Outcome::not_found;
+  response.status = not_found ? 404 : 405;
+  if (!not_found) response.headers.set("Allow", routed.allow);
+  fallback_ = not_found ? site_.not_found.get() : site_.method_not_allowed.get();
+  if (fallback_ != nullptr) {
+    fallback_status_ = response.status;
+    return &fallback_step_;
+  }
+  response.headers.set("Content-Type", "text/plain; charset=utf-8");
+  response.body = not_found ? "404 Not Found\n" : "405 Method Not Allowed\n";
+  return nullptr;
+}
+
+Task<void> Http2Stream::RouteStep::handle(http::Request& request, http::Response& response) {
+  Handler* target = stream_.route(request, response);
+  if (target != nullptr) co_await target->handle(request, response);
+}
+
+Task<void> Http2Stream::FallbackStep::handle(http::Request& request, http::Response& response) {
+  const int status = stream_.fallback_status_;
+  co_await stream_.fallback_->handle(request, response);
+  if (response.status == 200 && !response.streaming()) response.status = status;
+}
+
+void Http2Stream::answer_error(int status) {
+  response_.clear();
+  response_.status = status;
+  response_.headers.set("Content-Type", "text/plain; charset=utf-8");
+  response_.body = std::to_string(status) + " " + std::string(http::reason_phrase(status)) + "\n";
+}
+
+bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool with_body) {
+  const http::Response& response = response_;
+  for (const http::Headers::Field& field : response.headers) {
+    if (!http::is_valid_field_name(field.name) || http::find_invalid_field_value_byte(field.value) != std::string_view::npos) {
+      if (error_log().enabled(LogLevel::error)) {
+        const char* who = handler_label_ != nullptr ? handler_label_->c_str() : "the server";
+        error_log().log(LogLevel::error,
+                        "%s set an invalid response header on %s %s (\"%.*s\"); answered 500 instead of %d (HTTP/2)",
+                        who, request_.method.c_str(), request_.path.c_str(),
+                        static_cast<int>(std::min<std::size_t>(field.name.size(), 64)), field.name.data(),
+                        response.status);
+      }
+      return false;
+    }
+  }
+  char status_digits[4];
+  const int status = std::clamp(response.status, 100, 999);
+  std::to_chars(status_digits, status_digits + 3, status);
+  status_digits[3] = '\0';
+  char length_digits[24];
+  std::size_t length_size = 0;
+  const bool bodyless_status = http::status_forbids_body(status);
+  if (content_length && !bodyless_status) {
+    length_size = static_cast<std::size_t>(std::to_chars(length_digits, length_digits + sizeof length_digits,
+                                                         *content_length).ptr - length_digits);
+  }
+  // Why copies of the names: HTTP/2 field names are lower case (RFC 9113 §8.2.1).
+  std::vector<std::string> names;
+  names.reserve(response.headers.size());
+  std::vector<nghttp2_nv> fields;
+  fields.reserve(response.headers.size() + 5);
+  auto add = [&fields](std::string_view name, std::string_view value) {
+    fields.push_back(nghttp2_nv{reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+                                reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
+                                value.size(), NGHTTP2_NV_FLAG_NONE});
+  };
+  const std::string_view date = http::current_http_date();
+  add(":status", std::string_view(status_digits, 3));
+  add("server", "tiffany");
+  add("date", date);
+  if (!request_id_.empty()) add("x-request-id", request_id_);
+  if (length_size > 0) add("content-length", std::string_view(length_digits, length_size));
+  for (const http::Headers::Field& field : response.headers) {
+    if (is_dropped_field(field.name)) continue;
+    names.push_back(lower(field.name));
+  }
+  std::size_t next_name = 0;
+  for (const http::Headers::Field& field : response.headers) {
+    if (is_dropped_field(field.name)) continue;
+    add(names[next_name++], field.value);
+  }
+  nghttp2_data_provider provider{};
+  provider.source.ptr = this;
+  provider.read_callback = &read_stream_data;
+  const int submitted = nghttp2_submit_response(connection_->session(), id_, fields.data(), fields.size(),
+                                                with_body && !bodyless_status ? &provider : nullptr);
+  if (submitted != 0) return false;
+  submitted_ = true;
+  sent_status_ = status;
+  return true;
+}
+
+void Http2Stream::submit_whole() {
+  if (reset_) return;
+  std::string_view body = response_.body_bytes();
+  const bool bodyless = head_request_ || http::status_forbids_body(response_.status);
+  std::optional<std::uint64_t> length = response_.content_length().value_or(body.size());
+  // Why none for an encoded HEAD answer: its size is only known by encoding (as HTTP/1.1 does).
+  if (encoded_) length = head_request_ ? std::nullopt : std::optional<std::uint64_t>(body.size());
+  whole_ = bodyless ? std::string_view{} : body;
+  ended_ = true;
+  if (!submit_head(length, !whole_.empty())) {
+    answer_error(500);
+    whole_ = response_.body_bytes();
+    if (!submit_head(whole_.size(), true)) {
+      nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+      reset_ = true;
+      return;
+    }
+  }
+  sent_bytes_ = whole_.size();
+}
+
+Task<bool> Http2Stream::write_body(http::Response& response, std::string_view piece) {
+  if (reset_ || connection_ == nullptr) co_return false;
+  const bool bodyless = head_request_ || http::status_forbids_body(response.status);
+  if (!response.streaming()) {
+    response.mark_head_sent();
+    streaming_ = true;
+    const bool encoded = compression_.start_stream(response, bodyless);
+    const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
+    if (!submit_head(declared, !bodyless)) {
+      answer_error(500);
+      streaming_ = false;  // the 500 goes whole: the handler's writes fail from now on
+      submit_whole();
+      reset_ = true;
+      connection_->output_ready();
+      co_return false;
+    }
+  }
+  if (!bodyless && !piece.empty()) {
+    const std::string_view bytes = compression_.streaming() ? compression_.encode_piece(piece) : piece;
+    pending_.append(bytes);
+    sent_bytes_ += bytes.size();
+    nghttp2_session_resume_data(connection_->session(), id_);
+  }
+  connection_->output_ready();
+  // Why wait: back-pressure. A client whose window stays shut holds at most
+  // kMaxPendingBytes of this stream, not everything the handler writes.
+  while (!reset_ && pending_.size() - pending_from_ > kMaxPendingBytes) co_await drained_.wait();
+  co_return !reset_;
+}
+
+bool Http2Stream::ended_output_done() const noexcept {
+  return ended_ && whole_.empty() && pending_from_ == pending_.size();
+}
+
+ssize_t Http2Stream::read_data(std::uint8_t* buffer, std::size_t length, std::uint32_t* flags) noexcept {
+  std::size_t copied = 0;
+  if (!whole_.empty()) {
+    copied = std::min(length, whole_.size());
+    std::memcpy(buffer, whole_.data(), copied);
+    whole_.remove_prefix(copied);
+  } else if (pending_from_ < pending_.size()) {
+    copied = std::min(length, pending_.size() - pending_from_);
+    std::memcpy(buffer, pending_.data() + pending_from_, copied);
+    pending_from_ += copied;
+    if (pending_from_ == pending_.size()) {
+      pending_.clear();
+      pending_from_ = 0;
+    }
+    if (pending_.size() - pending_from_ <= kMaxPendingBytes) drained_.set();
+  }
+  if (ended_ && whole_.empty() && pending_from_ == pending_.size()) {
+    *flags |= NGHTTP2_DATA_FLAG_EOF;
+    response_.drop_body_reference();  // Why: its owner (a cache entry) may go now
+    return static_cast<ssize_t>(copied);
+  }
+  if (copied == 0) return NGHTTP2_ERR_DEFERRED;
+  return static_cast<ssize_t>(copied);
+}
+
+void Http2Stream::log_and_count(std::chrono::steady_clock::duration took) {
+  observe_request_duration(took);
+  if (route_metrics_ != nullptr) route_metrics_->count(sent_status_);
+  if (site_.access_log != nullptr) {
+    site_.access_log->record(request_, request_.peer, request_id_, sent_status_, head_request_ ? 0 : sent_bytes_,
+                             std::chrono::duration_cast<std::chrono::microseconds>(took));
+  }
+}
+
+}  // namespace tiffany::http2

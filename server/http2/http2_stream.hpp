@@ -1,0 +1,156 @@
+// Http2Stream: one HTTP/2 request and its response; its task runs the handler.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/http/request.hpp>
+#include <tiffany/http/response.hpp>
+
+#include "http/internal/compression/response_compression.hpp"
+#include "server/http/http_site.hpp"
+#include "server/http2/wake_signal.hpp"
+
+namespace tiffany {
+struct RouteMetrics;
+}
+
+namespace tiffany::http2 {
+
+class Http2Connection;
+
+/// A stream from its HEADERS to its close. The connection assembles the
+/// request (headers, then the whole body: a handler that streams bodies
+/// gets it as one piece, as BodyReader allows), then starts run() as a task
+/// of its own; the task routes it, runs the middleware and handler like an
+/// HTTP/1.1 connection does, and hands the response to the session:
+///  - whole: submitted when the handler returns, the body read from the
+///    Response by the session's data provider (no copy of its own);
+///  - streamed: the head goes with the first write, each piece waits in
+///    `pending_` until the session sends it. A stream holds at most
+///    kMaxPendingBytes: a write past that waits until the client's flow
+///    control lets them go (back-pressure).
+///
+/// Shared by the connection (until the stream closes) and its task (until
+/// it ends), so whichever goes first leaves the other a live object; a
+/// connection that ends detaches its streams first (connection() is null).
+class Http2Stream final : public http::BodySink {
+ public:
+  /// What a stream may hold of a streamed response's body before a write waits.
+  static constexpr std::size_t kMaxPendingBytes = 256 * 1024;
+
+  Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id);
+
+  std::int32_t id() const noexcept { return id_; }
+  http::Request& request() noexcept { return request_; }
+  const http::Response& response() const noexcept { return response_; }
+
+  /// The stream's task: answers the request. `self` is this stream: the
+  /// task's frame shares it, so it lives however early the connection forgets it.
+  static Task<void> run(std::shared_ptr<Http2Stream> self);
+  /// Answers the request itself with `status` (a limit, a timeout), without a task.
+  void answer_now(int status);
+  /// The connection is gone: every later write fails, nothing reaches it.
+  void detach() noexcept;
+  /// The client reset the stream (or the connection ended it): writes fail.
+  void mark_reset() noexcept;
+
+  /// BodySink: the head (first call), then `piece`, as DATA frames.
+  Task<bool> write_body(http::Response& response, std::string_view piece) override;
+
+  /// nghttp2's data provider: up to `length` bytes of the body into `buffer`.
+  ssize_t read_data(std::uint8_t* buffer, std::size_t length, std::uint32_t* flags) noexcept;
+
+  // ---- the connection's bookkeeping ----
+  bool task_started = false;   // run() was spawned
+  bool task_finished = false;  // run() ended (answered, or canceled)
+  bool closed = false;         // nghttp2 closed the stream
+  bool request_complete = false;  // END_STREAM arrived
+  bool refused = false;           // answered by the connection (413, 431, 400): no task runs
+  int refusal = 0;                // the status a limit passed while the header block arrived calls for
+  bool headers_done = false;      // the header block is complete
+  bool body_released = false;     // its body no longer counts toward the connection's budget
+  std::size_t header_bytes = 0;   // decoded, as SETTINGS_MAX_HEADER_LIST_SIZE counts them
+  std::size_t header_count = 0;
+  std::size_t unconsumed = 0;     // body bytes received but not yet given back to the client's window
+  Scheduler::Clock::time_point opened{};      // HEADERS began
+  Scheduler::Clock::time_point body_began{};  // the header block ended
+  Scheduler::Clock::time_point last_input{};  // the last body bytes (or body_began)
+  std::optional<Scheduler::Clock::time_point> stalled_since;  // output waiting on the client's window
+
+  /// The response's body is waiting to go (whole or streamed, not ended).
+  bool has_output() const noexcept;
+
+ private:
+  Task<void> serve();
+  /// Routes and runs the handler into response_; false when the response
+  /// cannot be completed (the stream must be reset).
+  Task<bool> respond();
+  Handler* route(http::Request& request, http::Response& response);
+  /// Submits response_ whole (HEADERS, then DATA from its body).
+  void submit_whole();
+  /// Submits the head of a streamed (or bodyless) response.
+  bool submit_head(std::optional<std::uint64_t> content_length, bool with_body);
+  void answer_error(int status);
+  /// The whole body is out (or there is none) and nothing more will come.
+  bool ended_output_done() const noexcept;
+  void log_and_count(std::chrono::steady_clock::duration took);
+
+  class RouteStep final : public Handler {
+   public:
+    explicit RouteStep(Http2Stream& stream) noexcept : stream_(stream) {}
+    Task<void> handle(http::Request& request, http::Response& response) override;
+
+   private:
+    Http2Stream& stream_;
+  };
+  class FallbackStep final : public Handler {
+   public:
+    explicit FallbackStep(Http2Stream& stream) noexcept : stream_(stream) {}
+    Task<void> handle(http::Request& request, http::Response& response) override;
+
+   private:
+    Http2Stream& stream_;
+  };
+
+  Http2Connection* connection_;
+  const http::HttpSite& site_;
+  std::int32_t id_;
+  http::Request request_;
+  http::Response response_;
+  http::ResponseCompression compression_;
+  std::string request_id_;
+  const std::string* handler_label_ = nullptr;
+  RouteMetrics* route_metrics_ = nullptr;
+  Handler* fallback_ = nullptr;
+  int fallback_status_ = 0;
+  RouteStep route_step_{*this};
+  FallbackStep fallback_step_{*this};
+  Deadline* deadline_ = nullptr;  // run()'s, while it runs
+  bool head_request_ = false;
+  bool reset_ = false;           // writes fail from now on
+  bool submitted_ = false;       // a head went to the session
+  // The body as the data provider sends it:
+  std::string_view whole_;       // a whole response's body, from the Response (or error_body_)
+  std::string error_body_;       // the body of an error the stream answered itself
+  std::string pending_;          // a streamed response's pieces not yet sent
+  std::size_t pending_from_ = 0;  // sent bytes at the front of pending_
+  bool streaming_ = false;
+  bool encoded_ = false;         // compression replaced a whole body: its declared length no longer holds
+  bool ended_ = false;           // the streamed body is complete
+  int sent_status_ = 0;
+  std::uint64_t sent_bytes_ = 0;  // body bytes handed to the session
+  WakeSignal drained_;            // a write waiting for pending_ to shrink
+};
+
+}  // namespace tiffany::http2
