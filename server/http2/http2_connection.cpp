@@ -118,16 +118,17 @@ bool Http2Connection::feed(std::string_view bytes) {
   add_stat(Stat::bytes_received, static_cast<std::int64_t>(bytes.size()));
   const auto consumed =
       nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
-  if (consumed < 0) {
-    // Fatal only: a bad preface, a flood of frames we must acknowledge to a
-    // client that does not read, or memory. Protocol errors are not here:
-    // nghttp2 queues their GOAWAY or RST_STREAM itself.
-    if (error_log().enabled(LogLevel::debug)) {
-      error_log().log(LogLevel::debug, "HTTP/2 connection from %s ended: %s", peer_->c_str(),
-                      nghttp2_strerror(static_cast<int>(consumed)));
-    }
-    return false;
+  if (consumed >= 0) return true;
+  // Fatal only: a bad preface, a flood (acknowledgements a client that does
+  // not read makes us queue, CONTINUATION frames past the cap), or memory.
+  // Protocol errors are not here: nghttp2 queues their GOAWAY or RST_STREAM itself.
+  const int error = static_cast<int>(consumed);
+  if (error_log().enabled(LogLevel::debug)) {
+    error_log().log(LogLevel::debug, "HTTP/2 connection from %s ended: %s", peer_->c_str(), nghttp2_strerror(error));
   }
+  if (error == NGHTTP2_ERR_BAD_CLIENT_MAGIC || error == NGHTTP2_ERR_NOMEM) return false;
+  // Why still a GOAWAY: the client learns why, and the loop sends it before closing.
+  go_away(NGHTTP2_ENHANCE_YOUR_CALM);
   return true;
 }
 
