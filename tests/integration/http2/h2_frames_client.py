@@ -552,7 +552,9 @@ def flood(args, label, make_frame, until=None):
     conn = Connection(args, feed_h2=False)
     try:
         sent = conn.send_frames((make_frame(index) for index in range(count)), label)
-        conn.read(until=(lambda: until(conn, sent)) if until else (lambda: False), quiet=args.quiet)
+        # Why only when all went out: after a refused send the answers to count are not all coming.
+        done = (lambda: until(conn, sent)) if until and sent == count else (lambda: False)
+        conn.read(until=done, quiet=args.quiet)
         return dict(conn.report(), frames_sent=sent, frames_asked=count)
     finally:
         conn.close()
