@@ -303,15 +303,16 @@ class Connection:
                 self.h2_error = "%s: %s" % (type(error).__name__, error)
             self.flush()
         self.buffer += data
-        replies = []
-        while len(self.buffer) >= 9:
-            length = int.from_bytes(self.buffer[:3], "big")
-            if len(self.buffer) < 9 + length:
+        replies, offset = [], 0
+        while len(self.buffer) - offset >= 9:
+            length = int.from_bytes(self.buffer[offset:offset + 3], "big")
+            if len(self.buffer) - offset < 9 + length:
                 break
-            frame_type, flags = self.buffer[3], self.buffer[4]
-            stream_id = int.from_bytes(self.buffer[5:9], "big") & MAX_STREAM_ID
-            payload, self.buffer = self.buffer[9:9 + length], self.buffer[9 + length:]
-            replies += self._record(frame_type, flags, stream_id, payload)
+            frame_type, flags = self.buffer[offset + 3], self.buffer[offset + 4]
+            stream_id = int.from_bytes(self.buffer[offset + 5:offset + 9], "big") & MAX_STREAM_ID
+            replies += self._record(frame_type, flags, stream_id, self.buffer[offset + 9:offset + 9 + length])
+            offset += 9 + length
+        self.buffer = self.buffer[offset:]
         if replies and not self.feed_h2:
             self.send(b"".join(replies), "acknowledgements")
 
@@ -321,10 +322,10 @@ class Connection:
         self.frames_received[name] = self.frames_received.get(name, 0) + 1
         ms = now_ms(self.start)
         if frame_type == GOAWAY and len(payload) >= 8:
+            # Why the last one: a graceful shutdown sends two, the second with the real last stream id.
             last, code = struct.unpack(">II", payload[:8])
-            if self.goaway is None:
-                self.goaway = {"error": error_name(code), "last_stream_id": last & MAX_STREAM_ID,
-                               "debug": payload[8:200].decode(errors="replace"), "ms": ms}
+            self.goaway = {"error": error_name(code), "last_stream_id": last & MAX_STREAM_ID,
+                           "debug": payload[8:200].decode(errors="replace"), "ms": ms}
         elif frame_type == RST_STREAM and len(payload) == 4:
             self.rst_streams[stream_id] = {"error": error_name(struct.unpack(">I", payload)[0]), "ms": ms}
         elif frame_type == SETTINGS:
