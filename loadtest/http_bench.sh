@@ -351,52 +351,12 @@ summarize() {
     }' "$work/bytes"
 }
 
-# chart_data: one row per scenario, one column of average req/s per server ("n/a" if none).
-chart_data() {
-  report 2 '
-    END {
-      ns = split(servers, server, " "); nc = split(scenarios, scenario, " ")
-      label["plaintext"] = "plaintext"; label["pipelined"] = "pipelined_x16"; label["static"] = "static_4KiB"; label["download"] = "download_100MiB"
-      label["gzip_br"] = "64KiB_gzip_br"; label["gzip"] = "64KiB_gzip"; label["precompressed"] = "64KiB_precompressed"
-      printf "scenario"; for (s = 1; s <= ns; s++) printf " %s", server[s]; print ""
-      for (c = 1; c <= nc; c++) {
-        printf "%s", label[scenario[c]]
-        for (s = 1; s <= ns; s++) {
-          key = server[s] " " scenario[c]
-          if (n[key]) printf " %.0f", avg(key, 1); else printf " n/a"
-        }
-        print ""
-      }
-    }' "$work/results" servers="${servers[*]}" scenarios="${scenarios[*]}"
-}
-
+# draw_chart: the library's bar chart of req/s per scenario and server.
 draw_chart() {
-  local count=${#servers[@]} top
-  chart_data >"$work/chart.dat"
-  top=$(awk 'NR > 1 {for (i = 2; i <= NF; i++) if ($i != "n/a" && $i > max) max = $i} END {print max * 3}' "$work/chart.dat")
-  # Why: a clustered histogram puts bar i (0-based) of row r at r + (i - (count-1)/2) / (count + gap).
-  gnuplot <<PLOT
-set terminal pngcairo size 1000,600 font "sans,11"
-set output "$png"
-set termoption noenhanced
-set title "HTTP req/s on one server core: wrk -t1 -c$connections on another, ${rounds} x ${seconds}s (log scale)"
-set datafile missing "n/a"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.85 border -1
-set boxwidth 0.9
-set logscale y
-set yrange [1000:$top]
-set xrange [-0.6:$((${#scenarios[@]} - 1)).6]
-set ylabel "requests per second"
-set grid ytics
-set key top left autotitle columnheader
-offset(i) = (i - ($count - 1) / 2.0) / ($count + 1.0)
-plot for [column = 2:$((count + 1))] "$work/chart.dat" using column:xtic(1), \
-     for [column = 2:$((count + 1))] "$work/chart.dat" \
-       using (\$0 + offset(column - 2)):column:(sprintf("%.0fk", column(column) / 1000)) \
-       with labels offset 0,0.7 font "sans,8" notitle
-PLOT
+  chart_data "$work/results" "${servers[*]}" "${scenarios[*]}" \
+    "plaintext pipelined_x16 static_4KiB download_100MiB 64KiB_gzip_br 64KiB_gzip 64KiB_precompressed" >"$work/chart.dat"
+  bar_chart "$work/chart.dat" "$png" \
+    "HTTP req/s on one server core: wrk -t1 -c$connections on another, ${rounds} x ${seconds}s (log scale)"
 }
 
 main() {

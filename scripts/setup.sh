@@ -14,6 +14,7 @@ packages=(
   libcrypt-dev                          # libxcrypt: crypt_rn for basic_auth's password hashes
   openssl                               # certificates for HTTPS (run.sh, tests) and TLS test clients
   libgtest-dev libgmock-dev googletest  # tests
+  python3-h2 nghttp2-client             # HTTP/2: the test driver (tests/integration/http2), h2load (the smoke test)
   libbenchmark-dev                      # micro-benchmarks
   wrk curl                              # load generator; curl for the HTTP tests
   nginx-light                           # the real upstream of the client and proxy tests (started by them)

@@ -1,6 +1,6 @@
 # loadtest/lib/measure.sh: how a benchmark measures a server: CPU ticks from /proc, CPU
 # microseconds per request, RSS, the machine's background load, and the load clients'
-# output (wrk's, and the key=value line of loadtest's own clients).
+# output (wrk's, h2load's, and the key=value line of loadtest's own clients).
 # Sourced by loadtest/*.sh with loadtest/lib/peers.sh (for die and bench_name).
 # shellcheck shell=bash
 : "${bench_name:?the benchmark script sets bench_name before it sources the library}"
@@ -53,16 +53,19 @@ measure_background_load() {
   fi
 }
 
+# The awk function both parsers use: us(TEXT) turns "160us", "2.41ms", "1.5s", "2m" into microseconds.
+awk_microseconds='function us(text,   value) {
+    value = text + 0
+    if (text ~ /us$/) return value
+    if (text ~ /ms$/) return value * 1000
+    if (text ~ /m$/) return value * 60000000
+    if (text ~ /s$/) return value * 1000000
+    return value
+  }'
+
 # parse_wrk: wrk output (with or without --latency) on stdin -> "requests rps mean_us p99_us errors".
 parse_wrk() {
-  awk 'function us(text,   value) {
-         value = text + 0
-         if (text ~ /us$/) return value
-         if (text ~ /ms$/) return value * 1000
-         if (text ~ /m$/) return value * 60000000
-         if (text ~ /s$/) return value * 1000000
-         return value
-       }
+  awk "$awk_microseconds"'
        /requests in/ {requests = $1}
        /Requests\/sec/ {rps = $2}
        $1 == "Latency" && $2 != "Distribution" {mean = us($2)}
@@ -70,4 +73,18 @@ parse_wrk() {
        /Socket errors/ {gsub(",", ""); errors += $4 + $6 + $8 + $10}
        /Non-2xx or 3xx/ {errors += $NF}
        END {printf "%d %s %.1f %.1f %d\n", requests, rps, mean, p99, errors}'
+}
+
+# parse_h2load: h2load output on stdin -> "requests rps mean_us p99_us errors protocol": requests
+# succeeded (2xx, 3xx), req/s, mean time per request, p99 as -1 (h2load gives none), errors (requests
+# done that did not succeed: failed, errored, timed out or 4xx/5xx) and the application protocol
+# it spoke ("h2", "h2c", "http/1.1"; "none" when it printed none, e.g. no connection succeeded).
+parse_h2load() {
+  awk "$awk_microseconds"'
+       BEGIN {protocol = "none"}
+       /^Application protocol:/ {protocol = $3}
+       /^finished in/ {rps = $4}
+       /^requests:/ {done = $6; requests = $8}
+       /^time for request:/ {mean = us($6)}
+       END {printf "%d %s %.1f -1 %d %s\n", requests, rps + 0, mean, done - requests, protocol}'
 }

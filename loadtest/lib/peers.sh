@@ -87,6 +87,20 @@ write_tiffany_conf() {
   } >"$work/tiffany.json"
 }
 
+# write_tiffany_h2_conf H2C_PORT TLS_PORT: one worker answering GET /plaintext with "Hello, World!"
+# over HTTP/2 on two listeners: 127.0.0.1:H2C_PORT cleartext (h2c by prior knowledge, HTTP/1.1
+# too) and 127.0.0.1:TLS_PORT with TLS (h2 by ALPN; $work/cert.pem and key.pem, from make_cert).
+write_tiffany_h2_conf() {
+  local routes='"routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ]'
+  write_tiffany_conf 1 <<JSON
+    { "name": "h2c", "address": "127.0.0.1:$1", "protocol": "http", "http2": { "enabled": true },
+      $routes },
+    { "name": "h2", "address": "127.0.0.1:$2", "protocol": "http", "http2": { "enabled": true },
+      "tls": { "cert": "cert.pem", "key": "key.pem" },
+      $routes }
+JSON
+}
+
 # write_nginx_conf WORKERS CONNECTIONS [MAIN_DIRECTIVES] [NAME] <<<HTTP_BLOCK: one worker runs
 # without a master (one process, whose pid is the one to measure), more under one; no
 # access log, temp files in the work dir; HTTP_BLOCK (servers and their settings) goes
@@ -189,10 +203,12 @@ backend app
 CONF
 }
 
-# write_h2o_conf THREADS PORT [TOP_LINES] <<<PATHS: h2o with no access log (none
-# configured) on 127.0.0.1:PORT; PATHS (indented six spaces) go under the default host.
+# write_h2o_conf THREADS PORT [TOP_LINES] [TLS_PORT] <<<PATHS: h2o with no access log (none
+# configured) on 127.0.0.1:PORT, and with TLS_PORT also TLS there ($work/cert.pem and key.pem,
+# from make_cert; h2 by ALPN, and h2c by prior knowledge on PORT, are h2o's defaults); PATHS
+# (indented six spaces) go under the default host.
 write_h2o_conf() {
-  local threads=$1 port=$2 top=${3:-}
+  local threads=$1 port=$2 top=${3:-} tls_port=${4:-}
   {
     # Why: run as root without `user`, h2o drops to nobody, who cannot read the 0700 temp dir.
     [ "$(id -u)" -ne 0 ] || echo "user: root"
@@ -204,6 +220,17 @@ error-log: $work/h2o-error.log
 listen:
   host: 127.0.0.1
   port: $port
+CONF
+    # Why a second `listen` key: that is how h2o's configuration names several listeners.
+    [ -z "$tls_port" ] || cat <<CONF
+listen:
+  host: 127.0.0.1
+  port: $tls_port
+  ssl:
+    certificate-file: $work/cert.pem
+    key-file: $work/key.pem
+CONF
+    cat <<CONF
 hosts:
   default:
     paths:
@@ -299,6 +326,20 @@ check_route() {
   code=$(curl -sS --max-time 5 -o "$work/answer" -w '%{http_code}' "$url") || die_with_log "$name" "GET $url failed"
   [ "$code" = 200 ] || die_with_log "$name" "GET $url answered $code, expected 200"
   cmp -s "$work/answer" "$expected" || die_with_log "$name" "GET $url answered 200 with a body other than $(basename "$expected")"
+}
+
+# check_h2 NAME URL EXPECTED_BODY_FILE: GET URL over HTTP/2 (h2c by prior knowledge for http://,
+# h2 by ALPN for https://, the certificate not checked) must answer 200 with exactly that body,
+# over HTTP/2 and nothing else; dies with NAME's log if not.
+check_h2() {
+  local name=$1 url=$2 expected=$3 how answer
+  how=(--http2-prior-knowledge)
+  [[ $url != https:* ]] || how=(--http2 --insecure)
+  answer=$(curl -sS --max-time 5 "${how[@]}" -o "$work/answer" -w '%{http_version} %{http_code}' "$url" 2>&1) ||
+    die_with_log "$name" "does not answer HTTP/2 (${how[0]#--}) on $url: $answer"
+  [ "${answer%% *}" = 2 ] || die_with_log "$name" "answered $url over HTTP/${answer%% *}, not HTTP/2"
+  [ "${answer#* }" = 200 ] || die_with_log "$name" "HTTP/2 GET $url answered ${answer#* }, expected 200"
+  cmp -s "$work/answer" "$expected" || die_with_log "$name" "HTTP/2 GET $url answered 200 with a body other than $(basename "$expected")"
 }
 
 # check_loopback_only PEER: every socket PEER listens on is on 127.0.0.1.

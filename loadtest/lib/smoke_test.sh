@@ -4,7 +4,8 @@
 # one second of wrk, CPU per request, RSS, and the ratio table; then the reverse-proxy
 # generators of proxy_bench.sh: nginx and HAProxy, each when installed, in front of that
 # Tiffany for one second of wrk with no error, and Tiffany's proxy config checked by
-# the binary (--check-config). About 5 s; nothing installed or built
+# the binary (--check-config); h2load (HTTP/1.1) read by parse_h2load, and h2_bench.sh's
+# HTTP/2 config checked by the binary. About 6 s; nothing installed or built
 # (CTest runs it on the build it tests).
 # usage: loadtest/lib/smoke_test.sh BUILD_DIR
 set -euo pipefail
@@ -59,6 +60,15 @@ for proxy in nginx haproxy; do
   fi
 done
 
+# h2load (nghttp2-client, from scripts/setup.sh), which h2_bench.sh drives, read by
+# parse_h2load: over HTTP/1.1 (--h1), which every Tiffany speaks.
+command -v h2load >/dev/null || die "h2load is missing (scripts/setup.sh installs nghttp2-client)"
+read -r requests _ _ _ errors protocol <<<"$(timeout 20 h2load --h1 -c 4 -n 2000 "http://127.0.0.1:$port/plaintext" |
+  parse_h2load)"
+((requests == 2000 && errors == 0)) && [ "$protocol" = http/1.1 ] ||
+  die_with_log tiffany "h2load --h1 made $requests requests with $errors errors over '$protocol' (2000, 0, http/1.1 expected)"
+echo "loadtest_smoke: h2load made 2000 HTTP/1.1 requests to Tiffany, parsed"
+
 rss=$(rss_kib "${pids[tiffany]}")
 ((rss > 0)) || die "read no RSS for Tiffany"
 alive tiffany || die_with_log tiffany "died under load"
@@ -75,6 +85,18 @@ elif [[ $check == *'unknown handler "proxy"'* ]]; then
   echo "loadtest_smoke: this Tiffany has no proxy handler; its proxy config is not checked"
 else
   die "Tiffany refuses the config of write_tiffany_proxy_conf: $check"
+fi
+
+# h2_bench.sh's Tiffany config (two HTTP/2 listeners, one with TLS) must be one the binary accepts.
+make_cert rsa
+write_tiffany_h2_conf $((port + 1)) $((port + 2))
+if check=$("$build_dir/server/tiffany" --check-config --config "$work/tiffany.json" 2>&1); then
+  echo "loadtest_smoke: Tiffany's HTTP/2 config is valid"
+elif [[ $check == *http2* && $check == *'unknown key'* ]]; then
+  # Why: h2_bench.sh was written before HTTP/2 listeners were merged.
+  echo "loadtest_smoke: this Tiffany has no HTTP/2 listeners; its HTTP/2 config is not checked"
+else
+  die "Tiffany refuses the config of write_tiffany_h2_conf: $check"
 fi
 
 printf '%-13s %-10s %12s %10s %12s %8s\n' server scenario req/s mean_ms cpu_us/req errors
