@@ -9,12 +9,11 @@ packages=(
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
   libc-ares-dev                         # name resolution on the reactor (net/)
   libnghttp2-dev                        # HTTP/2 framing, HPACK and flow control
-  nghttp2-client python3-h2             # HTTP/2 test peers: nghttp, h2load, Python's h2 for raw frames
   zlib1g-dev libbrotli-dev libzstd-dev  # content coding: gzip, br, zstd
   libcrypt-dev                          # libxcrypt: crypt_rn for basic_auth's password hashes
   openssl                               # certificates for HTTPS (run.sh, tests) and TLS test clients
   libgtest-dev libgmock-dev googletest  # tests
-  python3-h2 nghttp2-client             # HTTP/2: the test driver (tests/integration/http2), h2load (the smoke test)
+  python3-h2 nghttp2-client             # HTTP/2 peers: the raw-frame driver (tests/integration/http2), nghttp, h2load
   libbenchmark-dev                      # micro-benchmarks
   wrk curl                              # load generator; curl for the HTTP tests
   nginx-light                           # the real upstream of the client and proxy tests (started by them)
