@@ -1,6 +1,8 @@
 // Http2Connection: the session's callbacks, the read/write loop, limits and timeouts.
 #include "server/http2/http2_connection.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <charconv>
 #include <vector>
@@ -19,6 +21,7 @@ namespace tiffany::http2 {
 namespace {
 
 constexpr std::size_t kMaxWriteBytes = 64 * 1024;  // what one write gathers from the session
+constexpr std::size_t kKeptOutputCapacity = 16 * 1024;  // an idle connection keeps at most this much output buffer
 constexpr std::int32_t kConnectionWindow = 1 << 20;  // the connection-level window for request bodies
 // Why 32 a field: RFC 9113 §6.5.2 counts each field as name + value + 32.
 constexpr std::size_t kFieldOverhead = 32;
@@ -160,8 +163,12 @@ Task<bool> Http2Connection::wait_and_read() {
   if (draining_ && !goaway_sent_) co_return true;  // the drain began while we were busy
   if (running_tasks_ == 0 && !wake_.is_set()) {
     // Nothing of ours is under way: wait for the client alone.
+    if (streams_.empty() && out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);  // idle: hold no buffer
     ReadLease input;
+    waiting_for_client_ = true;
     const Timed<IoResult> read = co_await deadline_->guard(stream_->read_pooled(input));
+    waiting_for_client_ = false;
+    readable_ = false;  // Why: whatever the watcher saw, this read took it
     if (read.timed_out()) co_return draining_ || on_deadline();
     const IoResult got = *read;
     if (!got || got.bytes() == 0) co_return false;
@@ -182,6 +189,12 @@ Task<bool> Http2Connection::wait_and_read() {
 }
 
 Task<bool> Http2Connection::read_and_feed() {
+  // Why look first: the watcher's news may be stale (a read since took the
+  // bytes), and a read that waits would hold back the streams' answers.
+  if (!has_buffered_input(*stream_)) {
+    pollfd ready{socket_, POLLIN, 0};
+    if (::poll(&ready, 1, 0) <= 0) co_return true;
+  }
   // Why a deadline: the socket is readable, but a TLS record cut short waits here for its rest.
   deadline_->rearm_after(site_.timeouts.header);
   ReadLease input;
@@ -396,6 +409,13 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
 void Http2Connection::start_task(Http2Stream& stream) {
   auto found = streams_.find(stream.id());
   if (found == streams_.end() || stream.task_started) return;
+  http::Request& request = stream.request();
+  // Why: HTTP/2 need not say how long a body is, and handlers (the proxy
+  // forwarding it, say) read its length as HTTP/1.1 gives it.
+  if (!request.headers.get("Content-Length") &&
+      (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH")) {
+    request.headers.add("Content-Length", std::to_string(request.body.size()));
+  }
   stream.task_started = true;
   ++running_tasks_;
   found->second.task = Scheduler::current().spawn(Http2Stream::run(found->second.stream));
@@ -560,7 +580,7 @@ void Http2Connection::on_drain(std::chrono::milliseconds) {
   wake_.set();
   // Why: a connection waiting for its client alone waits in a read; ending
   // that wait now sends the GOAWAY at once, not at the idle timeout.
-  if (deadline_ != nullptr && running_tasks_ == 0) deadline_->rearm(Scheduler::current().now());
+  if (waiting_for_client_) deadline_->rearm(Scheduler::current().now());
 }
 
 void Http2Connection::end_streams() noexcept {

@@ -146,6 +146,7 @@ class Http2Connection final : private DrainListener {
   WakeSignal watch_wanted_;       // the connection waits: the watcher polls the socket
   JoinHandle<void> watcher_;
   bool readable_ = false;         // the watcher saw input
+  bool waiting_for_client_ = false;  // in the read that waits for the client alone (no stream busy)
   bool draining_ = false;
   bool goaway_sent_ = false;
   bool registered_ = false;       // a drain listener of site_.tracker

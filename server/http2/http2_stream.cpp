@@ -277,7 +277,7 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
 }
 
 void Http2Stream::submit_whole() {
-  if (reset_) return;
+  if (reset_ || submitted_) return;
   std::string_view body = response_.body_bytes();
   const bool bodyless = head_request_ || http::status_forbids_body(response_.status);
   std::optional<std::uint64_t> length = response_.content_length().value_or(body.size());
