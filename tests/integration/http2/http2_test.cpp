@@ -268,3 +268,29 @@ TEST_F(Http2Test, RequestFieldsReachTheHandlerAsHttp11Ones) {
 
 }  // namespace
 }  // namespace tiffany::testing
+
+namespace tiffany::testing {
+namespace {
+
+// HTTP/2 need not state a body's length; the proxy still forwards the body whole.
+TEST(Http2Proxy, AnUploadWithoutContentLengthReachesTheUpstreamWhole) {
+  ServerProcess upstream(R"({"workers": 1, "listeners": [{"name": "up", "address": "127.0.0.1:0", "protocol": "http",
+      "routes": [{"method": "*", "path": "/echo", "handler": "echo"}]}]})");
+  const int upstream_port = upstream.port_of("up");
+  ServerProcess front(R"({"workers": 1, "upstreams": {"app": {"servers": ["127.0.0.1:)" + std::to_string(upstream_port) +
+                      R"("]}}, "listeners": [{"name": "front", "address": "127.0.0.1:0", "protocol": "http",
+      "http2": {"enabled": true},
+      "routes": [{"method": "*", "path": "/echo", "handler": "proxy", "with": {"upstream": "app"}}]}]})");
+  const std::string body = random_bytes(200 * 1024, 9);
+  // `-T -` streams standard input: over HTTP/2, DATA frames and no content-length.
+  const RunResult run = run_program_with_input(
+      "curl", {"-sS", "--max-time", "20", "--http2-prior-knowledge", "-T", "-", "-v",
+               "http://127.0.0.1:" + std::to_string(front.port_of("front")) + "/echo"},
+      body);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err.find("> content-length:"), std::string::npos) << "the request was to carry no length: " << run.err;
+  EXPECT_TRUE(run.out == body) << run.out.size() << " bytes came back";
+}
+
+}  // namespace
+}  // namespace tiffany::testing
