@@ -65,6 +65,8 @@ bool Http2Connection::open_session() {
   // Why manual: the window reopens only as the connection's body budget allows (see release_window).
   nghttp2_option_set_no_auto_window_update(options, 1);
   nghttp2_option_set_max_deflate_dynamic_table_size(options, 4096);
+  // Why: closed streams are kept only for the RFC 7540 priority tree, which we turn off.
+  nghttp2_option_set_no_closed_streams(options, 1);
   const int made = nghttp2_session_server_new2(&session_, callbacks, this, options);
   nghttp2_option_del(options);
   nghttp2_session_callbacks_del(callbacks);

@@ -245,16 +245,17 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
   names.reserve(response.headers.size());
   std::vector<nghttp2_nv> fields;
   fields.reserve(response.headers.size() + 5);
-  auto add = [&fields](std::string_view name, std::string_view value) {
+  auto add = [&fields](std::string_view name, std::string_view value, std::uint8_t flags = NGHTTP2_NV_FLAG_NONE) {
     fields.push_back(nghttp2_nv{reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
                                 reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
-                                value.size(), NGHTTP2_NV_FLAG_NONE});
+                                value.size(), flags});
   };
   const std::string_view date = http::current_http_date();
   add(":status", std::string_view(status_digits, 3));
   add("server", "tiffany");
   add("date", date);
-  if (!request_id_.empty()) add("x-request-id", request_id_);
+  // Why not indexed: an id is never sent twice, so HPACK's table would only churn.
+  if (!request_id_.empty()) add("x-request-id", request_id_, NGHTTP2_NV_FLAG_NO_INDEX);
   if (length_size > 0) add("content-length", std::string_view(length_digits, length_size));
   for (const http::Headers::Field& field : response.headers) {
     if (is_dropped_field(field.name)) continue;
