@@ -170,7 +170,7 @@ Task<bool> Http2Connection::wait_and_read() {
     waiting_for_client_ = true;
     const Timed<IoResult> read = co_await deadline_->guard(stream_->read_pooled(input));
     waiting_for_client_ = false;
-    readable_ = false;  // Why: whatever the watcher saw, this read took it
+    if (watch_ != nullptr) watch_->readable = false;  // Why: whatever the watcher saw, this read took it
     if (read.timed_out()) co_return draining_ || on_deadline();
     const IoResult got = *read;
     if (!got || got.bytes() == 0) co_return false;
@@ -178,15 +178,19 @@ Task<bool> Http2Connection::wait_and_read() {
   }
   if (has_buffered_input(*stream_)) co_return co_await read_and_feed();
   if (!wake_.is_set()) {
-    if (watcher_.record() == nullptr) watcher_ = Scheduler::current().spawn(watch_socket());
-    if (!readable_) watch_wanted_.set();
+    if (watch_ == nullptr) {
+      watch_ = std::make_shared<SocketWatch>();
+      watch_->wake = &wake_;
+      watcher_ = Scheduler::current().spawn(watch_socket(watch_, socket_));
+    }
+    if (!watch_->readable) watch_->wanted.set();
     const Timed<void> woken = co_await deadline_->guard(wake_.wait());
     if (woken.timed_out()) co_return draining_ || on_deadline();
   } else {
     co_await wake_.wait();  // clears it: what set it is handled below or by the loop
   }
-  if (!readable_) co_return true;  // a stream's output, or the drain: the loop sends it
-  readable_ = false;
+  if (watch_ == nullptr || !watch_->readable) co_return true;  // a stream's output, or the drain: the loop sends it
+  watch_->readable = false;
   co_return co_await read_and_feed();
 }
 
@@ -207,12 +211,15 @@ Task<bool> Http2Connection::read_and_feed() {
   co_return feed(input.bytes());
 }
 
-Task<void> Http2Connection::watch_socket() {
+Task<void> Http2Connection::watch_socket(std::shared_ptr<SocketWatch> watch, int socket) {
   for (;;) {
-    co_await watch_wanted_.wait();
-    (void)co_await ReadWait(socket_);
-    readable_ = true;
-    wake_.set();
+    co_await watch->wanted.wait();
+    (void)co_await ReadWait(socket);
+    // Why look: a poll that completed just before the connection ended
+    // resumes us with its result, not with the cancellation.
+    if (watch->wake == nullptr) co_return;
+    watch->readable = true;
+    watch->wake->set();
   }
 }
 
@@ -592,6 +599,7 @@ void Http2Connection::end_streams() noexcept {
   }
   streams_.clear();
   running_tasks_ = 0;
+  if (watch_ != nullptr) watch_->wake = nullptr;
   watcher_.cancel();
 }
 

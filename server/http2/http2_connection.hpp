@@ -109,7 +109,15 @@ class Http2Connection final : private DrainListener {
   /// false when the connection must end.
   Task<bool> wait_and_read();
   Task<bool> read_and_feed();
-  Task<void> watch_socket();
+  /// What the connection and its watcher task share; the watcher's frame
+  /// holds it, so a poll that completes after the connection is gone finds
+  /// `wake` null and touches nothing else.
+  struct SocketWatch {
+    WakeSignal wanted;           // the connection waits: poll the socket once
+    bool readable = false;       // the poll saw input
+    WakeSignal* wake = nullptr;  // the connection's; null once it is gone
+  };
+  static Task<void> watch_socket(std::shared_ptr<SocketWatch> watch, int socket);
   /// Headers complete: checks them and either starts the stream's task or answers it.
   void headers_complete(Http2Stream& stream, bool end_stream);
   void start_task(Http2Stream& stream);
@@ -143,9 +151,8 @@ class Http2Connection final : private DrainListener {
   std::size_t running_tasks_ = 0;
   std::size_t body_bytes_ = 0;    // request bodies held by the connection's streams
   WakeSignal wake_;               // stream output, a readable socket, the drain
-  WakeSignal watch_wanted_;       // the connection waits: the watcher polls the socket
+  std::shared_ptr<SocketWatch> watch_;  // made with the watcher, on the first wait that needs it
   JoinHandle<void> watcher_;
-  bool readable_ = false;         // the watcher saw input
   bool waiting_for_client_ = false;  // in the read that waits for the client alone (no stream busy)
   bool draining_ = false;
   bool goaway_sent_ = false;

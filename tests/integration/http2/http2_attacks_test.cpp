@@ -54,7 +54,12 @@ class Http2AttacksTest : public ::testing::Test {
     server_.reset();
     dir_.reset();
   }
-  void TearDown() override { ASSERT_TRUE(server_->running()) << "the server died: " << server_->err(); }
+  void TearDown() override {
+    // Why a request: running() only knows the process was started; a crash shows as a refused connection.
+    const RunResult alive = run_program("curl", {"-sS", "--max-time", "10", "--http2-prior-knowledge",
+                                                 "http://127.0.0.1:" + std::to_string(clear_port_) + "/plaintext"});
+    ASSERT_EQ(alive.out, "Hello") << "the server died: " << server_->err();
+  }
 
   static std::string plugin() { return std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so"; }
 
