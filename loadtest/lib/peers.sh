@@ -336,7 +336,7 @@ check_h2() {
   how=(--http2-prior-knowledge)
   [[ $url != https:* ]] || how=(--http2 --insecure)
   answer=$(curl -sS --max-time 5 "${how[@]}" -o "$work/answer" -w '%{http_version} %{http_code}' "$url" 2>&1) ||
-    die_with_log "$name" "does not answer HTTP/2 (${how[0]#--}) on $url: $answer"
+    die_with_log "$name" "does not answer HTTP/2 (${how[0]#--}) on $url: ${answer%%$'\n'*}"
   [ "${answer%% *}" = 2 ] || die_with_log "$name" "answered $url over HTTP/${answer%% *}, not HTTP/2"
   [ "${answer#* }" = 200 ] || die_with_log "$name" "HTTP/2 GET $url answered ${answer#* }, expected 200"
   cmp -s "$work/answer" "$expected" || die_with_log "$name" "HTTP/2 GET $url answered 200 with a body other than $(basename "$expected")"

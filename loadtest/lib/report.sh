@@ -53,12 +53,16 @@ chart_data() {
 }
 
 # bar_chart DATA PNG TITLE: a clustered bar chart (PNG, gnuplot) of chart_data's DATA: one
-# cluster per scenario, one bar per server labelled in thousands, req/s on a log scale from 1000.
+# cluster per scenario, one bar per server labelled in thousands, req/s on a log scale from the
+# power of ten below the smallest bar (at most 1000).
 bar_chart() {
-  local data=$1 png=$2 title=$3 count rows top
+  local data=$1 png=$2 title=$3 count rows top bottom
   count=$(($(head -n 1 "$data" | wc -w) - 1))
   rows=$(($(wc -l <"$data") - 1))
   top=$(awk 'NR > 1 {for (i = 2; i <= NF; i++) if ($i != "n/a" && $i > max) max = $i} END {print max * 3}' "$data")
+  bottom=$(awk 'BEGIN {low = 1000}
+    NR > 1 {for (i = 2; i <= NF; i++) if ($i != "n/a" && $i > 0 && $i < low) low = $i}
+    END {bottom = 1; while (bottom * 10 <= low) bottom *= 10; print bottom}' "$data")
   # Why: a clustered histogram puts bar i (0-based) of row r at r + (i - (count-1)/2) / (count + gap).
   gnuplot <<PLOT
 set terminal pngcairo size 1000,600 font "sans,11"
@@ -71,7 +75,7 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set logscale y
-set yrange [1000:$top]
+set yrange [$bottom:$top]
 set xrange [-0.6:$((rows - 1)).6]
 set ylabel "requests per second"
 set grid ytics
@@ -79,7 +83,7 @@ set key top left autotitle columnheader
 offset(i) = (i - ($count - 1) / 2.0) / ($count + 1.0)
 plot for [column = 2:$((count + 1))] "$data" using column:xtic(1), \
      for [column = 2:$((count + 1))] "$data" \
-       using (\$0 + offset(column - 2)):column:(sprintf("%.0fk", column(column) / 1000)) \
+       using (\$0 + offset(column - 2)):column:(column(column) < 1000 ? sprintf("%.0f", column(column)) : sprintf("%.0fk", column(column) / 1000)) \
        with labels offset 0,0.7 font "sans,8" notitle
 PLOT
 }

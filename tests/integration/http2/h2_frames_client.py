@@ -606,7 +606,7 @@ def scenario_zero_window(args):
                       settings={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 0})
     try:
         stream_id = conn.request(args.large_path)
-        conn.read(until=lambda: conn.done(stream_id) and conn.finished())
+        conn.read(until=lambda: conn.done(stream_id) or conn.finished())
         return dict(conn.report(), stream_id=stream_id)
     finally:
         conn.close()
@@ -874,6 +874,8 @@ def parse_args(argv):
                                                          len(args.numbers)))
     if any(number < 0 for number in args.numbers):
         parser.error("numbers must not be negative")
+    if args.scenario == "stream_id_exhaustion" and args.numbers and not 1 <= args.numbers[0] <= 1000:
+        parser.error("stream_id_exhaustion takes 1 to 1000 streams")
     return args
 
 
@@ -892,7 +894,11 @@ def main(argv):
         output["driver_error"] = "%s: %s" % (type(error).__name__, error)
         status = 1
     if not args.no_after and status == 0:
-        output["after"] = after_check(args)
+        try:
+            output["after"] = after_check(args)
+        except Exception as error:  # Why: as above, a bug in the check is the driver's failure
+            output["driver_error"] = "after check: %s: %s" % (type(error).__name__, error)
+            status = 1
     print(json.dumps(output, sort_keys=False))
     return status
 
