@@ -60,7 +60,7 @@ Task<bool> HttpProtocol::serve_http2(ByteStream& stream, ConnectionContext& cont
     co_return false;
   }
   auto connection = std::make_unique<http2::Http2Connection>(site_);
-  co_return co_await connection->serve(stream, context, opening);
+  co_return co_await connection->serve(stream, context, std::move(opening));
 }
 
 }  // namespace tiffany

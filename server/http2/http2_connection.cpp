@@ -84,7 +84,7 @@ bool Http2Connection::open_session() {
   return nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow) == 0;
 }
 
-Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context, std::string_view first) {
+Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context, std::string first) {
   stream_ = &stream;
   peer_ = &context.peer;
   tls_ = context.tls;
@@ -99,6 +99,7 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
     draining_ = site_.tracker->draining();
   }
   bool going = feed(first);
+  std::string().swap(first);  // Why: the connection may idle for long; its first burst is done with
   while (going) {
     if (draining_ && !goaway_sent_) go_away(NGHTTP2_NO_ERROR);
     // Why first: the streams just started (or woken) answer now, and their

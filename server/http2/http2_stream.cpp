@@ -122,7 +122,8 @@ Task<void> Http2Stream::serve() {
     submit_whole();
   }
   compression_.end();
-  log_and_count(took);
+  // Why not when reset unanswered: the client reset it first, and the connection logged it 499.
+  if (submitted_ || !reset_) log_and_count(took);
   connection_->output_ready();
   connection_->task_done(*this);
 }

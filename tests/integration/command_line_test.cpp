@@ -68,7 +68,7 @@ TEST(CommandLine, RefusesAnUnknownKey) {
   EXPECT_EQ(refusal_for(R"({"listeners": [{"name": "e", "adress": "127.0.0.1:0", "protocol": "echo"}]})"),
             "$.listeners[0].adress: unknown key; expected one of \"name\", \"address\", \"protocol\", "
             "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\", \"compress\", \"middleware\", \"not_found\", \"method_not_allowed\", "
-            "\"proxy_protocol\"\n");
+            "\"proxy_protocol\", \"http2\"\n");
 }
 
 TEST(CommandLine, RefusesAWrongType) {

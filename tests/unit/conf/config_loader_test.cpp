@@ -180,7 +180,7 @@ INSTANTIATE_TEST_SUITE_P(
              R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "port": 1}]})",
              "test.json: $.listeners[0].port: unknown key; expected one of \"name\", \"address\", \"protocol\", "
              "\"share_port\", \"routes\", \"limits\", \"timeouts\", \"tls\", \"compress\", \"middleware\", "
-             "\"not_found\", \"method_not_allowed\", \"proxy_protocol\""},
+             "\"not_found\", \"method_not_allowed\", \"proxy_protocol\", \"http2\""},
         Case{"SharePortNotABoolean",
              R"({"listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo", "share_port": "shared"}]})",
              "test.json: $.listeners[0].share_port: expected true or false, got \"shared\""},
