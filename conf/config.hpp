@@ -250,6 +250,9 @@ struct Config {
   std::size_t workers = 0;                // threads, each with its own reactor and scheduler (0: one per core)
   std::size_t max_connections = 16'384;   // open connections in all, spread over the workers
   std::int64_t drain_timeout_ms = 10'000; // graceful shutdown: how long in-flight requests may take
+  std::int64_t drain_delay_ms = 0;        // on SIGTERM: serve on (health 503, Connection: close) this long first
+  std::string user;   // run as this user once every listener is bound ("": stay who we are)
+  std::string group;  // and this group ("": the user's primary group); needs `user`
   AccessLogConfig access_log;
   ErrorLogConfig error_log;
   std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)

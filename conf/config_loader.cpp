@@ -316,8 +316,9 @@ Config parse_config(const std::string& text, const std::string& file) {
   const picojson::value document = parse_strict_json(text, file);
 
   const JsonNode root(document, file, "$");
-  ObjectReader reader(root, {"backend", "workers", "max_connections", "drain_timeout_ms", "plugins",
-                             "offload_threads", "scheduler", "access_log", "error_log", "upstreams", "listeners"});
+  ObjectReader reader(root, {"backend", "workers", "max_connections", "drain_timeout_ms", "drain_delay_ms", "user",
+                             "group", "plugins", "offload_threads", "scheduler", "access_log", "error_log",
+                             "upstreams", "listeners"});
   Config config;
   config.file = file;
   const auto slash = file.rfind('/');
@@ -340,6 +341,12 @@ Config parse_config(const std::string& text, const std::string& file) {
     config.max_connections = static_cast<std::size_t>(limit->as_integer(1, 10'000'000));
   }
   if (auto drain = reader.optional("drain_timeout_ms")) config.drain_timeout_ms = drain->as_integer(0, 3'600'000);
+  if (auto delay = reader.optional("drain_delay_ms")) config.drain_delay_ms = delay->as_integer(0, 3'600'000);
+  if (auto user = reader.optional("user")) config.user = user->as_nonempty_string();
+  if (auto group = reader.optional("group")) {
+    config.group = group->as_nonempty_string();
+    if (config.user.empty()) throw ConfigError(file, group->path(), "\"group\" needs \"user\" too");
+  }
   if (auto log = reader.optional("access_log")) {
     ObjectReader fields(*log, {"path", "format"});
     config.access_log.enabled = true;

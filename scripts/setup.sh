@@ -18,6 +18,7 @@ packages=(
   wrk curl                              # load generator; curl for the HTTP tests
   nginx-light                           # the real upstream of the client and proxy tests (started by them)
   haproxy                               # the load balancer in front in the PROXY protocol tests (started by them)
+  systemd logrotate                     # systemd-analyze verify and logrotate --debug check the shipped unit and snippet
 )
 
 # Why no service start: the tests run their own nginx and HAProxy on free

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -17,8 +18,10 @@
 #include "handlers/internal/plugin_loader.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/error_log.hpp"
+#include "server/privileges.hpp"
 #include "server/server.hpp"
-#include "server/shutdown_signals.hpp"
+#include "server/server_signals.hpp"
+#include "server/systemd_notify.hpp"
 #include "server/version.hpp"
 
 namespace {
@@ -34,7 +37,8 @@ void print_usage(std::FILE* out) {
                "Usage: tiffany [--config FILE] [--check-config]\n"
                "       tiffany --help | --version\n"
                "\n"
-               "Serves the listeners described in FILE (default: %s) until SIGINT or SIGTERM.\n"
+               "Serves the listeners described in FILE (default: %s) until SIGINT or SIGTERM;\n"
+               "SIGUSR1 reopens the log files.\n"
                "\n"
                "  --config FILE    the JSON config to serve\n"
                "  --check-config   validate the config and exit (0 if valid)\n"
@@ -89,8 +93,13 @@ int main(int argc, char** argv) {
 
   try {
     tiffany::Config config = tiffany::load_config(config_path);
+    const std::optional<tiffany::RunAs> run_as = tiffany::resolve_run_as(config);  // a missing user refuses here
     // Why: --check-config only reads; opening the log would create its file.
     if (!check_only) tiffany::open_error_log(config);
+    // Why this early: a thread started before the mask (a plugin's, the offload
+    // pool's) could take SIGHUP or SIGUSR1 and die of its default action.
+    tiffany::UniqueFd signals;
+    if (!check_only) signals = tiffany::block_server_signals();
     static ErrorLogSink plugin_log_sink;  // Why static: plugins may log until the process exits
     tiffany::set_log_sink(&plugin_log_sink);
     tiffany::PluginHost plugin_host;  // before the registry: it outlives the factories
@@ -112,17 +121,24 @@ int main(int argc, char** argv) {
       std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());
       return kExitOk;
     }
+    const tiffany::SystemdNotify notify;  // Why before the privilege drop: the socket may be root's
     if (config.offload_threads != 0) tiffany::OffloadPool::configure_default(config.offload_threads);
-    tiffany::UniqueFd signals = tiffany::block_shutdown_signals();
     const std::vector<tiffany::PluginConfig> plugins = config.plugins;
     const std::vector<std::string> warnings = config.warnings;
     tiffany::Server server(std::move(config), registry, &plugin_host);
+    // Every listener is bound: nothing left that needs root.
+    if (run_as) {
+      tiffany::drop_privileges(*run_as);
+      tiffany::error_log().log(tiffany::LogLevel::notice, "running as user %s (uid %u), group %s (gid %u)",
+                               run_as->user.c_str(), static_cast<unsigned>(run_as->uid), run_as->group.c_str(),
+                               static_cast<unsigned>(run_as->gid));
+    }
     // Why: only once everything is checked, so a refusal stays one line.
     for (const tiffany::PluginConfig& plugin : plugins) {
       tiffany::error_log().log(tiffany::LogLevel::info, "loaded plugin %s", plugin.path.c_str());
     }
     for (const std::string& warning : warnings) tiffany::error_log().log(tiffany::LogLevel::warn, "%s", warning.c_str());
-    return server.run(signals.get());
+    return server.run(signals.get(), notify);
   } catch (const tiffany::ConfigError& e) {
     refuse("config error", e.what());
   } catch (const std::system_error& e) {

@@ -2,8 +2,6 @@
 #include "server/server.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,8 +14,12 @@
 
 #include "conf/config_error.hpp"
 #include "handlers/internal/plugin_host.hpp"
+#include "handlers/internal/readiness.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/error_log.hpp"
+#include "server/log_reopen.hpp"
+#include "server/server_signals.hpp"
+#include "server/systemd_notify.hpp"
 #include "server/version.hpp"
 
 namespace tiffany {
@@ -38,15 +40,6 @@ UniqueFd open_access_log(const Config& config) {
                       "cannot open \"" + config.access_log.path + "\" for appending: " + std::strerror(errno));
   }
   return fd;
-}
-
-// Waits up to `timeout` for SIGINT/SIGTERM; returns its name, or nullptr.
-const char* next_signal(int signal_fd, std::chrono::milliseconds timeout) {
-  pollfd ready{signal_fd, POLLIN, 0};
-  if (::poll(&ready, 1, static_cast<int>(timeout.count())) <= 0) return nullptr;
-  signalfd_siginfo info{};
-  if (::read(signal_fd, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) return nullptr;
-  return info.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 }  // namespace
@@ -84,7 +77,7 @@ Server::Server(Config config, const HandlerRegistry& registry, PluginHost* plugi
   }
 }
 
-int Server::run(int signal_fd) {
+int Server::run(int signal_fd, const SystemdNotify& notify) {
   ErrorLog& log = error_log();
   // Why first: the plugins stop after every worker ended (the workers below
   // are destroyed, so joined, before this guard), however run() leaves.
@@ -121,17 +114,59 @@ int Server::run(int signal_fd) {
     }
     return true;
   };
-  const char* signal = nullptr;
-  while (signal == nullptr) {
+  // Every listener is bound (the constructor) and every worker serves: ready.
+  set_readiness(Readiness::ready);
+  notify.notify("READY=1");
+
+  // SIGUSR1 and SIGHUP are answered whenever they come; returns true for a
+  // shutdown signal (SIGINT, SIGTERM).
+  const auto shutdown_requested = [&](int signo) {
+    if (signo == SIGUSR1) {
+      reopen_logs(config_, access_log_file_ ? access_log_file_.get() : -1);
+      return false;
+    }
+    if (signo == SIGHUP) {
+      log.log(LogLevel::warn,
+              "SIGHUP received: reload is not supported yet; serving on with the config read at start-up "
+              "(SIGUSR1 reopens the logs, SIGTERM stops)");
+      return false;
+    }
+    return signo != 0;
+  };
+  int signal = 0;
+  while (!shutdown_requested(signal)) {
     signal = next_signal(signal_fd, std::chrono::milliseconds(200));
-    if (signal == nullptr && all_finished()) {
+    if (signal == 0 && all_finished()) {
       log.log(LogLevel::crit, "every worker stopped");
       return 1;
     }
   }
+  set_readiness(Readiness::closing);
+  notify.notify("STOPPING=1");
+  // A second shutdown signal while closing or draining exits at once.
+  const auto wait_for_second_signal = [&](std::chrono::milliseconds timeout) {
+    const int again = next_signal(signal_fd, timeout);
+    if (shutdown_requested(again)) {
+      log.log(LogLevel::warn, "second %s: exiting now", signal_name(again));
+      std::_Exit(0);
+    }
+  };
+  if (config_.drain_delay_ms > 0) {
+    // Why: balancers probe `health` every few seconds; until they see the 503
+    // they keep sending, and a closed listener would refuse those requests.
+    log.log(LogLevel::notice,
+            "%s received, serving %lld ms more with health answering 503 and Connection: close, then draining",
+            signal_name(signal), static_cast<long long>(config_.drain_delay_ms));
+    const auto delay_end = Clock::now() + std::chrono::milliseconds(config_.drain_delay_ms);
+    for (auto left = delay_end - Clock::now(); left.count() > 0; left = delay_end - Clock::now()) {
+      wait_for_second_signal(std::min(std::chrono::duration_cast<std::chrono::milliseconds>(left) +
+                                          std::chrono::milliseconds(1),
+                                      std::chrono::milliseconds(50)));
+    }
+  }
   const auto drain_deadline = Clock::now() + std::chrono::milliseconds(config_.drain_timeout_ms);
-  log.log(LogLevel::notice, "%s received, draining (up to %lld ms; a second signal exits at once)", signal,
-          static_cast<long long>(config_.drain_timeout_ms));
+  log.log(LogLevel::notice, "%s received, draining (up to %lld ms; a second signal exits at once)",
+          signal_name(signal), static_cast<long long>(config_.drain_timeout_ms));
   for (auto& worker : workers) worker->drain(kIdleGrace);
   while (!all_finished()) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(drain_deadline - Clock::now());
@@ -142,10 +177,7 @@ int Server::run(int signal_fd) {
       for (auto& worker : workers) worker->stop();
       break;
     }
-    if (const char* again = next_signal(signal_fd, std::min(left, std::chrono::milliseconds(50)))) {
-      log.log(LogLevel::warn, "second %s: exiting now", again);
-      std::_Exit(0);
-    }
+    wait_for_second_signal(std::min(left, std::chrono::milliseconds(50)));
   }
   for (auto& worker : workers) worker->join();
   if (plugins_ != nullptr) plugins_->stop();

@@ -1,5 +1,5 @@
-// Server: binds every listener once per worker, runs the workers, and shuts
-// them down gracefully on SIGINT/SIGTERM.
+// Server: binds every listener once per worker, runs the workers, answers
+// SIGUSR1/SIGHUP, and shuts them down gracefully on SIGINT/SIGTERM.
 #pragma once
 
 #include <memory>
@@ -17,6 +17,7 @@ namespace tiffany {
 
 class HandlerRegistry;
 class PluginHost;
+class SystemdNotify;
 
 /// Everything that can fail at start-up happens in the constructor, so a bad
 /// route or a port in use is reported before anything runs.
@@ -31,13 +32,17 @@ class Server {
   Server(Config config, const HandlerRegistry& registry, PluginHost* plugins = nullptr);
 
   /// Starts the workers, logs the I/O backend and one line per listener,
-  /// and serves until SIGINT/SIGTERM arrives on `signal_fd`; then drains
+  /// marks the process ready (`health` answers 200) and sends READY=1 to
+  /// `notify`, and serves until SIGINT/SIGTERM arrives on `signal_fd`
+  /// (SIGUSR1 meanwhile reopens the logs; SIGHUP is logged and ignored).
+  /// Then: readiness closing (`health` 503, every response Connection:
+  /// close) and STOPPING=1; `drain_delay_ms` of serving on; then drains
   /// (listeners closed, requests in flight finished, idle connections closed)
-  /// and returns 0 when drained or at the drain timeout. A second signal
-  /// during the drain exits at once. Plugins start (Plugin::start) before
-  /// the workers and stop (Plugin::stop) after every worker ended; a plugin
-  /// failing to start throws std::runtime_error naming it.
-  int run(int signal_fd);
+  /// and returns 0 when drained or at the drain timeout. A second shutdown
+  /// signal during the delay or the drain exits at once. Plugins start
+  /// (Plugin::start) before the workers and stop (Plugin::stop) after every
+  /// worker ended; a plugin failing to start throws std::runtime_error naming it.
+  int run(int signal_fd, const SystemdNotify& notify);
 
  private:
   Config config_;

@@ -2,12 +2,27 @@
 #include "handlers/builtin/health_handler.hpp"
 
 #include "handlers/internal/metrics.hpp"
+#include "handlers/internal/readiness.hpp"
 
 namespace tiffany {
 
 Task<void> HealthHandler::handle(http::Request&, http::Response& response) {
   response.headers.add("Content-Type", "text/plain");
-  response.body = "ok";
+  // Why no-store: a cache between a balancer and us must not keep a verdict that flips.
+  response.headers.add("Cache-Control", "no-store");
+  switch (readiness()) {
+    case Readiness::ready:
+      response.body = "ok";
+      break;
+    case Readiness::starting:
+      response.status = 503;
+      response.body = "starting";
+      break;
+    case Readiness::closing:
+      response.status = 503;
+      response.body = "draining";
+      break;
+  }
   co_return;
 }
 

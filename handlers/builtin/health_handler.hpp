@@ -1,4 +1,4 @@
-// health: 200 "ok" for load balancers and probes; status: counters as JSON.
+// health: 200 "ok" while serving, 503 while starting or shutting down, for balancers; status: counters as JSON.
 #pragma once
 
 #include <tiffany/handlers/handler.hpp>
@@ -6,7 +6,8 @@
 
 namespace tiffany {
 
-/// No params. Always 200 with body "ok".
+/// No params. 200 "ok" once every listener of the process is up and until a
+/// shutdown begins; 503 "starting" before, 503 "draining" after (readiness.hpp).
 class HealthHandler final : public Handler {
  public:
   explicit HealthHandler(const HandlerParams&) {}

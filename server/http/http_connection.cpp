@@ -17,6 +17,7 @@
 
 #include "handlers/internal/metrics.hpp"
 #include "handlers/internal/middleware_chain.hpp"
+#include "handlers/internal/readiness.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/connection_tracker.hpp"
@@ -211,6 +212,9 @@ Task<bool> HttpConnection::answer() {
   identity_bytes_ = 0;
   route_metrics_ = site_.unmatched;
   if (site_.tracker != nullptr && site_.tracker->draining()) keep_alive_ = false;  // shutting down: last one
+  // Why also the process's readiness: during drain_delay_ms the listeners still accept, but each
+  // client should reconnect (to another instance, once its balancer has noticed the 503s).
+  if (readiness() == Readiness::closing) keep_alive_ = false;
   const std::optional<std::string_view> given_id = request.headers.get("X-Request-Id");
   if (given_id && is_valid_request_id(*given_id)) {
     request_id_.assign(*given_id);

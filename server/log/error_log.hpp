@@ -50,6 +50,9 @@ class ErrorLog {
   LogLevel level() const noexcept { return level_.load(std::memory_order_relaxed); }
   /// True when lines go to standard error (no file of their own).
   bool to_stderr() const noexcept { return !file_; }
+  /// The file's descriptor, or -1 for standard error. Reopening puts a new
+  /// file in its place with dup3 (log_reopen.hpp), so writers never see it closed.
+  int file_descriptor() const noexcept { return file_ ? file_.get() : -1; }
 
   /// Marks the calling thread as worker `index` (negative: not a worker);
   /// its lines then say "worker N: ".

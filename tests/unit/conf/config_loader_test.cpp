@@ -40,6 +40,20 @@ TEST(ConfigLoader, ReadsSchedulerAndOffloadSettings) {
   EXPECT_EQ(config.scheduler.trace_events, 128u);
 }
 
+TEST(ConfigLoader, ReadsTheDrainDelayAndTheUserToRunAs) {
+  const Config defaults = parse_config(R"({"listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
+                                       "test.json");
+  EXPECT_EQ(defaults.drain_delay_ms, 0);
+  EXPECT_EQ(defaults.user, "");
+  EXPECT_EQ(defaults.group, "");
+  const Config config = parse_config(R"({"drain_delay_ms": 5000, "user": "www-data", "group": "adm",
+      "listeners": [{"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
+                                     "test.json");
+  EXPECT_EQ(config.drain_delay_ms, 5000);
+  EXPECT_EQ(config.user, "www-data");
+  EXPECT_EQ(config.group, "adm");
+}
+
 TEST(ConfigLoader, ReadsHttpLimitsWithAHundredHeaderFieldsByDefault) {
   const Config config = parse_config(R"({"listeners": [
       {"name": "a", "address": "127.0.0.1:0", "protocol": "http", "routes": []},
@@ -171,9 +185,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"MissingListeners", R"({})", "test.json: $.listeners: missing required key"},
         Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
              "test.json: $.lisener: unknown key; expected one of \"backend\", \"workers\", "
-             "\"max_connections\", \"drain_timeout_ms\", \"plugins\", \"offload_threads\", \"scheduler\", "
+             "\"max_connections\", \"drain_timeout_ms\", \"drain_delay_ms\", \"user\", \"group\", \"plugins\", "
+             "\"offload_threads\", \"scheduler\", "
              "\"access_log\", \"error_log\", \"upstreams\", \"listeners\""},
         Case{"ListenersNotAnArray", R"({"listeners": {}})", "test.json: $.listeners: expected an array, got an object"},
+        Case{"GroupWithoutUser",
+             R"({"group": "adm", "listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"}]})",
+             "test.json: $.group: \"group\" needs \"user\" too"},
+        Case{"NegativeDrainDelay",
+             R"({"drain_delay_ms": -1, "listeners": [{"name": "e", "address": "127.0.0.1:1", "protocol": "echo"}]})",
+             "test.json: $.drain_delay_ms: expected an integer from 0 to 3600000, got -1"},
         Case{"NoListeners", R"({"listeners": []})",
              "test.json: $.listeners: expected at least one listener, got an array"},
         Case{"UnknownListenerKey",

@@ -17,6 +17,7 @@
 #include "handlers/builtin/json_handler.hpp"
 #include "handlers/builtin/text_handler.hpp"
 #include "handlers/internal/metrics.hpp"
+#include "handlers/internal/readiness.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -124,13 +125,38 @@ TEST(JsonHandler, ReplacesInvalidUtf8SoTheDocumentIsValidJson) {
   EXPECT_EQ(document["params"].get<picojson::object>()["id"].get<std::string>(), "\xef\xbf\xbd");
 }
 
-TEST(HealthHandler, SaysOk) {
+struct HealthAnswer {
+  int status = 0;
+  std::string body;
+  std::string cache_control;
+};
+
+// Answers /health with the process's readiness set to `state`.
+HealthAnswer health_while(Readiness state) {
+  set_readiness(state);
   const auto params = params_from("{}");
   HealthHandler handler{HandlerParams(params)};
   auto request = make_request("GET", "/health");
   const auto outcome = run_handler(handler, request);
-  EXPECT_EQ(outcome->response.status, 200);
-  EXPECT_EQ(outcome->response.body, "ok");
+  set_readiness(Readiness::starting);
+  return HealthAnswer{outcome->response.status, outcome->response.body,
+                      std::string(outcome->response.headers.get("Cache-Control").value_or(""))};
+}
+
+TEST(HealthHandler, SaysOkWhileReady) {
+  const HealthAnswer response = health_while(Readiness::ready);
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.body, "ok");
+  EXPECT_EQ(response.cache_control, "no-store");
+}
+
+TEST(HealthHandler, Says503WhileStartingAndWhileClosing) {
+  const HealthAnswer starting = health_while(Readiness::starting);
+  EXPECT_EQ(starting.status, 503);
+  EXPECT_EQ(starting.body, "starting");
+  const HealthAnswer closing = health_while(Readiness::closing);
+  EXPECT_EQ(closing.status, 503);
+  EXPECT_EQ(closing.body, "draining");
 }
 
 TEST(StatusHandler, ReportsEveryStatAndAllWorkersTasks) {
