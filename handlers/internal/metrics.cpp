@@ -12,10 +12,9 @@
 #include <tiffany/handlers/server_stats.hpp>
 
 namespace tiffany {
-namespace {
 
 // Label values escape backslash, quote and newline (exposition format).
-std::string label(std::string_view value) {
+std::string prometheus_label(std::string_view value) {
   std::string out;
   for (const char c : value) {
     if (c == '\\' || c == '"') {
@@ -29,6 +28,10 @@ std::string label(std::string_view value) {
   }
   return out;
 }
+
+namespace {
+
+std::string label(std::string_view value) { return prometheus_label(value); }
 
 void family(std::string& out, const char* name, const char* type, const char* help) {
   out += "# HELP ";
@@ -142,6 +145,7 @@ std::string Metrics::render_prometheus() const {
     family(out, "tiffany_io_backend", "gauge", "The I/O backend in use (1 for the one named).");
     sample(out, "tiffany_io_backend{backend=\"" + label(backend_.empty() ? "unknown" : backend_) + "\"}", 1);
     render_upstreams(out);
+    render_http2(out);
   }
   const StatTotals stats = stat_totals();
   family(out, "tiffany_request_duration_seconds", "histogram",

@@ -8,11 +8,15 @@
 #include <mutex>
 #include <string>
 
+#include "handlers/internal/http2_metrics.hpp"
 #include "handlers/internal/upstream_metrics.hpp"
 
 namespace tiffany {
 
 struct SchedulerStats;
+
+/// `value` escaped for a Prometheus label value (backslash, quote, newline).
+std::string prometheus_label(std::string_view value);
 
 /// Responses of one route (or of no route: "-") on one worker, by status
 /// class. Written by that worker alone; read by any thread.
@@ -53,6 +57,9 @@ class Metrics {
   /// One worker's counters for `server` of `upstream` (the proxy's); valid
   /// for the process's life; renderings sum the workers'.
   UpstreamServerMetrics& add_upstream_server(std::string upstream, std::string server);
+  /// One worker's HTTP/2 counters for `listener`; valid for the process's
+  /// life; renderings sum the workers'.
+  Http2Metrics& add_http2(std::string listener);
   void set_backend(std::string name);
 
   /// Everything in Prometheus text exposition format.
@@ -69,11 +76,13 @@ class Metrics {
   };
   TaskTotals task_totals() const;
   void render_upstreams(std::string& out) const;  // with mutex_ held
+  void render_http2(std::string& out) const;      // with mutex_ held
 
   mutable std::mutex mutex_;  // guards routes_ and workers_ growth and backend_
   std::deque<RouteMetrics> routes_;
   std::deque<WorkerCounters> workers_;
   std::deque<UpstreamServerMetrics> upstream_servers_;
+  std::deque<Http2Metrics> http2_;
   std::string backend_;
 };
 

@@ -9,18 +9,6 @@
 namespace tiffany {
 namespace {
 
-std::string escaped(std::string_view value) {
-  std::string out;
-  for (const char c : value) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 void line(std::string& out, const std::string& name, const std::string& labels, double value) {
   char number[64];
@@ -47,7 +35,7 @@ void Metrics::render_upstreams(std::string& out) const {
   if (upstream_servers_.empty()) return;
   std::vector<std::pair<std::string, Sum>> sums;  // labels -> sum, in the order servers were added
   for (const UpstreamServerMetrics& m : upstream_servers_) {
-    const std::string labels = "upstream=\"" + escaped(m.upstream) + "\",server=\"" + escaped(m.server) + "\"";
+    const std::string labels = "upstream=\"" + prometheus_label(m.upstream) + "\",server=\"" + prometheus_label(m.server) + "\"";
     auto it = sums.begin();
     while (it != sums.end() && it->first != labels) ++it;
     if (it == sums.end()) it = sums.insert(sums.end(), {labels, Sum{}});

@@ -15,6 +15,7 @@ class AccessLog;
 class Handler;
 class MiddlewareChain;
 class ConnectionTracker;
+struct Http2Metrics;
 struct RouteMetrics;
 }
 
@@ -33,6 +34,7 @@ struct HttpSite {
   HttpLimits limits;
   HttpTimeouts timeouts;
   Http2Settings http2;
+  Http2Metrics* http2_metrics = nullptr;  // the worker's HTTP/2 counters for this listener; set when http2 is on
   AccessLog* access_log = nullptr;   // one line per request when set; owned by the worker
   RouteMetrics* unmatched = nullptr;  // counts responses no route produced (404, 405, bad input)
   ConnectionTracker* tracker = nullptr;  // the worker's: limits and graceful shutdown

@@ -12,6 +12,7 @@
 #include <tiffany/http/uri.hpp>
 #include <tiffany/reactor/readiness.hpp>
 
+#include "handlers/internal/http2_metrics.hpp"
 #include "net/internal/tls/tls_stream.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
@@ -93,6 +94,7 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   idle_since_ = Scheduler::current().now();
   reset_refilled_ = idle_since_;
   if (!open_session()) co_return false;
+  count(&Http2Metrics::connections);
   if (site_.tracker != nullptr) {
     site_.tracker->add_drain_listener(*this);
     registered_ = true;
@@ -227,6 +229,7 @@ Task<void> Http2Connection::watch_socket(std::shared_ptr<SocketWatch> watch, int
 int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self) {
   Http2Connection& connection = connection_of(self);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+  connection.count(&Http2Metrics::streams);
   auto stream = std::make_shared<Http2Stream>(connection, connection.site_, frame->hd.stream_id);
   stream->opened = Scheduler::current().now();
   connection.streams_.emplace(frame->hd.stream_id, Entry{std::move(stream), {}});
@@ -300,6 +303,7 @@ int Http2Connection::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame,
       return 0;
     }
     case NGHTTP2_RST_STREAM:
+      connection.count(&Http2Metrics::resets_received);
       (void)connection.count_reset();
       return 0;
     default:
@@ -359,6 +363,13 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
 
 int Http2Connection::on_frame_send(nghttp2_session* session, const nghttp2_frame* frame, void* self) {
   Http2Connection& connection = connection_of(self);
+  if (frame->hd.type == NGHTTP2_RST_STREAM) connection.count(&Http2Metrics::resets_sent);
+  if (frame->hd.type == NGHTTP2_GOAWAY) {
+    const std::uint32_t code = frame->goaway.error_code;
+    connection.count(code == NGHTTP2_NO_ERROR            ? &Http2Metrics::goaways_no_error
+                     : code == NGHTTP2_ENHANCE_YOUR_CALM ? &Http2Metrics::goaways_calm
+                                                         : &Http2Metrics::goaways_other);
+  }
   const bool end_stream = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
   if (!end_stream || (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)) return 0;
   Http2Stream* stream = connection.find(frame->hd.stream_id);
@@ -572,6 +583,7 @@ void Http2Connection::note_stalls() {
       stream.stalled_since.reset();
     } else if (!stream.stalled_since) {
       stream.stalled_since = Scheduler::current().now();
+      count(&Http2Metrics::stalls);
     }
   }
 }
@@ -602,6 +614,10 @@ void Http2Connection::end_streams() noexcept {
   running_tasks_ = 0;
   if (watch_ != nullptr) watch_->wake = nullptr;
   watcher_.cancel();
+}
+
+void Http2Connection::count(std::atomic<std::uint64_t> Http2Metrics::*counter) noexcept {
+  if (site_.http2_metrics != nullptr) Http2Metrics::add(site_.http2_metrics->*counter);
 }
 
 Http2Stream* Http2Connection::find(std::int32_t id) noexcept {

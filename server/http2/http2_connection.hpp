@@ -1,6 +1,7 @@
 // Http2Connection: one HTTP/2 connection: nghttp2 in memory, the socket, and a task per stream.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -22,6 +23,10 @@
 #include "server/http2/wake_signal.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/stream_protocol.hpp"
+
+namespace tiffany {
+struct Http2Metrics;
+}
 
 namespace tiffany::http2 {
 
@@ -139,6 +144,8 @@ class Http2Connection final : private DrainListener {
   /// Cancels every stream task and detaches the streams (idempotent).
   void end_streams() noexcept;
   Http2Stream* find(std::int32_t id) noexcept;
+  /// Adds one to this listener's HTTP/2 `counter` (when metrics are on).
+  void count(std::atomic<std::uint64_t> Http2Metrics::*counter) noexcept;
 
   const http::HttpSite& site_;
   nghttp2_session* session_ = nullptr;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "integration/prometheus_text.hpp"
 #include "integration/server_process.hpp"
 #include "support/test_certificate.hpp"
 
@@ -31,6 +32,7 @@ std::string config_for(const std::string& plugin, const std::string& cert, const
       "timeouts": {"write_ms": 1000, "keepalive_ms": 1500, "handler_ms": 10000},
       "limits": {"max_body_bytes": 8388608},
       "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello"},
+                 {"method": "GET", "path": "/metrics", "handler": "metrics"},
                  {"method": "*", "path": "/echo", "handler": "echo"},
                  {"method": "GET", "path": "/wait", "handler": "h2probe.wait"},
                  {"method": "GET", "path": "/canceled", "handler": "h2probe.canceled"},
@@ -173,6 +175,26 @@ TEST_F(Http2AttacksTest, UploadsPastTheConnectionsBodyBudgetAllFinish) {
   EXPECT_TRUE(has(one, "\"echoed_length\": 3145728")) << one;
   const std::string four = drive(tls_port_, {"post_concurrent", "4", "409600"}, true);
   EXPECT_TRUE(has(four, "\"status_counts\": {\"200\": 4}")) << four;
+}
+
+TEST_F(Http2AttacksTest, MetricsCountStreamsResetsGoawaysAndStalls) {
+  const auto before = parse_prometheus(get(clear_port_, "/metrics"));
+  (void)drive(clear_port_, {"rapid_reset", "500"});
+  (void)drive(clear_port_, {"zero_window"});
+  const auto after = parse_prometheus(get(clear_port_, "/metrics"));
+  auto grew = [&](const std::string& sample) {
+    const auto was = before.find(sample);
+    const auto now = after.find(sample);
+    EXPECT_NE(now, after.end()) << sample << " is missing";
+    if (now == after.end()) return 0.0;
+    return now->second - (was == before.end() ? 0.0 : was->second);
+  };
+  EXPECT_GE(grew(R"(tiffany_http2_connections_total{listener="h2c"})"), 2);
+  EXPECT_GE(grew(R"(tiffany_http2_streams_total{listener="h2c"})"), 200);
+  EXPECT_GE(grew(R"(tiffany_http2_resets_total{listener="h2c",direction="received"})"), 200);
+  EXPECT_GE(grew(R"(tiffany_http2_resets_total{listener="h2c",direction="sent"})"), 1);  // the stalled stream's CANCEL
+  EXPECT_GE(grew(R"(tiffany_http2_goaways_sent_total{listener="h2c",code="ENHANCE_YOUR_CALM"})"), 1);
+  EXPECT_GE(grew(R"(tiffany_http2_flow_control_stalls_total{listener="h2c"})"), 1);
 }
 
 // A client reset of a stream whose handler runs cancels the handler.
