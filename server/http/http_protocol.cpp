@@ -1,10 +1,12 @@
 // The HTTP protocol: an HttpConnection state per burst, from the spares; HTTP/2 where agreed.
 #include "server/http/http_protocol.hpp"
 
+#include <cstring>
 #include <string>
 
 #include <tiffany/coro/deadline.hpp>
 
+#include "reactor/internal/spare_read_buffers.hpp"
 #include "server/http2/connection_preface.hpp"
 #include "server/http2/http2_connection.hpp"
 #include "server/transport/stage_timeout.hpp"
@@ -16,8 +18,14 @@ Task<bool> HttpProtocol::serve(ByteStream& stream, ConnectionContext& context, R
     if (stream.alpn() == "h2") co_return co_await serve_http2(stream, context, std::move(first));
     // Why only a first burst in cleartext: prior knowledge means the preface
     // opens the connection (RFC 9113 §3.3); over TLS only ALPN picks HTTP/2.
-    if (context.first_burst && !context.tls && http2::match_preface(first.bytes()) != http2::PrefaceMatch::no) {
-      co_return co_await serve_http2(stream, context, std::move(first));
+    if (context.first_burst && !context.tls) {
+      http2::PrefaceMatch match = http2::match_preface(first.bytes());
+      if (match == http2::PrefaceMatch::partial) {
+        const bool told = co_await read_until_preface_told(stream, context, first);
+        if (!told) co_return false;
+        match = http2::match_preface(first.bytes());
+      }
+      if (match == http2::PrefaceMatch::complete) co_return co_await serve_http2(stream, context, std::move(first));
     }
   }
   std::unique_ptr<http::HttpConnection> state;
@@ -37,28 +45,27 @@ Task<bool> HttpProtocol::serve(ByteStream& stream, ConnectionContext& context, R
   co_return keep_open;
 }
 
+Task<bool> HttpProtocol::read_until_preface_told(ByteStream& stream, ConnectionContext& context, ReadLease& first) {
+  // Why: a client may send the 24-byte preface in pieces, and "P" may as
+  // well begin "POST": read on, into one buffer, until the bytes tell.
+  ReadLease gathered = SpareReadBuffers::for_this_thread().take();
+  std::memcpy(gathered.data(), first.data(), first.size());
+  gathered.set_size(first.size());
+  first = std::move(gathered);
+  while (http2::match_preface(first.bytes()) == http2::PrefaceMatch::partial) {
+    context.deadline.rearm_after(site_.timeouts.header);
+    const Timed<IoResult> read = co_await within(context.deadline, TimeoutStage::header,
+                                                 stream.read(first.data() + first.size(), kReadBufferSize - first.size()));
+    if (read.timed_out() || !*read || (*read).bytes() == 0) co_return false;
+    first.set_size(first.size() + (*read).bytes());
+  }
+  context.deadline.disarm();
+  co_return true;
+}
+
 Task<bool> HttpProtocol::serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first) {
   std::string opening(first.bytes());
   first.reset();
-  const bool agreed = stream.alpn() == "h2";  // by ALPN: nghttp2 checks the preface, however it arrives
-  // Why read on in cleartext: a client may send the 24-byte preface in pieces;
-  // until it is whole we cannot tell HTTP/2 from a request line that starts alike.
-  while (!agreed && http2::match_preface(opening) == http2::PrefaceMatch::partial) {
-    context.deadline.rearm_after(site_.timeouts.header);
-    ReadLease more;
-    const Timed<IoResult> read = co_await within(context.deadline, TimeoutStage::header, stream.read_pooled(more));
-    if (read.timed_out() || !*read || (*read).bytes() == 0) co_return false;
-    opening.append(more.bytes());
-  }
-  context.deadline.disarm();
-  if (!agreed && http2::match_preface(opening) != http2::PrefaceMatch::complete) {
-    // Began like the preface, then was not: no HTTP/1.1 request starts "PRI * HTTP/2.0" either.
-    static constexpr std::string_view kRefusal =
-        "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
-    (void)co_await stream.write(kRefusal.data(), kRefusal.size());
-    stream.finish();
-    co_return false;
-  }
   auto connection = std::make_unique<http2::Http2Connection>(site_);
   co_return co_await connection->serve(stream, context, std::move(opening));
 }

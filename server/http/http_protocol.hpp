@@ -28,6 +28,9 @@ class HttpProtocol final : public StreamProtocol {
  private:
   /// The rest of the connection in HTTP/2 (ALPN "h2", or the preface opens `first`).
   Task<bool> serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first);
+  /// `first` is a proper prefix of the preface: reads on into it until it is
+  /// the whole preface or not one; false if the peer left or timed out.
+  Task<bool> read_until_preface_told(ByteStream& stream, ConnectionContext& context, ReadLease& first);
 
   http::HttpSite site_;
   std::vector<std::unique_ptr<http::HttpConnection>> spare_states_;

@@ -255,6 +255,22 @@ int Http2Connection::on_header(nghttp2_session*, const nghttp2_frame* frame, con
   http::Request& request = stream->request();
   if (name.empty()) return 0;
   if (name.front() != ':') {
+    if (name == "cookie") {
+      // Why gathered: RFC 9113 §8.2.3 lets a client split Cookie into
+      // fields; handlers and HTTP/1.1 upstreams expect one, joined by "; ".
+      if (!stream->cookies.empty()) stream->cookies += "; ";
+      stream->cookies.append(value);
+      return 0;
+    }
+    if (name == "host") {
+      // :authority came first (pseudo-fields lead) and became Host: a
+      // different host makes the request malformed (RFC 9113 §8.3.1).
+      const std::optional<std::string_view> authority = request.headers.get("Host");
+      if (authority) {
+        if (*authority != value) stream->refusal = 400;
+        return 0;
+      }
+    }
     request.headers.add(name, value);
     return 0;
   }
@@ -268,8 +284,8 @@ int Http2Connection::on_header(nghttp2_session*, const nghttp2_frame* frame, con
     request.target.assign(value);
   } else if (name == ":authority") {
     // Why as Host: handlers and the router read Host; RFC 9113 §8.3.1 makes
-    // :authority its equivalent. A Host field of the client's own wins.
-    if (!request.headers.get("Host")) request.headers.add("Host", value);
+    // :authority its equivalent (a host field after it must agree).
+    request.headers.add("Host", value);
   }
   return 0;
 }
@@ -287,6 +303,7 @@ int Http2Connection::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame,
       } else if (end_stream && !stream->refused && !stream->request_complete) {  // trailers end the request
         stream->request_complete = true;
         connection.start_task(*stream);
+        connection.release_window();
       }
       return 0;
     }
@@ -303,8 +320,7 @@ int Http2Connection::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame,
       return 0;
     }
     case NGHTTP2_RST_STREAM:
-      connection.count(&Http2Metrics::resets_received);
-      (void)connection.count_reset();
+      connection.count(&Http2Metrics::resets_received);  // counted toward Rapid Reset when the stream closes
       return 0;
     default:
       return 0;
@@ -330,32 +346,38 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   }
   body.append(text(data, length));
   connection.body_bytes_ += length;
+  stream->counted_body += length;
   stream->unconsumed += length;
   stream->last_input = Scheduler::current().now();
   connection.release_window();
   return 0;
 }
 
-int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t, void* self) {
+int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t error_code, void* self) {
   Http2Connection& connection = connection_of(self);
   auto found = connection.streams_.find(stream_id);
   if (found == connection.streams_.end()) return 0;
   Entry& entry = found->second;
   Http2Stream& stream = *entry.stream;
   stream.closed = true;
-  if (!stream.body_released) {
-    stream.body_released = true;
-    connection.body_bytes_ -= stream.request().body.size();
-  }
+  connection.release_body(stream);
   if (stream.task_started && !stream.task_finished) {
-    // The client reset it (or it ended otherwise) while the handler ran: nobody waits for the answer.
-    stream.mark_reset();
+    // The client reset it (or it ended otherwise) while the handler ran:
+    // nobody waits for the answer. Why the bookkeeping here and not in the
+    // task: a canceled task unwinds (or, not started, never runs) without
+    // reaching task_done(), and detached it never calls back.
+    stream.detach();
     entry.task.cancel();
+    stream.task_finished = true;
+    --connection.running_tasks_;
     if (connection.site_.access_log != nullptr) {
       connection.site_.access_log->record(stream.request(), stream.request().peer, {}, 499, 0,
                                           std::chrono::microseconds(0));
     }
   }
+  // Why every reset, theirs and nghttp2's answers to their stream errors:
+  // each may have cost a handler start ("MadeYouReset", CVE-2025-8671).
+  if (error_code != NGHTTP2_NO_ERROR) (void)connection.count_reset();
   connection.forget_if_done(stream_id);
   connection.release_window();
   return 0;
@@ -387,6 +409,7 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
   stream.body_began = Scheduler::current().now();
   stream.last_input = stream.body_began;
   http::Request& request = stream.request();
+  if (!stream.cookies.empty()) request.headers.add("cookie", stream.cookies);
   if (stream.refusal != 0) {  // a limit passed while its fields arrived
     refuse(stream, stream.refusal);
     return;
@@ -445,24 +468,24 @@ void Http2Connection::start_task(Http2Stream& stream) {
 void Http2Connection::task_done(Http2Stream& stream) {
   stream.task_finished = true;
   --running_tasks_;
-  if (!stream.body_released) {
-    stream.body_released = true;
-    body_bytes_ -= stream.request().body.size();
-  }
+  release_body(stream);
   release_window();
   forget_if_done(stream.id());
 }
 
 void Http2Connection::refuse(Http2Stream& stream, int status) {
   stream.refused = true;
-  if (!stream.body_released) {
-    stream.body_released = true;
-    body_bytes_ -= stream.request().body.size();
-  }
+  release_body(stream);
   stream.request().body.clear();
   stream.unconsumed = 0;
   stream.answer_now(status);
   (void)count_reset();  // Why: a client making us refuse streams costs us like one resetting them
+}
+
+void Http2Connection::release_body(Http2Stream& stream) noexcept {
+  // Why what was counted, not the body's size now: a handler may have taken the body (echo swaps it out).
+  body_bytes_ -= stream.counted_body;
+  stream.counted_body = 0;
 }
 
 void Http2Connection::release_window() {
@@ -502,8 +525,9 @@ bool Http2Connection::count_reset() {
 }
 
 void Http2Connection::go_away(std::uint32_t error_code) {
-  if (goaway_sent_ && error_code == NGHTTP2_NO_ERROR) return;
+  if (terminating_ || (goaway_sent_ && error_code == NGHTTP2_NO_ERROR)) return;
   goaway_sent_ = true;
+  terminating_ = error_code != NGHTTP2_NO_ERROR;
   if (error_code == NGHTTP2_NO_ERROR) {
     nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(session_),
                           NGHTTP2_NO_ERROR, nullptr, 0);

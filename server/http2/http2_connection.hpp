@@ -49,7 +49,7 @@ namespace tiffany::http2 {
 /// errors) faster than kResetBurst then kResetsPerSecond, or more than
 /// kMaxEmptyDataFrames DATA frames that carry nothing, end the connection
 /// with GOAWAY ENHANCE_YOUR_CALM (Rapid Reset, CVE-2023-44487; empty-frame
-/// floods); nghttp2 caps CONTINUATION frames (CVE-2024-27316) and the
+/// floods); nghttp2 caps CONTINUATION frames (CVE-2024-27316 in httpd; nghttp2's CVE-2024-28182, fixed in Debian's 1.52 by backport) and the
 /// acknowledgements a client that does not read can make us queue.
 ///
 /// Memory: request bodies are held whole, at most max_body_bytes a stream;
@@ -130,6 +130,8 @@ class Http2Connection final : private DrainListener {
   void refuse(Http2Stream& stream, int status);
   /// Gives the client's window back for bytes we hold, within the budget.
   void release_window();
+  /// `stream`'s body no longer counts toward the budget.
+  void release_body(Http2Stream& stream) noexcept;
   /// Counts one reset toward Rapid Reset; false (and GOAWAY) past the limit.
   bool count_reset();
   void go_away(std::uint32_t error_code);
@@ -163,6 +165,7 @@ class Http2Connection final : private DrainListener {
   bool waiting_for_client_ = false;  // in the read that waits for the client alone (no stream busy)
   bool draining_ = false;
   bool goaway_sent_ = false;
+  bool terminating_ = false;      // a GOAWAY with an error went: the session closes once it is out
   bool registered_ = false;       // a drain listener of site_.tracker
   std::string out_;               // what goes in the next write
   Scheduler::Clock::time_point idle_since_{};

@@ -28,6 +28,8 @@
 namespace tiffany::http2 {
 namespace {
 
+constexpr std::size_t kCompactFrom = 64 * 1024;  // sent bytes at the front of pending_ that are dropped at once
+
 // Fields the server writes itself, and those HTTP/2 forbids (RFC 9113 §8.2.2).
 bool is_dropped_field(std::string_view name) noexcept {
   for (std::string_view dropped : {"date", "server", "connection", "x-request-id", "content-length",
@@ -57,6 +59,8 @@ Http2Stream::Http2Stream(Http2Connection& connection, const http::HttpSite& site
   response_.attach(this);
   request_.version_major = 2;
   request_.version_minor = 0;
+  request_.peer = connection.peer();  // Why now: lines the connection logs itself (408, 413, 499) name the client too
+  request_.tls = connection.tls();
 }
 
 void Http2Stream::detach() noexcept {
@@ -88,8 +92,6 @@ void Http2Stream::answer_now(int status) {
 
 Task<void> Http2Stream::serve() {
   http::Request& request = request_;
-  request.peer = connection_->peer();
-  request.tls = connection_->tls();
   add_stat(Stat::requests_total);
   head_request_ = request.is_head();
   route_metrics_ = site_.unmatched;
@@ -345,6 +347,10 @@ ssize_t Http2Stream::read_data(std::uint8_t* buffer, std::size_t length, std::ui
     pending_from_ += copied;
     if (pending_from_ == pending_.size()) {
       pending_.clear();
+      pending_from_ = 0;
+    } else if (pending_from_ >= kCompactFrom) {
+      // Why: a handler faster than the client never lets pending_ empty; the sent front must go.
+      pending_.erase(0, pending_from_);
       pending_from_ = 0;
     }
     if (pending_.size() - pending_from_ <= kMaxPendingBytes) drained_.set();

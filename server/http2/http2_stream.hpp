@@ -79,7 +79,8 @@ class Http2Stream final : public http::BodySink {
   bool refused = false;           // answered by the connection (413, 431, 400): no task runs
   int refusal = 0;                // the status a limit passed while the header block arrived calls for
   bool headers_done = false;      // the header block is complete
-  bool body_released = false;     // its body no longer counts toward the connection's budget
+  std::size_t counted_body = 0;   // body bytes counted in the connection's budget
+  std::string cookies;            // the cookie fields, joined (RFC 9113 §8.2.3)
   std::size_t header_bytes = 0;   // decoded, as SETTINGS_MAX_HEADER_LIST_SIZE counts them
   std::size_t header_count = 0;
   std::size_t unconsumed = 0;     // body bytes received but not yet given back to the client's window

@@ -197,11 +197,13 @@ TEST_F(Http2AttacksTest, MetricsCountStreamsResetsGoawaysAndStalls) {
   EXPECT_GE(grew(R"(tiffany_http2_flow_control_stalls_total{listener="h2c"})"), 1);
 }
 
-// A client reset of a stream whose handler runs cancels the handler.
-TEST_F(Http2AttacksTest, AResetStreamCancelsItsHandler) {
+// A client reset of a stream whose handler runs cancels the handler, and
+// the stream is forgotten: the connection, idle again, closes at keepalive_ms.
+TEST_F(Http2AttacksTest, AResetStreamCancelsItsHandlerAndIsForgotten) {
   const std::string script = R"(
-import socket, sys, time, h2.connection
+import json, socket, sys, time, h2.connection, h2.events
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(6)
 c = h2.connection.H2Connection()
 c.initiate_connection()
 c.send_headers(1, [(":method", "GET"), (":path", "/wait?ms=8000"), (":scheme", "http"), (":authority", "t")], end_stream=True)
@@ -209,15 +211,78 @@ s.sendall(c.data_to_send())
 time.sleep(0.5)
 c.reset_stream(1)
 s.sendall(c.data_to_send())
-time.sleep(0.5)
+reset_at = time.monotonic()
+seen = {}
+try:
+    while True:
+        data = s.recv(65536)
+        if not data:
+            seen["closed_ms"] = round((time.monotonic() - reset_at) * 1000)
+            break
+        for event in c.receive_data(data):
+            if isinstance(event, h2.events.ConnectionTerminated):
+                seen["goaway_code"] = int(event.error_code)
+except socket.timeout:
+    seen["timeout"] = True
+print(json.dumps(seen))
 )";
-  const RunResult canceled_before = run_program("curl", {"-sS", "--http2-prior-knowledge",
-                                                         "http://127.0.0.1:" + std::to_string(clear_port_) + "/canceled"});
-  const RunResult reset = run_program(kPython, {"-c", script, std::to_string(clear_port_)});
+  const auto canceled = [] {
+    const RunResult run = run_program(
+        "curl", {"-sS", "--http2-prior-knowledge", "http://127.0.0.1:" + std::to_string(clear_port_) + "/canceled"});
+    return std::stoi(run.out);
+  };
+  const int canceled_before = canceled();
+  const RunResult reset = run_program(kPython, {"-c", script, std::to_string(clear_port_)}, 20s);
   ASSERT_EQ(reset.exit_code, 0) << reset.err;
-  const RunResult canceled_after = run_program("curl", {"-sS", "--http2-prior-knowledge",
-                                                        "http://127.0.0.1:" + std::to_string(clear_port_) + "/canceled"});
-  EXPECT_EQ(std::stoi(canceled_after.out), std::stoi(canceled_before.out) + 1) << canceled_after.out;
+  EXPECT_EQ(canceled(), canceled_before + 1);
+  // keepalive_ms is 1500: the connection closes with GOAWAY(NO_ERROR) then, not at the client's leisure.
+  EXPECT_NE(reset.out.find("\"goaway_code\": 0"), std::string::npos) << reset.out;
+  EXPECT_EQ(reset.out.find("timeout"), std::string::npos) << reset.out;
+}
+
+// Streams nghttp2 resets for the client's errors count toward Rapid Reset
+// too ("MadeYouReset", CVE-2025-8671): each request here starts a handler,
+// then a WINDOW_UPDATE overflows its stream's window (a stream error,
+// RST_STREAM FLOW_CONTROL_ERROR), so the client never resets a stream itself.
+TEST_F(Http2AttacksTest, ResetsProvokedByStreamErrorsEndTheConnectionToo) {
+  const std::string script = R"(
+import json, socket, struct, sys, time, hpack
+def frame(kind, flags, stream, payload):
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(5)
+encoder = hpack.Encoder()
+out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b"")
+for i in range(1000):
+    stream = 2 * i + 1
+    block = encoder.encode([(":method", "GET"), (":path", "/wait?ms=2000"), (":scheme", "http"), (":authority", "t")])
+    out += frame(1, 5, stream, block) + frame(8, 0, stream, struct.pack(">I", 0x7FFFFFFF))
+try:
+    s.sendall(out)
+except OSError:
+    pass
+seen = {}
+pending = b""
+try:
+    while "goaway" not in seen:
+        data = s.recv(65536)
+        if not data:
+            break
+        pending += data
+        while len(pending) >= 9:
+            length = int.from_bytes(pending[:3], "big")
+            if len(pending) < 9 + length:
+                break
+            kind, payload, pending = pending[3], pending[9:9 + length], pending[9 + length:]
+            if kind == 7:
+                seen["goaway"] = int.from_bytes(payload[4:8], "big")
+except OSError:
+    pass
+print(json.dumps(seen))
+)";
+  const RunResult run = run_program(kPython, {"-c", script, std::to_string(clear_port_)}, 20s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\"goaway\": 11"), std::string::npos) << "expected ENHANCE_YOUR_CALM (11): " << run.out;
 }
 
 // A drain sends GOAWAY at once, even while a handler waits, and lets that

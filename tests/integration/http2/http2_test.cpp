@@ -2,6 +2,7 @@
 // and h2load, over h2c (prior knowledge) and h2 over TLS (ALPN).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -148,6 +149,64 @@ TEST_F(Http2Test, APrefaceSentInPiecesStillOpensHttp2) {
   ASSERT_EQ(::poll(&ready, 1, 5000), 1);
   ASSERT_EQ(::recv(socket.get(), head, sizeof head, MSG_WAITALL), 9);
   EXPECT_EQ(head[3], 4) << "the server's first frame is its SETTINGS";
+}
+
+TEST_F(Http2Test, AnHttp11RequestWhoseFirstBytesLookLikeThePrefaceIsStillServed) {
+  // "P" could begin the preface or "POST": the server reads on, then serves HTTP/1.1.
+  const UniqueFd socket = connect_loopback(port_of(clear_));
+  ASSERT_TRUE(socket.valid());
+  ASSERT_EQ(::send(socket.get(), "P", 1, MSG_NOSIGNAL), 1);
+  std::this_thread::sleep_for(100ms);
+  const std::string rest = "OST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi";
+  ASSERT_EQ(::send(socket.get(), rest.data(), rest.size(), MSG_NOSIGNAL), static_cast<ssize_t>(rest.size()));
+  std::string answer;
+  char buffer[4096];
+  pollfd ready{socket.get(), POLLIN, 0};
+  while (::poll(&ready, 1, 5000) == 1) {
+    const ssize_t got = ::recv(socket.get(), buffer, sizeof buffer, 0);
+    if (got <= 0) break;
+    answer.append(buffer, static_cast<std::size_t>(got));
+  }
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 OK", 0), 0u) << answer;
+  EXPECT_EQ(answer.substr(answer.size() - 2), "hi") << answer;
+}
+
+TEST_F(Http2Test, SplitCookieFieldsReachTheHandlerJoined) {
+  const RunResult run = nghttp({"-H", "cookie: a=1", "-H", "cookie: b=2", clear_ + "/request"});
+  EXPECT_NE(run.out.find("\"cookie\":\"a=1; b=2\""), std::string::npos) << run.out;
+}
+
+TEST_F(Http2Test, AHostThatDisagreesWithAuthorityIs400) {
+  const RunResult run = nghttp({"-v", "-H", "host: elsewhere.test", clear_ + "/plaintext"});
+  EXPECT_NE(run.out.find(":status: 400"), std::string::npos) << run.out;
+}
+
+TEST_F(Http2Test, AFastStreamedResponseToASlowReaderHoldsABoundedBuffer) {
+  // 48 MiB written as fast as the handler can, read by a client limited to
+  // 40 MB/s: the server holds a window's worth, not what the client has not read.
+  auto rss = [] {
+    std::ifstream status("/proc/" + std::to_string(server_->pid()) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6)) * 1024;
+    }
+    return 0L;
+  };
+  const long before = rss();
+  long peak = before;
+  RunResult run;
+  std::thread client([&] {
+    run = curl({"--http2-prior-knowledge", "--limit-rate", "40M", "-o", "/dev/null", "-w", "%{size_download}",
+                clear_ + "/stream?pieces=768&size=65536"});
+  });
+  for (int i = 0; i < 30; ++i) {
+    std::this_thread::sleep_for(50ms);
+    peak = std::max(peak, rss());
+  }
+  client.join();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, std::to_string(768 * 65536));
+  EXPECT_LT(peak - before, 16L * 1024 * 1024) << "the server grew by " << (peak - before) << " bytes";
 }
 
 TEST_F(Http2Test, UploadsOfEverySizeUpToTheLimitAreEchoedWhole) {
