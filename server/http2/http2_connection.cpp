@@ -350,6 +350,13 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
       connection.site_.access_log->record(stream.request(), stream.request().peer, {}, 499, 0,
                                           std::chrono::microseconds(0));
     }
+    // Why the connection counts it ended now: a canceled task unwinds
+    // without reaching task_done (one not yet started never runs at all),
+    // so the stream stayed forever and running_tasks_ never fell back: no
+    // idle timeout, no end to a drain. Detached, its unwinding touches nothing of ours.
+    stream.detach();
+    stream.task_finished = true;
+    --connection.running_tasks_;
   }
   connection.forget_if_done(stream_id);
   connection.release_window();

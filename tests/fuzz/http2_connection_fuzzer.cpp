@@ -124,14 +124,20 @@ const tiffany::http::HttpSite& site() {
 // the input, then a half-close: at once for an input of odd length, else
 // after a second of (virtual) silence, so the server's timeouts, its idle
 // GOAWAY and handlers that finish are reached as well as an early EOF.
-Task<void> client_writes(int fd, std::string_view input) {
+// By then the server must have closed: every stage's timeout, the handler's
+// and the idle one together are well under a second, so a connection still
+// open holds a stream (or a task) it lost track of.
+Task<void> client_writes(int fd, std::string_view input, const bool& server_done) {
   tiffany::SocketStream stream(fd);
   if (tiffany::http2::match_preface(input) != tiffany::http2::PrefaceMatch::complete) {
     const std::string_view preface = tiffany::http2::kClientPreface;
     (void)co_await stream.write(preface.data(), preface.size());
   }
   if (!input.empty()) (void)co_await stream.write(input.data(), input.size());
-  if (input.size() % 2 == 0) co_await tiffany::Sleep{1s};
+  if (input.size() % 2 == 0) {
+    co_await tiffany::Sleep{1s};
+    if (!server_done) fail("the server still serves a client silent for a second (a stream or task never ends)");
+  }
   ::shutdown(fd, SHUT_WR);
 }
 
@@ -154,7 +160,7 @@ Task<void> client_reads(int fd) {
 
 // The server: the connection's first burst, then HttpProtocol (h2c by the
 // preface), as PlainTransport serves it; then closes its end.
-Task<void> server(int fd, tiffany::HttpProtocol& protocol) {
+Task<void> server(int fd, tiffany::HttpProtocol& protocol, bool& done) {
   tiffany::SocketStream stream(fd);
   tiffany::ReadLease first;
   const tiffany::IoResult got = co_await stream.read_pooled(first);
@@ -166,6 +172,7 @@ Task<void> server(int fd, tiffany::HttpProtocol& protocol) {
   }
   // Why: the client reads until EOF; a connection that ended leaves it none otherwise.
   ::shutdown(fd, SHUT_RDWR);
+  done = true;
 }
 
 }  // namespace
@@ -191,8 +198,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     tiffany::ManualClock clock;
     tiffany::Scheduler scheduler(tiffany::SchedulerOptions{.poller = reactor.get(), .clock = &clock});
     tiffany::HttpProtocol protocol(site());
-    auto served = scheduler.spawn(server(server_end.get(), protocol));
-    auto sent = scheduler.spawn(client_writes(client_end.get(), input));
+    bool server_done = false;
+    auto served = scheduler.spawn(server(server_end.get(), protocol, server_done));
+    auto sent = scheduler.spawn(client_writes(client_end.get(), input, server_done));
     auto received = scheduler.spawn(client_reads(client_end.get()));
     scheduler.run();
     served.take_result();
