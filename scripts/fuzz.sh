@@ -7,10 +7,13 @@
 # and response_regressions); then the plugin conveniences' body parsers
 # (multipart, urlencoded forms, cookies, JSON), seeded from tests/fuzz/body_seeds
 # and body_regressions, side by side with the PROXY protocol header parser
-# (tests/fuzz/proxy_seeds). Exits non-zero on a crash and prints the path of
-# the input that caused it.
-# Why two at once: CI has two cores and a tight budget; four targets run in
-# the wall time two took (2 × SECONDS), each with a core of its own.
+# (tests/fuzz/proxy_seeds); then the HTTP/2 glue (a whole connection over a
+# socketpair: our nghttp2 callbacks, streams, handlers), two runs of it side by
+# side with seeds one apart, seeded from ../shared/corpus/http2,
+# tests/fuzz/http2_seeds and http2_regressions. Exits non-zero on a crash and
+# prints the path of the input that caused it.
+# Why two at once: CI has two cores and a tight budget; six runs take the
+# wall time of three (3 × SECONDS), each with a core of its own.
 # Random seeds: each run's seed comes from the commit (its hash), so a run
 # on a fresh clone of a commit repeats the run CI makes of it, and each new
 # commit fuzzes down a new path. TIFFANY_FUZZ_SEED overrides it (a number).
@@ -25,13 +28,16 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shared=${TIFFANY_SHARED:-$(cd .. && pwd)/shared}
 seeds=$shared/corpus/http1
-if [ ! -f "$seeds/http.dict" ]; then
-  echo "fuzz: no seed corpus at $seeds (set TIFFANY_SHARED to the shared folder)" >&2
+h2_seeds=$shared/corpus/http2
+if [ ! -f "$seeds/http.dict" ] || [ ! -d "$h2_seeds" ]; then
+  echo "fuzz: no seed corpus at $seeds or $h2_seeds (set TIFFANY_SHARED to the shared folder)" >&2
   exit 1
 fi
 
-# Installs only what is missing, like scripts/setup.sh.
-packages=(clang libclang-rt-14-dev cmake ninja-build node-llhttp)
+# Installs only what is missing, like scripts/setup.sh (the HTTP/2 target
+# builds the server's HTTP pieces: TLS, c-ares, io_uring, nghttp2, codings).
+packages=(clang libclang-rt-14-dev cmake ninja-build pkg-config node-llhttp picojson-dev libssl-dev libc-ares-dev
+  liburing-dev libnghttp2-dev zlib1g-dev libbrotli-dev libzstd-dev libcrypt-dev)
 scripts/install_missing.sh fuzz "${packages[@]}"
 
 # Why a seed per commit: a random one made CI a lottery (a run found a real
@@ -56,15 +62,17 @@ CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
   -DTIFFANY_FUZZ=ON \
   -DTIFFANY_WERROR="${TIFFANY_WERROR:-OFF}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer http_response_fuzzer body_parsers_fuzzer \
-  proxy_header_fuzzer
+  proxy_header_fuzzer http2_connection_fuzzer
 artifacts=$build_dir/artifacts
 mkdir -p "$artifacts"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tiffany-fuzz-corpus.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
 # fuzz NAME SEED_DIR... [-- LIBFUZZER_FLAGS...]: runs one target for $seconds.
+# NAME is a target, or TARGET.N: another run of it, seeded N past the commit's.
 fuzz() {
-  local name=$1 fuzzer=$build_dir/tests/fuzz/$1 corpus=$scratch/$1 flags=()
+  local name=$1 fuzzer=$build_dir/tests/fuzz/${1%%.*} corpus=$scratch/$1 flags=() run_seed=$seed
+  [ "$name" = "${name%%.*}" ] || run_seed=$((seed + ${name#*.}))
   shift
   # Why a copy: libFuzzer writes new inputs into its corpus, and the shared
   # seeds are read-only.
@@ -81,7 +89,7 @@ fuzz() {
   # lines and the recommended dictionary (thousands of lines a minute).
   set +e
   UBSAN_OPTIONS=print_stacktrace=1 "$fuzzer" \
-    -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 -seed="$seed" -runs="$runs" \
+    -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 -seed="$run_seed" -runs="$runs" \
     -artifact_prefix="$artifacts/$name-" -print_final_stats=1 "${flags[@]}" \
     "$corpus" 2>&1 | tee "$log" |
     awk -v name="$name" '/^#[0-9]+[ \t]+(NEW|REDUCE) /{next} /^[ \t]+NEW_FUNC/{next} /Recommended dictionary/{skip=1} !skip{print "[" name "] " $0; fflush()} /End of recommended dictionary/{skip=0}'
@@ -113,4 +121,13 @@ proxy_pid=$!
 failed=0
 wait "$body_pid" || failed=1
 wait "$proxy_pid" || failed=1
+[ "$failed" -eq 0 ] || exit 1
+# The HTTP/2 glue, twice side by side on seeds one apart (each its own corpus copy).
+fuzz http2_connection_fuzzer "$h2_seeds"/*/ tests/fuzz/http2_seeds/ tests/fuzz/http2_regressions/ &
+h2_pid=$!
+fuzz http2_connection_fuzzer.1 "$h2_seeds"/*/ tests/fuzz/http2_seeds/ tests/fuzz/http2_regressions/ &
+h2_again_pid=$!
+failed=0
+wait "$h2_pid" || failed=1
+wait "$h2_again_pid" || failed=1
 [ "$failed" -eq 0 ] || exit 1
