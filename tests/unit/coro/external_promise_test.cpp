@@ -149,24 +149,31 @@ struct Counted {
 };
 
 TEST(Offload, ArgumentsAndNamedCallablesWithDestructorsAreDestroyedOnce) {
-  OffloadPool pool(2);
-  Scheduler scheduler;
-  int sum = 0;
-  auto body = [&](int i) -> Task<void> {
-    Counted request_body{std::string(100, static_cast<char>('a' + i % 26))};
-    auto shared = std::make_shared<std::vector<int>>(64, i);
-    // The safe form of `[body = request_body] { ... }`: the data as arguments.
-    const std::size_t length = co_await offload(
-        pool, [](Counted copy, std::shared_ptr<std::vector<int>> numbers) { return copy.text.size() + numbers->size(); },
-        request_body, std::move(shared));
-    // A named callable with captures is copied into the job.
-    auto named = [copy = request_body, text = std::string(50, 'x')] { return copy.text.size() + text.size(); };
-    const std::size_t named_length = co_await offload(pool, named);
-    sum += static_cast<int>(length + named_length);
-  };
-  for (int i = 0; i < 300; ++i) (void)scheduler.spawn(body(i));
-  scheduler.run();
-  EXPECT_EQ(sum, 300 * (164 + 150));
+  Counted::live = 0;
+  {
+    OffloadPool pool(2);
+    Scheduler scheduler;
+    int sum = 0;
+    auto body = [&](int i) -> Task<void> {
+      Counted request_body{std::string(100, static_cast<char>('a' + i % 26))};
+      auto shared = std::make_shared<std::vector<int>>(64, i);
+      // The safe form of `[body = request_body] { ... }`: the data as arguments.
+      const std::size_t length = co_await offload(
+          pool,
+          [](Counted copy, std::shared_ptr<std::vector<int>> numbers) { return copy.text.size() + numbers->size(); },
+          request_body, std::move(shared));
+      // A named callable with captures is copied into the job.
+      auto named = [copy = request_body, text = std::string(50, 'x')] { return copy.text.size() + text.size(); };
+      const std::size_t named_length = co_await offload(pool, named);
+      sum += static_cast<int>(length + named_length);
+    };
+    for (int i = 0; i < 300; ++i) (void)scheduler.spawn(body(i));
+    scheduler.run();
+    EXPECT_EQ(sum, 300 * (164 + 150));
+  }
+  // Why after the pool is gone: a pool thread destroys its job (and the
+  // copies in it) just after handing the result over, so right after run()
+  // one may still be alive (CI under ASan once saw 1). The pool's end joins its threads.
   EXPECT_EQ(Counted::live.load(), 0);
 }
 
