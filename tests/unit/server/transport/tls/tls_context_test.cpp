@@ -55,7 +55,7 @@ class TlsContextTest : public ::testing::Test {
 
   static std::string refusal(const TlsConfig& config) {
     try {
-      TlsContext context(config, "site.json", "http/1.1");
+      TlsContext context(config, "site.json", std::vector<std::string>{"http/1.1"});
     } catch (const ConfigError& e) {
       return e.what();
     }
@@ -145,7 +145,7 @@ TEST_F(TlsContextTest, ChoosesCertificatesByServerName) {
   TlsConfig config = one(main_.cert_file, main_.key_file);
   config.certificates.push_back(TlsCertificateConfig{{"a.test"}, a_.cert_file, a_.key_file, "$.t[1]"});
   config.certificates.push_back(TlsCertificateConfig{{"*.b.test"}, b_.cert_file, b_.key_file, "$.t[2]"});
-  const TlsContext context(config, "site.json", "");
+  const TlsContext context(config, "site.json", std::vector<std::string>{});
   EXPECT_EQ(common_name(context.context_for("a.test")), "a.test");
   EXPECT_EQ(common_name(context.context_for("A.Test.")), "a.test");
   EXPECT_EQ(common_name(context.context_for("x.b.test")), "wild.b.test");
