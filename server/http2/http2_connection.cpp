@@ -16,6 +16,7 @@
 #include "net/internal/tls/tls_stream.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
+#include "server/transport/lingering_close.hpp"
 #include "server/transport/stage_timeout.hpp"
 
 namespace tiffany::http2 {
@@ -113,6 +114,12 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
     const bool done = !nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_);
     if (done || (goaway_sent_ && streams_.empty())) {
       stream.finish();
+      // Why linger: frames the client sent before it saw our GOAWAY would,
+      // left unread at the close, make the kernel reset the connection and
+      // could destroy the GOAWAY and the last answers before they are read.
+      end_streams();
+      const LingerLimits limits{site_.timeouts.linger, site_.timeouts.linger_read, site_.limits.max_linger_bytes};
+      co_await lingering_close(stream, *deadline_, limits, site_.tracker);
       break;
     }
     going = co_await wait_and_read();

@@ -4,6 +4,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <exception>
@@ -37,14 +38,6 @@ bool is_dropped_field(std::string_view name) noexcept {
     if (http::iequals(name, dropped)) return true;
   }
   return false;
-}
-
-std::string lower(std::string_view name) {
-  std::string text(name);
-  for (char& c : text) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return text;
 }
 
 ssize_t read_stream_data(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
@@ -243,15 +236,31 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
     length_size = static_cast<std::size_t>(std::to_chars(length_digits, length_digits + sizeof length_digits,
                                                          *content_length).ptr - length_digits);
   }
-  // Why copies of the names: HTTP/2 field names are lower case (RFC 9113 §8.2.1).
-  std::vector<std::string> names;
-  names.reserve(response.headers.size());
-  std::vector<nghttp2_nv> fields;
-  fields.reserve(response.headers.size() + 5);
-  auto add = [&fields](std::string_view name, std::string_view value, std::uint8_t flags = NGHTTP2_NV_FLAG_NONE) {
-    fields.push_back(nghttp2_nv{reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+  // Why copies of the names: HTTP/2 field names are lower case (RFC 9113
+  // §8.2.1). They go into one buffer sized first, so the views into it stay
+  // valid; nghttp2 copies everything when the response is submitted.
+  std::size_t names_size = 0;
+  std::size_t field_count = 5;
+  for (const http::Headers::Field& field : response.headers) {
+    if (is_dropped_field(field.name)) continue;
+    names_size += field.name.size();
+    ++field_count;
+  }
+  lowered_names_.clear();
+  lowered_names_.reserve(names_size);
+  constexpr std::size_t kInlineFields = 24;
+  std::array<nghttp2_nv, kInlineFields> inline_fields;
+  std::vector<nghttp2_nv> more_fields;
+  nghttp2_nv* fields = inline_fields.data();
+  if (field_count > kInlineFields) {
+    more_fields.resize(field_count);
+    fields = more_fields.data();
+  }
+  std::size_t used = 0;
+  auto add = [&](std::string_view name, std::string_view value, std::uint8_t flags = NGHTTP2_NV_FLAG_NONE) {
+    fields[used++] = nghttp2_nv{reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
                                 reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
-                                value.size(), flags});
+                                value.size(), flags};
   };
   const std::string_view date = http::current_http_date();
   add(":status", std::string_view(status_digits, 3));
@@ -262,17 +271,14 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
   if (length_size > 0) add("content-length", std::string_view(length_digits, length_size));
   for (const http::Headers::Field& field : response.headers) {
     if (is_dropped_field(field.name)) continue;
-    names.push_back(lower(field.name));
-  }
-  std::size_t next_name = 0;
-  for (const http::Headers::Field& field : response.headers) {
-    if (is_dropped_field(field.name)) continue;
-    add(names[next_name++], field.value);
+    const std::size_t from = lowered_names_.size();
+    for (const char c : field.name) lowered_names_ += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    add(std::string_view(lowered_names_).substr(from, field.name.size()), field.value);
   }
   nghttp2_data_provider provider{};
   provider.source.ptr = this;
   provider.read_callback = &read_stream_data;
-  const int submitted = nghttp2_submit_response(connection_->session(), id_, fields.data(), fields.size(),
+  const int submitted = nghttp2_submit_response(connection_->session(), id_, fields, used,
                                                 with_body && !bodyless_status ? &provider : nullptr);
   if (submitted != 0) return false;
   submitted_ = true;

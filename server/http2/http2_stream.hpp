@@ -149,6 +149,7 @@ class Http2Stream final : public http::BodySink {
   bool streaming_ = false;
   bool encoded_ = false;         // compression replaced a whole body: its declared length no longer holds
   bool ended_ = false;           // the streamed body is complete
+  std::string lowered_names_;     // submit_head's scratch: the response's field names in lower case
   int sent_status_ = 0;
   std::uint64_t sent_bytes_ = 0;  // body bytes handed to the session
   WakeSignal drained_;            // a write waiting for pending_ to shrink
