@@ -37,7 +37,7 @@ fi
 # Installs only what is missing, like scripts/setup.sh (the HTTP/2 target
 # builds the server's HTTP pieces: TLS, c-ares, io_uring, nghttp2, codings).
 packages=(clang libclang-rt-14-dev cmake ninja-build pkg-config node-llhttp picojson-dev libssl-dev libc-ares-dev
-  liburing-dev libnghttp2-dev zlib1g-dev libbrotli-dev libzstd-dev libcrypt-dev)
+  liburing-dev libnghttp2-dev zlib1g-dev libbrotli-dev libzstd-dev libcrypt-dev ccache)
 scripts/install_missing.sh fuzz "${packages[@]}"
 
 # Why a seed per commit: a random one made CI a lottery (a run found a real
@@ -56,11 +56,12 @@ runs=${TIFFANY_FUZZ_RUNS:-1500000}
 echo "fuzz: seed $seed (set TIFFANY_FUZZ_SEED to choose another), at most $runs inputs per target"
 
 build_dir=build-fuzz
+source scripts/lib/compiler_cache.sh
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTIFFANY_FUZZ=ON \
-  -DTIFFANY_WERROR="${TIFFANY_WERROR:-OFF}" >/dev/null
+  -DTIFFANY_WERROR="${TIFFANY_WERROR:-OFF}" "${compiler_cache[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer http_response_fuzzer body_parsers_fuzzer \
   proxy_header_fuzzer http2_connection_fuzzer
 artifacts=$build_dir/artifacts
