@@ -14,6 +14,7 @@
 
 #include "handlers/internal/http2_metrics.hpp"
 #include "net/internal/tls/tls_stream.hpp"
+#include "handlers/internal/readiness.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/lingering_close.hpp"
@@ -104,7 +105,9 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   bool going = feed(first);
   std::string().swap(first);  // Why: the connection may idle for long; its first burst is done with
   while (going) {
-    if (draining_ && !goaway_sent_) go_away(NGHTTP2_NO_ERROR);
+    // Why closing too: during the drain delay HTTP/1.1 answers say
+    // Connection: close; GOAWAY is HTTP/2's way to send the client elsewhere.
+    if ((draining_ || readiness() == Readiness::closing) && !goaway_sent_) go_away(NGHTTP2_NO_ERROR);
     // Why first: the streams just started (or woken) answer now, and their
     // answers go out in the same write as what the session has to say.
     if (running_tasks_ > 0) co_await Yield{};

@@ -285,23 +285,17 @@ print(json.dumps(seen))
   EXPECT_NE(run.out.find("\"goaway\": 11"), std::string::npos) << "expected ENHANCE_YOUR_CALM (11): " << run.out;
 }
 
-// A drain sends GOAWAY at once, even while a handler waits, and lets that
-// stream finish before the server exits.
-TEST(Http2Drain, GoawayGoesAtOnceAndTheOpenStreamFinishes) {
-  TempDir dir;
-  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
-  ServerProcess server(config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file,
-                                  cert.key_file));
-  const int port = server.port_of("h2c");
-  // Raw frames: Python's h2 refuses frames after a GOAWAY, and the point is the stream finishing after one.
-  const std::string script = R"(
+// Raw frames: Python's h2 refuses frames after a GOAWAY, and the point is the stream finishing
+// after one. Opens stream 1 on `path`, then prints when the GOAWAY (its last stream id and
+// code), the answer's status and its end came, and when the connection closed, in ms.
+constexpr const char* kGoawayWatcher = R"(
 import json, socket, struct, sys, time, hpack
 def frame(kind, flags, stream, payload):
     return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 s.settimeout(8)
 decoder = hpack.Decoder()
-block = hpack.Encoder().encode([(":method", "GET"), (":path", "/wait?ms=2000"), (":scheme", "http"), (":authority", "t")])
+block = hpack.Encoder().encode([(":method", "GET"), (":path", sys.argv[2]), (":scheme", "http"), (":authority", "t")])
 s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b"") + frame(1, 5, 1, block))
 start = time.monotonic()
 seen = {}
@@ -332,20 +326,66 @@ while True:
             seen["ended_ms"] = now
 print(json.dumps(seen))
 )";
+
+// Runs kGoawayWatcher on `path` against `server`'s h2c listener, sending SIGTERM
+// after `signal_after`; returns its JSON line.
+std::string watch_goaway(ServerProcess& server, const std::string& path, std::chrono::milliseconds signal_after) {
+  const int port = server.port_of("h2c");
   RunResult client;
-  std::thread driver([&] { client = run_program(kPython, {"-c", script, std::to_string(port)}, 20s); });
-  std::this_thread::sleep_for(500ms);
+  std::thread driver([&] { client = run_program(kPython, {"-c", kGoawayWatcher, std::to_string(port), path}, 20s); });
+  std::this_thread::sleep_for(signal_after);
   server.send_signal(SIGTERM);
   driver.join();
-  ASSERT_EQ(client.exit_code, 0) << client.err;
-  EXPECT_NE(client.out.find("\"goaway_code\": 0"), std::string::npos) << client.out;
-  EXPECT_NE(client.out.find("\"last_stream_id\": 1"), std::string::npos) << client.out;
-  EXPECT_NE(client.out.find("\"status\": \"200\""), std::string::npos) << client.out;
+  EXPECT_EQ(client.exit_code, 0) << client.err;
+  return client.out;
+}
+
+// The number after `"key": ` in the watcher's JSON, or -1.
+int field_ms(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\": ");
+  return at == std::string::npos ? -1 : std::stoi(json.substr(at + key.size() + 4));
+}
+
+// A drain sends GOAWAY at once, even while a handler waits, and lets that
+// stream finish before the server exits.
+TEST(Http2Drain, GoawayGoesAtOnceAndTheOpenStreamFinishes) {
+  TempDir dir;
+  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
+  ServerProcess server(config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file,
+                                  cert.key_file));
+  const std::string seen = watch_goaway(server, "/wait?ms=2000", 500ms);
+  EXPECT_NE(seen.find("\"goaway_code\": 0"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("\"last_stream_id\": 1"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("\"status\": \"200\""), std::string::npos) << seen;
   // GOAWAY within a second of SIGTERM (sent at 500 ms), well before the handler's 2 s are up.
-  const auto goaway_at = client.out.find("\"goaway_ms\": ");
-  ASSERT_NE(goaway_at, std::string::npos) << client.out;
-  EXPECT_LT(std::stoi(client.out.substr(goaway_at + 13)), 1500) << client.out;
+  const int goaway_ms = field_ms(seen, "goaway_ms");
+  ASSERT_GE(goaway_ms, 0) << seen;
+  EXPECT_LT(goaway_ms, 1500) << seen;
   EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+}
+
+// During drain_delay_ms the server still serves, and an HTTP/2 connection that
+// is answered then gets a GOAWAY with its answer (HTTP/1.1's Connection: close),
+// long before the drain itself begins.
+TEST(Http2Drain, AConnectionAnsweredDuringTheDrainDelayGetsGoaway) {
+  TempDir dir;
+  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
+  std::string config = config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file,
+                                  cert.key_file);
+  config.insert(1, R"("drain_delay_ms": 4000, )");
+  ServerProcess server(config);
+  const std::string seen = watch_goaway(server, "/wait?ms=1200", 300ms);
+  EXPECT_NE(seen.find("\"goaway_code\": 0"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("\"last_stream_id\": 1"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("\"status\": \"200\""), std::string::npos) << seen;
+  // The answer ends at about 1200 ms, and the GOAWAY comes with it (not at the keep-alive
+  // timeout, 1500 ms later, nor at the drain, which begins only at 4300).
+  const int goaway_ms = field_ms(seen, "goaway_ms");
+  const int ended_ms = field_ms(seen, "ended_ms");
+  ASSERT_GE(goaway_ms, 0) << seen;
+  ASSERT_GE(ended_ms, 0) << seen;
+  EXPECT_LE(goaway_ms, ended_ms + 300) << seen;
+  EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
 }
 
 }  // namespace
