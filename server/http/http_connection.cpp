@@ -211,10 +211,6 @@ Task<bool> HttpConnection::answer() {
   streamed_bytes_ = 0;
   identity_bytes_ = 0;
   route_metrics_ = site_.unmatched;
-  if (site_.tracker != nullptr && site_.tracker->draining()) keep_alive_ = false;  // shutting down: last one
-  // Why also the process's readiness: during drain_delay_ms the listeners still accept, but each
-  // client should reconnect (to another instance, once its balancer has noticed the 503s).
-  if (readiness() == Readiness::closing) keep_alive_ = false;
   const std::optional<std::string_view> given_id = request.headers.get("X-Request-Id");
   if (given_id && is_valid_request_id(*given_id)) {
     request_id_.assign(*given_id);
@@ -355,6 +351,12 @@ Task<void> HttpConnection::FallbackStep::handle(Request& request, Response& resp
 
 const Headers::Field* HttpConnection::append_head(const Response& response, std::uint64_t content_length,
                                                   bool chunked) {
+  // Why here, at the response, not at the request's head: a drain that began
+  // while the body was arriving (a reload, a shutdown) must still close.
+  if (site_.tracker != nullptr && site_.tracker->draining()) keep_alive_ = false;  // shutting down: last one
+  // Why also the process's readiness: during drain_delay_ms the listeners still accept, but each
+  // client should reconnect (to another instance, once its balancer has noticed the 503s).
+  if (readiness() == Readiness::closing) keep_alive_ = false;
   const std::size_t start = out_.size();
   out_ += "HTTP/1.1 ";
   append_number(out_, static_cast<std::uint64_t>(response.status));

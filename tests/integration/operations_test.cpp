@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "echo_client.hpp"
+#include "raw_http.hpp"
 #include "server_process.hpp"
 #include "support/loopback_socket.hpp"
 
@@ -31,50 +32,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-// Reads one response (head + Content-Length body) from `fd`; "" if the
-// connection ended first or nothing complete came within `timeout`.
-std::string read_response(int fd, std::chrono::milliseconds timeout = 5s) {
-  std::string data;
-  char buffer[4096];
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    const auto end = data.find("\r\n\r\n");
-    if (end != std::string::npos) {
-      const auto length_at = data.find("Content-Length: ");
-      const std::size_t length = length_at == std::string::npos ? 0 : std::stoul(data.substr(length_at + 16));
-      if (data.size() >= end + 4 + length) return data.substr(0, end + 4 + length);
-    }
-    if (Clock::now() >= deadline) return "";
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) return "";
-    data.append(buffer, static_cast<std::size_t>(n));
-  }
-}
-
-// Sends one GET on `fd` and returns the response ("" on failure).
-std::string get_on(int fd, const std::string& path, const std::string& request_id = "") {
-  std::string request = "GET " + path + " HTTP/1.1\r\nHost: t\r\n";
-  if (!request_id.empty()) request += "X-Request-Id: " + request_id + "\r\n";
-  request += "\r\n";
-  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) return "";
-  return read_response(fd);
-}
-
-// One request on a fresh connection.
-std::string get(int port, const std::string& path, const std::string& request_id = "") {
-  const UniqueFd fd = connect_loopback(port);
-  if (!fd) return "";
-  return get_on(fd.get(), path, request_id);
-}
-
-int status_of(const std::string& response) {
-  return response.size() > 12 && response.starts_with("HTTP/1.1 ") ? std::stoi(response.substr(9, 3)) : 0;
-}
-
-bool says_close(const std::string& response) { return response.find("\r\nConnection: close\r\n") != std::string::npos; }
 
 // Waits up to `timeout` for `needle` in the file at `path`; returns the file's text.
 std::string wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds timeout = 5s) {

@@ -1,9 +1,7 @@
 // Helpers of the reload, upgrade and cluster tests.
 #include "reload_support.hpp"
 
-#include <poll.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,54 +9,12 @@
 #include <regex>
 #include <thread>
 
-#include "echo_client.hpp"
 #include "support/loopback_socket.hpp"
 
 namespace tiffany::testing {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-std::string read_response(int fd) {
-  std::string data;
-  char buffer[4096];
-  const auto deadline = Clock::now() + 5s;
-  for (;;) {
-    const auto end = data.find("\r\n\r\n");
-    if (end != std::string::npos) {
-      const auto length_at = data.find("Content-Length: ");
-      const std::size_t length = length_at == std::string::npos ? 0 : std::stoul(data.substr(length_at + 16));
-      if (data.size() >= end + 4 + length) return data.substr(0, end + 4 + length);
-    }
-    if (Clock::now() >= deadline) return "";
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) return "";
-    data.append(buffer, static_cast<std::size_t>(n));
-  }
-}
-
-bool send_all(int fd, const std::string& bytes) {
-  return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
-}
-
-std::string get_on(int fd, const std::string& path) {
-  if (!send_all(fd, "GET " + path + " HTTP/1.1\r\nHost: t\r\n\r\n")) return "";
-  return read_response(fd);
-}
-
-std::string get(int port, const std::string& path) {
-  const UniqueFd fd = connect_loopback(port);
-  return fd ? get_on(fd.get(), path) : "";
-}
-
-std::string body_of(const std::string& response) {
-  const auto end = response.find("\r\n\r\n");
-  return end == std::string::npos ? "" : response.substr(end + 4);
-}
-
-bool says_close(const std::string& response) { return response.find("\r\nConnection: close\r\n") != std::string::npos; }
 
 int free_port() {
   const LoopbackSocket probe(false);

@@ -1,5 +1,5 @@
-// Helpers of the reload, upgrade and cluster tests: raw HTTP/1.1 requests, waiting for log lines,
-// wrk's verdict, and the process an upgrade started.
+// Helpers of the reload, upgrade and cluster tests: waiting for log lines, wrk's verdict, and the
+// process an upgrade started (raw HTTP/1.1 requests come with raw_http.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -7,19 +7,10 @@
 #include <chrono>
 #include <string>
 
+#include "raw_http.hpp"
 #include "server_process.hpp"
 
 namespace tiffany::testing {
-
-/// Reads one response (head + Content-Length body) from `fd`; "" if the
-/// connection ended first or nothing complete came within 5 s.
-std::string read_response(int fd);
-bool send_all(int fd, const std::string& bytes);
-/// One GET on `fd`, or on a new connection to 127.0.0.1:`port`; "" on failure.
-std::string get_on(int fd, const std::string& path);
-std::string get(int port, const std::string& path);
-std::string body_of(const std::string& response);
-bool says_close(const std::string& response);
 
 /// A port free on 127.0.0.1 a moment ago (bound and released), for configs
 /// that must name their port.

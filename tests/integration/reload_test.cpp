@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 #include <filesystem>
+#include <memory>
 #include <regex>
 #include <string>
 #include <thread>
@@ -221,20 +222,38 @@ TEST(SignalCommand, RefusesAConfigWithoutPidFileAnUnknownNameAndAReloadOfABadCon
 
 // ---------------------------------------------------------------- SIGUSR2: binary upgrade
 
-TEST(Upgrade, Sigusr2HandsTheSocketsToTheNewBinaryWhichServesWhileWrkSeesNoFailedRequest) {
-  const TempDir dir;
-  const std::string binary = dir.path() + "/tiffany";
-  std::filesystem::copy_file(TIFFANY_BINARY, binary);
-  // Why a fixed port: the new process reads the config itself, and port 0 would get it a new one.
-  const int port = free_port();
-  ServerProcess server(site("one", "", "127.0.0.1:" + std::to_string(port)), {}, binary);
-  ASSERT_EQ(server.port_of("web"), port);
+// A server started from its own copy of the binary, on a fixed port (the new
+// process reads the config itself, and port 0 would get it a new one).
+class Upgrade : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::copy_file(TIFFANY_BINARY, binary_);
+    server_ = std::make_unique<ServerProcess>(site("one", "", "127.0.0.1:" + std::to_string(port_)),
+                                              std::vector<std::string>{}, binary_);
+    ASSERT_EQ(server_->port_of("web"), port_);
+  }
+
+  // Installs a shell script as the "new binary".
+  void install_script(const std::string& name, const std::string& text) const {
+    const std::string script = dir_.write(name, text);
+    std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+    install_file(script, binary_);
+  }
+
+  const TempDir dir_;
+  const std::string binary_ = dir_.path() + "/tiffany";
+  const int port_ = free_port();
+  std::unique_ptr<ServerProcess> server_;
+};
+
+TEST_F(Upgrade, Sigusr2HandsTheSocketsToTheNewBinaryWhichServesWhileWrkSeesNoFailedRequest) {
+  ServerProcess& server = *server_;
   std::thread upgrader([&] {
     std::this_thread::sleep_for(1s);
-    install_file(TIFFANY_BINARY, binary);  // the new binary
+    install_file(TIFFANY_BINARY, binary_);  // the new binary
     server.send_signal(SIGUSR2);
   });
-  const WrkResult wrk = run_wrk("http://127.0.0.1:" + std::to_string(port) + "/hello", 4s);
+  const WrkResult wrk = run_wrk("http://127.0.0.1:" + std::to_string(port_) + "/hello", 4s);
   upgrader.join();
   EXPECT_EQ(wrk.errors, 0) << wrk.out;
   EXPECT_GT(wrk.requests, 1000) << wrk.out;
@@ -244,44 +263,29 @@ TEST(Upgrade, Sigusr2HandsTheSocketsToTheNewBinaryWhichServesWhileWrkSeesNoFaile
   EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
   EXPECT_TRUE(wait_for_log(server, "upgrade: process " + std::to_string(next.pid) + " serves")) << server.err();
   EXPECT_TRUE(running(next.pid));
-  EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(next.pid) + "/exe").string(), binary);
-  EXPECT_EQ(body_of(get(port, "/hello")), "one");
+  EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(next.pid) + "/exe").string(), binary_);
+  EXPECT_EQ(body_of(get(port_, "/hello")), "one");
 }
 
-TEST(Upgrade, ANewBinaryThatFailsToStartLeavesTheOldOneServing) {
-  const TempDir dir;
-  const std::string binary = dir.path() + "/tiffany";
-  std::filesystem::copy_file(TIFFANY_BINARY, binary);
-  const int port = free_port();
-  ServerProcess server(site("one", "", "127.0.0.1:" + std::to_string(port)), {}, binary);
-  ASSERT_EQ(server.port_of("web"), port);
-  const std::string broken = dir.write("broken", "#!/bin/sh\nexit 3\n");
-  std::filesystem::permissions(broken, std::filesystem::perms::owner_all);
-  install_file(broken, binary);
+TEST_F(Upgrade, ANewBinaryThatFailsToStartLeavesTheOldOneServing) {
+  ServerProcess& server = *server_;
+  install_script("broken", "#!/bin/sh\nexit 3\n");
   server.send_signal(SIGUSR2);
   ASSERT_TRUE(wait_for_log(server, "upgrade failed, serving on: the new process")) << server.err();
   EXPECT_TRUE(wait_for_log(server, "exited with status 3 before it served")) << server.err();
-  EXPECT_EQ(body_of(get(port, "/hello")), "one") << server.err();
+  EXPECT_EQ(body_of(get(port_, "/hello")), "one") << server.err();
   // The next, working binary takes over.
-  install_file(TIFFANY_BINARY, binary);
+  install_file(TIFFANY_BINARY, binary_);
   server.send_signal(SIGUSR2);
   EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
   const StopOnExit next(upgraded_pid(server.err().substr(server.err().find("upgrade failed"))));
   ASSERT_GT(next.pid, 0) << server.err();
-  EXPECT_EQ(body_of(get(port, "/hello")), "one");
+  EXPECT_EQ(body_of(get(port_, "/hello")), "one");
 }
 
-TEST(Upgrade, AShutdownWhileTheNewProcessStartsStopsItToo) {
-  const TempDir dir;
-  const std::string binary = dir.path() + "/tiffany";
-  std::filesystem::copy_file(TIFFANY_BINARY, binary);
-  const int port = free_port();
-  ServerProcess server(site("one", "", "127.0.0.1:" + std::to_string(port)), {}, binary);
-  ASSERT_EQ(server.port_of("web"), port);
-  // A "new binary" that never says it serves.
-  const std::string silent = dir.write("silent", "#!/bin/sh\nexec sleep 60\n");
-  std::filesystem::permissions(silent, std::filesystem::perms::owner_all);
-  install_file(silent, binary);
+TEST_F(Upgrade, AShutdownWhileTheNewProcessStartsStopsItToo) {
+  ServerProcess& server = *server_;
+  install_script("silent", "#!/bin/sh\nexec sleep 60\n");  // a "new binary" that never says it serves
   server.send_signal(SIGUSR2);
   ASSERT_TRUE(wait_for_log(server, "upgrade: started")) << server.err();
   const StopOnExit successor(upgraded_pid(server.err()));
