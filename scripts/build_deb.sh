@@ -28,6 +28,10 @@ git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t 
 if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
   export CCACHE_BASEDIR=$out/src CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+  # Why name the cache: debhelper 13 points HOME into the build tree, where
+  # ccache would otherwise keep its cache, deleted with the copy next time.
+  CCACHE_DIR=$(ccache -k cache_dir)
+  export CCACHE_DIR
 fi
 
 (cd "$out/src" && nice -n 19 dpkg-buildpackage -us -uc -b -j"$(nproc)") >"$out/build.log" 2>&1 ||
