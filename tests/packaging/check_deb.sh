@@ -26,6 +26,9 @@ dpkg-deb -I "$server_deb" conffiles | grep -qx /etc/tiffany/tiffany.json || fail
 dpkg-deb -I "$server_deb" conffiles | grep -qx /etc/logrotate.d/tiffany || fail "the logrotate snippet is not a conffile"
 dpkg-deb -f "$server_deb" Depends | grep -qw adduser || fail "tiffany does not depend on adduser (its postinst calls it)"
 dpkg-deb -I "$server_deb" postinst | grep -q 'deb-systemd-helper enable' || fail "the unit is not enabled by dh_installsystemd"
+# The user exists before the unit is enabled and started (User=tiffany).
+dpkg-deb -I "$server_deb" postinst | awk '/^[^#]*adduser /{user=NR} /deb-systemd-helper enable/{if(!first)first=NR}
+  END{exit !(user && user < first)}' || fail "the postinst starts the unit before adding the user"
 
 libdir=$(dpkg-deb -c "$sdk_deb" | awk '{print $6}' | sed -n 's|^\./\(usr/lib/[^/]*\)/libtiffany_testkit\.a$|\1|p')
 [ -n "$libdir" ] || fail "tiffany-dev lacks the test kit archive"
