@@ -122,8 +122,17 @@ wait "$server_pid" || fail "the server did not exit 0 on SIGTERM"
 server_pid=
 grep -q 'GET /hello/deb' /var/log/tiffany/access.log || fail "no access-log line in /var/log/tiffany/access.log"
 
-# --- Purged -------------------------------------------------------------------
-dpkg --purge tiffany-dev tiffany >/dev/null
+# --- Reinstalled, removed, purged ------------------------------------------------
+# A reinstall runs the postinst again with the user already there (an upgrade's path).
+dpkg -i "$server_deb" >/dev/null || fail "reinstalling tiffany fails"
+getent passwd tiffany >/dev/null || fail "the reinstall lost the user"
+# Remove keeps the conffiles and the logs (Debian policy); purge takes them.
+dpkg --remove tiffany-dev tiffany >/dev/null
+[ ! -e /usr/bin/tiffany ] || fail "/usr/bin/tiffany is left after remove"
+[ -f /etc/tiffany/tiffany.json ] || fail "remove took the conffile /etc/tiffany/tiffany.json"
+[ -f /var/log/tiffany/access.log ] || fail "remove took the logs"
+dpkg --purge tiffany >/dev/null  # (tiffany-dev has no conffiles: removed is gone)
+getent passwd tiffany >/dev/null || fail "purge deleted the system user (Debian keeps it)"
 for gone in /usr/bin/tiffany /etc/tiffany /var/log/tiffany /usr/include/tiffany /lib/systemd/system/tiffany.service \
   /etc/systemd/system/multi-user.target.wants/tiffany.service; do
   [ ! -e "$gone" ] || fail "$gone is left after purge"
