@@ -15,13 +15,16 @@ TIFFANY_NO_SERVICE_START=1 scripts/install_missing.sh build_deb \
   cmake ninja-build pkg-config liburing-dev node-llhttp libssl-dev picojson-dev libc-ares-dev \
   libnghttp2-dev zlib1g-dev libbrotli-dev libzstd-dev libcrypt-dev
 
-# The files git knows (committed or not) and new ones it does not ignore.
+# The files git knows (committed or not, less those deleted since) and new
+# ones it does not ignore.
 # Why a fixed folder: ccache hashes paths relative to it, so a second build
 # of unchanged sources comes from the cache.
 mkdir -p "$out"
 rm -rf "$out/src" "$out"/*.deb "$out"/*.ddeb "$out"/*.changes "$out"/*.buildinfo
 mkdir "$out/src"
-git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$out/src"
+git ls-files -z --cached --others --exclude-standard |
+  xargs -0 sh -c 'for f; do if [ -e "$f" ] || [ -L "$f" ]; then printf "%s\0" "$f"; fi; done' sh |
+  xargs -0 cp -P --parents -t "$out/src"
 
 # Why the launcher through the environment: CMake reads it as the default of
 # CMAKE_<LANG>_COMPILER_LAUNCHER; the compiler flags stay dpkg-buildflags'.
