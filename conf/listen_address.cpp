@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include <charconv>
+#include <cstring>
 
 namespace tiffany {
 
@@ -33,6 +34,17 @@ std::optional<ListenAddress> ListenAddress::parse(std::string_view text) {
   unsigned char binary[16];
   if (inet_pton(address.ipv6 ? AF_INET6 : AF_INET, address.host.c_str(), binary) != 1) return std::nullopt;
   return address;
+}
+
+bool ListenAddress::same_endpoint(const ListenAddress& other) const {
+  if (ipv6 != other.ipv6 || port != other.port) return false;
+  unsigned char mine[16]{};
+  unsigned char theirs[16]{};
+  const int family = ipv6 ? AF_INET6 : AF_INET;
+  if (inet_pton(family, host.c_str(), mine) != 1 || inet_pton(family, other.host.c_str(), theirs) != 1) {
+    return host == other.host;
+  }
+  return std::memcmp(mine, theirs, sizeof mine) == 0;
 }
 
 }  // namespace tiffany

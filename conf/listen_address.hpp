@@ -19,6 +19,8 @@ struct ListenAddress {
   std::string to_string() const;
   /// nullopt when `text` is not a valid address.
   static std::optional<ListenAddress> parse(std::string_view text);
+  /// The same family, host (compared as an address: "::1" is "0::1") and port.
+  bool same_endpoint(const ListenAddress& other) const;
 };
 
 }  // namespace tiffany

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,18 +10,17 @@
 #include <vector>
 
 #include <tiffany/coro/offload_pool.hpp>
-#include <tiffany/handlers/handler_registry.hpp>
 #include <tiffany/handlers/plugin_logger.hpp>
 
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
-#include "handlers/builtin/proxy/proxy_handler.hpp"
-#include "handlers/internal/plugin_loader.hpp"
 #include "server/build_protocols.hpp"
+#include "server/load_handlers.hpp"
 #include "server/log/error_log.hpp"
 #include "server/privileges.hpp"
 #include "server/server.hpp"
 #include "server/server_signals.hpp"
+#include "server/socket_offers.hpp"
 #include "server/systemd_notify.hpp"
 #include "server/version.hpp"
 
@@ -38,7 +38,8 @@ void print_usage(std::FILE* out) {
                "       tiffany --help | --version\n"
                "\n"
                "Serves the listeners described in FILE (default: %s) until SIGINT or SIGTERM;\n"
-               "SIGUSR1 reopens the log files.\n"
+               "SIGHUP reloads FILE, SIGUSR1 reopens the log files, SIGUSR2 starts the binary\n"
+               "installed at this one's path and hands it the listening sockets.\n"
                "\n"
                "  --config FILE    the JSON config to serve\n"
                "  --check-config   validate the config and exit (0 if valid)\n"
@@ -91,6 +92,11 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Why first: both read what the process started with (its environment,
+  // its binary's path) before threads start or a package replaces the file.
+  tiffany::UpgradeReadyPipe predecessor;
+  const tiffany::UpgradeContext upgrade{tiffany::executable_path(), std::vector<std::string>(argv, argv + argc),
+                                        &predecessor};
   try {
     tiffany::Config config = tiffany::load_config(config_path);
     const std::optional<tiffany::RunAs> run_as = tiffany::resolve_run_as(config);  // a missing user refuses here
@@ -102,21 +108,10 @@ int main(int argc, char** argv) {
     if (!check_only) signals = tiffany::block_server_signals();
     static ErrorLogSink plugin_log_sink;  // Why static: plugins may log until the process exits
     tiffany::set_log_sink(&plugin_log_sink);
-    tiffany::PluginHost plugin_host;  // before the registry: it outlives the factories
-    tiffany::HandlerRegistry registry;
-    tiffany::register_builtin_handlers(registry);
-    tiffany::proxy::register_proxy_handler(registry);
-    tiffany::register_builtin_middleware(registry.middleware());
-    for (const tiffany::PluginConfig& plugin : config.plugins) {
-      try {
-        tiffany::load_plugin(plugin.path, registry, plugin_host);
-      } catch (const tiffany::PluginError& e) {
-        throw tiffany::ConfigError(config.file, plugin.json_path, e.what());
-      }
-    }
     if (check_only) {
       // Certificates, routes and handler params, without binding.
-      (void)tiffany::build_protocols(config, registry, tiffany::build_tls_contexts(config));
+      const std::unique_ptr<tiffany::LoadedHandlers> handlers = tiffany::load_handlers(config);
+      (void)tiffany::build_protocols(config, handlers->registry, tiffany::build_tls_contexts(config));
       for (const std::string& warning : config.warnings) std::fprintf(stderr, "tiffany: warning: %s\n", warning.c_str());
       std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());
       return kExitOk;
@@ -125,7 +120,7 @@ int main(int argc, char** argv) {
     if (config.offload_threads != 0) tiffany::OffloadPool::configure_default(config.offload_threads);
     const std::vector<tiffany::PluginConfig> plugins = config.plugins;
     const std::vector<std::string> warnings = config.warnings;
-    tiffany::Server server(std::move(config), registry, &plugin_host);
+    tiffany::Server server(std::move(config), tiffany::take_inherited_sockets());
     // Every listener is bound: nothing left that needs root.
     if (run_as) {
       tiffany::drop_privileges(*run_as);
@@ -138,7 +133,7 @@ int main(int argc, char** argv) {
       tiffany::error_log().log(tiffany::LogLevel::info, "loaded plugin %s", plugin.path.c_str());
     }
     for (const std::string& warning : warnings) tiffany::error_log().log(tiffany::LogLevel::warn, "%s", warning.c_str());
-    return server.run(signals.get(), notify);
+    return server.run(signals.get(), notify, upgrade);
   } catch (const tiffany::ConfigError& e) {
     refuse("config error", e.what());
   } catch (const std::system_error& e) {

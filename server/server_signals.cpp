@@ -21,6 +21,7 @@ UniqueFd block_server_signals() {
   // terminals send it; until reload exists it is logged and ignored.
   sigaddset(&set, SIGHUP);
   sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGUSR2);
   if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) throw std::system_error(errno, std::system_category(), "sigmask");
   UniqueFd fd(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
   if (!fd) throw std::system_error(errno, std::system_category(), "signalfd");
@@ -41,6 +42,7 @@ const char* signal_name(int signal) noexcept {
     case SIGTERM: return "SIGTERM";
     case SIGHUP: return "SIGHUP";
     case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
     default: return "signal";
   }
 }

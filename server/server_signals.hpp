@@ -1,4 +1,5 @@
-// Server signals: SIGINT/SIGTERM (shutdown), SIGUSR1 (reopen logs), SIGHUP, delivered through a signalfd.
+// Server signals: SIGINT/SIGTERM (shutdown), SIGUSR1 (reopen logs), SIGHUP (reload), SIGUSR2
+// (binary upgrade), delivered through a signalfd.
 #pragma once
 
 #include <chrono>
@@ -7,7 +8,7 @@
 
 namespace tiffany {
 
-/// Blocks SIGINT, SIGTERM, SIGHUP and SIGUSR1 for the calling thread (call
+/// Blocks SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 for the calling thread (call
 /// before starting threads, so they inherit the mask and none of them can be
 /// killed by these signals' default action), ignores SIGPIPE, and returns a
 /// signalfd that reports them.
@@ -17,7 +18,7 @@ UniqueFd block_server_signals();
 /// its number, or 0 when none came.
 int next_signal(int signal_fd, std::chrono::milliseconds timeout);
 
-/// "SIGTERM", "SIGINT", "SIGHUP", "SIGUSR1" (or "signal").
+/// "SIGTERM", "SIGINT", "SIGHUP", "SIGUSR1", "SIGUSR2" (or "signal").
 const char* signal_name(int signal) noexcept;
 
 }  // namespace tiffany

@@ -8,6 +8,7 @@
 
 #include <tiffany/handlers/plugin_api.hpp>
 
+#include "handlers/internal/plugin_copy.hpp"
 #include "handlers/internal/plugin_file.hpp"
 
 namespace tiffany {
@@ -82,10 +83,11 @@ void load_plugin(const std::string& path, HandlerRegistry& registry, PluginHost&
   if (::access(path.c_str(), R_OK) != 0) throw PluginError("cannot find plugin file \"" + path + "\"");
   // Why before dlopen: a plugin built with other flags may fail to load with
   // a bare mangled "undefined symbol", and its constructors would run first.
-  if (const std::optional<unsigned> stamp = read_plugin_abi_version(path)) check_abi_version(path, *stamp);
+  const std::string file = plugin_path_to_load(path);  // a private copy when it changed since first loaded
+  if (const std::optional<unsigned> stamp = read_plugin_abi_version(file)) check_abi_version(path, *stamp);
   // Why: RTLD_NOW finds missing symbols at start-up rather than mid-request;
   // RTLD_LOCAL keeps two plugins' own symbols from colliding.
-  void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* library = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* error = ::dlerror();
     throw PluginError("cannot load \"" + path + "\": " + (error ? error : "unknown dlopen error"));

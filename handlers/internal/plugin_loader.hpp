@@ -21,6 +21,9 @@ class PluginError : public std::runtime_error {
 /// for a missing file, a file that is not a Tiffany plugin, an ABI mismatch,
 /// a handler name already taken, or a plugin whose init refuses.
 ///
+/// A file that changed since this process first loaded `path` is loaded
+/// from a private copy (plugin_copy.hpp), so a reload runs a rebuilt plugin.
+///
 /// The plugin joins `host`, which owns its hooks and contexts and runs them
 /// with the server's lifecycle; declare `host` before `registry`.
 void load_plugin(const std::string& path, HandlerRegistry& registry, PluginHost& host);

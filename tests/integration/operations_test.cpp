@@ -1,4 +1,4 @@
-// Operations through the real binary: log reopening on SIGUSR1, SIGHUP, readiness and the
+// Operations through the real binary: log reopening on SIGUSR1, readiness and the
 // drain delay, systemd's notify protocol, and dropping privileges after binding.
 #include <poll.h>
 #include <signal.h>
@@ -100,7 +100,7 @@ const std::string kRoutes = R"("routes": [
     {"method": "GET", "path": "/health", "handler": "health"},
     {"method": "GET", "path": "/hello", "handler": "text", "body": "Hello"}])";
 
-// ---------------------------------------------------------------- SIGUSR1, SIGHUP
+// ---------------------------------------------------------------- SIGUSR1 (SIGHUP: reload_test.cpp)
 
 TEST(LogReopen, Sigusr1AfterARenameMovesBothLogsToNewFilesLosingAndDuplicatingNoLine) {
   const TempDir logs;
@@ -229,28 +229,6 @@ TEST(LogReopen, AFileThatCannotBeReopenedIsLoggedAndTheOldOneKept) {
             (std::map<std::string, int>{{"kept", 1}}));
 }
 
-TEST(Sighup, NoLongerKillsTheServerAndSaysReloadIsNotSupportedYet) {
-  ServerProcess server(R"({"listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http", )" + kRoutes +
-                       "}]}");
-  const int port = server.port_of("web");
-  ASSERT_GT(port, 0);
-  const UniqueFd kept = connect_loopback(port);
-  ASSERT_EQ(status_of(get_on(kept.get(), "/hello")), 200);
-  server.send_signal(SIGHUP);
-  const auto deadline = Clock::now() + 5s;
-  while (server.err().find("SIGHUP received") == std::string::npos && Clock::now() < deadline) {
-    std::this_thread::sleep_for(20ms);
-  }
-  EXPECT_NE(server.err().find("[warn] SIGHUP received: reload is not supported yet; serving on"), std::string::npos)
-      << server.err();
-  const std::string again = get_on(kept.get(), "/hello");
-  EXPECT_EQ(status_of(again), 200) << "the connection open across SIGHUP still works";
-  EXPECT_FALSE(says_close(again));
-  EXPECT_EQ(status_of(get(port, "/health")), 200);
-  server.send_signal(SIGTERM);
-  EXPECT_EQ(server.wait_for_exit(10s), 0);
-}
-
 // ---------------------------------------------------------------- readiness
 
 TEST(Readiness, DuringTheDrainDelayHealthSays503AndEveryResponseClosesThenTheServerDrains) {
@@ -369,7 +347,8 @@ class NotifySocket {
 };
 
 // Starts the server with NOTIFY_SOCKET set to `socket`'s name and checks the
-// whole conversation: READY=1 once listening, STOPPING=1 when the drain begins.
+// whole conversation: READY=1 once listening, RELOADING=1 and READY=1 on SIGHUP,
+// STOPPING=1 when the drain begins.
 void expect_ready_then_stopping(const NotifySocket& socket) {
   ASSERT_TRUE(socket.bound()) << socket.name() << ": " << std::strerror(errno);
   ServerProcess server({"env", "NOTIFY_SOCKET=" + socket.name()},
@@ -386,13 +365,20 @@ void expect_ready_then_stopping(const NotifySocket& socket) {
   ASSERT_GT(port, 0);
   EXPECT_EQ(status_of(get(port, "/health")), 200);
   EXPECT_EQ(socket.receive(200ms), "") << "one READY=1, nothing else while serving";
+  // A reload: RELOADING=1 with the time it began, then READY=1 once the new configuration serves.
+  server.send_signal(SIGHUP);
+  const std::string reloading = socket.receive();
+  EXPECT_TRUE(reloading.starts_with("RELOADING=1\nMONOTONIC_USEC=")) << reloading;
+  EXPECT_EQ(socket.receive(), "READY=1") << server.err();
+  EXPECT_NE(server.err().find("reloaded: configuration 2 serves"), std::string::npos) << server.err();
+  EXPECT_EQ(status_of(get(port, "/health")), 200);
   server.send_signal(SIGTERM);
   EXPECT_EQ(socket.receive(), "STOPPING=1");
   EXPECT_EQ(status_of(get(port, "/health")), 503) << "STOPPING=1 comes with health's 503";
   EXPECT_EQ(server.wait_for_exit(10s), 0);
 }
 
-TEST(SystemdNotify, SendsReadyOnceEveryListenerIsUpAndStoppingOnSigtermToAnAbstractSocket) {
+TEST(SystemdNotify, SendsReadyOnceEveryListenerIsUpReloadingOnSighupAndStoppingOnSigtermToAnAbstractSocket) {
   expect_ready_then_stopping(NotifySocket("@tiffany-notify-test-" + std::to_string(::getpid())));
 }
 

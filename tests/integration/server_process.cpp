@@ -94,6 +94,11 @@ ServerProcess::ServerProcess(const std::vector<std::string>& wrapper, const std:
   pid_ = spawn_child(wrapper.front(), args, {"", dir_.path() + "/stdout", dir_.path() + "/stderr"});
 }
 
+void ServerProcess::rewrite_config(const std::string& config_json) const {
+  const std::string next = dir_.write("tiffany.json.next", with_test_backend(config_json));
+  std::filesystem::rename(next, config_path_);
+}
+
 std::chrono::milliseconds ServerProcess::cpu_time() const {
   // Fields 14 and 15 of /proc/PID/stat: utime and stime in clock ticks.
   std::istringstream stat(read_file("/proc/" + std::to_string(pid_) + "/stat"));

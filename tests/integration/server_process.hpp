@@ -59,6 +59,9 @@ class ServerProcess {
   std::string out() const;
   std::string err() const;
   const std::string& config_path() const { return config_path_; }
+  /// Replaces the config file (by a rename, as editors and deploy tools do)
+  /// with `config_json`, for a reload.
+  void rewrite_config(const std::string& config_json) const;
 
  private:
   TempDir dir_;

@@ -2,11 +2,14 @@
 #include "support/haproxy_peer.hpp"
 
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -18,7 +21,7 @@
 
 namespace tiffany::testing {
 
-HaproxyPeer::HaproxyPeer(const std::string& backend, const std::string& mode) {
+HaproxyPeer::HaproxyPeer(const std::string& backend, const std::string& mode, const std::string& defaults) {
   namespace fs = std::filesystem;
   const fs::path directory = fs::temp_directory_path() / ("tiffany-haproxy-" + std::to_string(::getpid()) + "-" +
                                                           std::to_string(reinterpret_cast<std::uintptr_t>(this)));
@@ -28,9 +31,10 @@ HaproxyPeer::HaproxyPeer(const std::string& backend, const std::string& mode) {
     const LoopbackSocket probe(false);  // a free port, released for HAProxy
     port_ = probe.port();
   }
-  std::ofstream(directory / "haproxy.cfg") << "global\n  maxconn 256\n"
+  std::ofstream(directory / "haproxy.cfg") << "global\n  maxconn 256\n  stats socket " << stats_socket() << "\n"
                                            << "defaults\n  mode " << mode
                                            << "\n  timeout connect 5s\n  timeout client 30s\n  timeout server 30s\n"
+                                           << defaults
                                            << "frontend front\n  bind 127.0.0.1:" << port_
                                            << "\n  default_backend tiffany\n"
                                            << "backend tiffany\n" << backend << "\n";
@@ -62,6 +66,22 @@ bool HaproxyPeer::running() const { return pid_ > 0 && accepting(); }
 std::string HaproxyPeer::config() const {
   std::ifstream in(directory_ + "/haproxy.cfg");
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string HaproxyPeer::admin(const std::string& command) const {
+  const UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string path = stats_socket();
+  if (!fd || path.size() >= sizeof address.sun_path) return "";
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return "";
+  const std::string line = command + "\n";
+  if (::send(fd.get(), line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) return "";
+  std::string answer;  // HAProxy closes the socket after one command
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd.get(), buffer, sizeof buffer, 0)) > 0;) answer.append(buffer, static_cast<std::size_t>(n));
+  return answer;
 }
 
 bool HaproxyPeer::accepting() const {

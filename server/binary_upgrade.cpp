@@ -1,0 +1,136 @@
+// Binary upgrade: posix_spawn with the listening sockets kept open, a readiness pipe, and watching it.
+#include "server/binary_upgrade.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <system_error>
+
+#include "server/socket_offers.hpp"
+
+extern char** environ;
+
+namespace tiffany {
+namespace {
+
+[[noreturn]] void throw_errno(int error, const char* step) {
+  throw std::system_error(error, std::system_category(), step);
+}
+
+// This process's environment without `names`, then `added`.
+std::vector<std::string> environment_with(const std::vector<std::string>& added) {
+  std::vector<std::string> result;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text = *entry;
+    bool replaced = false;
+    for (const std::string& variable : added) {
+      replaced = replaced || text.starts_with(variable.substr(0, variable.find('=') + 1));
+    }
+    if (!replaced) result.emplace_back(text);
+  }
+  result.insert(result.end(), added.begin(), added.end());
+  return result;
+}
+
+std::vector<char*> pointers_to(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& text : strings) pointers.push_back(text.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+std::string describe_exit(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("was killed by ") + ::strsignal(WTERMSIG(status));
+  return "ended";
+}
+
+}  // namespace
+
+BinaryUpgrade::BinaryUpgrade(const std::string& executable, const std::vector<std::string>& arguments,
+                             const std::vector<int>& sockets, std::chrono::milliseconds patience)
+    : deadline_(std::chrono::steady_clock::now() + patience) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) throw_errno(errno, "pipe2");
+  ready_ = UniqueFd(ends[0]);
+  const UniqueFd write_end(ends[1]);
+  std::string fds;
+  for (const int fd : sockets) fds += (fds.empty() ? "" : ",") + std::to_string(fd);
+  std::vector<std::string> environment = environment_with(
+      {std::string(kInheritedSocketsVariable) + "=" + fds, std::string(kUpgradeReadyVariable) + "=" + std::to_string(ends[1])});
+  std::vector<std::string> argv_strings = arguments;
+  std::vector<char*> argv = pointers_to(argv_strings);
+  std::vector<char*> envp = pointers_to(environment);
+
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  // Why dup2 onto itself: glibc then clears close-on-exec on that descriptor
+  // in the child only, so the new binary inherits exactly these.
+  for (const int fd : sockets) ::posix_spawn_file_actions_adddup2(&actions, fd, fd);
+  ::posix_spawn_file_actions_adddup2(&actions, ends[1], ends[1]);
+  // Why the write end is blocking in the child: its one write must not fail.
+  const int flags = ::fcntl(ends[1], F_GETFL);
+  ::fcntl(ends[1], F_SETFL, flags & ~O_NONBLOCK);
+  const int error = ::posix_spawn(&pid_, executable.c_str(), &actions, nullptr, argv.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) throw_errno(error, ("starting " + executable).c_str());
+}
+
+BinaryUpgrade::State BinaryUpgrade::poll(std::string& why) {
+  if (state_ != State::starting) return state_;
+  char buffer[16];
+  const ssize_t n = ::read(ready_.get(), buffer, sizeof buffer);
+  if (n > 0) return state_ = State::serving;
+  int status = 0;
+  if (n == 0 || ::waitpid(pid_, &status, WNOHANG) == pid_) {
+    // EOF: the new process closed the pipe without a word, so it ended (or soon will).
+    if (n == 0) ::waitpid(pid_, &status, 0);
+    why = "the new process " + std::to_string(pid_) + " " + describe_exit(status) + " before it served";
+    return state_ = State::failed;
+  }
+  if (std::chrono::steady_clock::now() >= deadline_) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    why = "the new process " + std::to_string(pid_) + " did not serve in time and was killed";
+    return state_ = State::failed;
+  }
+  return state_;
+}
+
+UpgradeReadyPipe::UpgradeReadyPipe() {
+  const char* value = std::getenv(kUpgradeReadyVariable);
+  if (value == nullptr) return;
+  int fd = -1;
+  const std::string_view text = value;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), fd);
+  ::unsetenv(kUpgradeReadyVariable);
+  if (error != std::errc{} || end != text.data() + text.size() || fd < 0) return;
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  fd_ = UniqueFd(fd);
+}
+
+void UpgradeReadyPipe::report_serving() noexcept {
+  if (!fd_) return;
+  const char message[] = "serving\n";
+  [[maybe_unused]] const ssize_t n = ::write(fd_.get(), message, sizeof message - 1);
+  fd_.reset();
+}
+
+std::string executable_path() {
+  static const std::string path = [] {
+    char buffer[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+  }();
+  return path;
+}
+
+}  // namespace tiffany

@@ -1,0 +1,224 @@
+// Reload (SIGHUP), binary upgrade (SIGUSR2) and socket activation through the real binary: new
+// routes and a rebuilt plugin take effect, a request in flight finishes on the old configuration,
+// a bad config or a broken new binary keeps the old one serving, the listening socket stays the
+// same, and wrk sees no failed request across reloads and an upgrade.
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "echo_client.hpp"
+#include "reload_support.hpp"
+#include "server_process.hpp"
+#include "support/loopback_socket.hpp"
+
+namespace tiffany::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::string kPluginDir = TIFFANY_TEST_PLUGIN_DIR;
+
+std::string site(const std::string& hello_body, const std::string& extra_routes = "",
+                 const std::string& address = "127.0.0.1:0") {
+  return R"({"workers": 2, "listeners": [{"name": "web", "address": ")" + address + R"(", "protocol": "http",
+      "routes": [
+      {"method": "GET", "path": "/hello", "handler": "text", "with": {"body": ")" +
+         hello_body + R"("}},
+      {"method": "POST", "path": "/echo", "handler": "echo"})" +
+         extra_routes + "]}]}";
+}
+
+TEST(Reload, SighupServesTheNewRoutesOnTheSameSocketWhileAnOpenConnectionFinishesOnTheOld) {
+  ServerProcess server(site("one"));
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  const UniqueFd kept = connect_loopback(port);
+  ASSERT_EQ(body_of(get_on(kept.get(), "/hello")), "one");
+  // A request in flight across the reload: its body is half sent.
+  const UniqueFd uploading = connect_loopback(port);
+  ASSERT_TRUE(send_all(uploading.get(), "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nhello"));
+
+  server.rewrite_config(site("two", R"(, {"method": "GET", "path": "/added", "handler": "text", "with": {"body": "new"}})"));
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "reloaded: configuration 2 serves")) << server.err();
+
+  // New connections, on the port the old configuration bound (port 0 then), see the new routes.
+  EXPECT_EQ(body_of(get(port, "/hello")), "two");
+  EXPECT_EQ(body_of(get(port, "/added")), "new");
+  // The upload finishes on the old configuration, which then closes its connection.
+  ASSERT_TRUE(send_all(uploading.get(), "world"));
+  const std::string echoed = read_response(uploading.get());
+  EXPECT_EQ(body_of(echoed), "helloworld");
+  EXPECT_TRUE(says_close(echoed)) << echoed;
+  // The idle keep-alive connection was closed after the drain's grace (100 ms), or, had its
+  // request come sooner, answered by the old configuration: it never sees the new routes.
+  const std::string late = get_on(kept.get(), "/added");
+  EXPECT_TRUE(late.empty() || (body_of(late) != "new" && says_close(late))) << late;
+  EXPECT_TRUE(wait_for_log(server, "configuration 1 drained and ended")) << server.err();
+  EXPECT_EQ(body_of(get(port, "/hello")), "two");
+}
+
+TEST(Reload, ABadConfigIsRefusedWithItsPathAndTheOldOneServesOn) {
+  ServerProcess server(site("one"));
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  server.rewrite_config(R"({"listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+      "routes": [{"method": "GET", "path": "/hello", "handler": "text", "with": {"bodyy": "x"}}]}]})");
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "reload refused, serving on with the previous config: config error: " +
+                                       server.config_path() + ": $.listeners[0].routes[0].with.body: missing required key"))
+      << server.err();
+  EXPECT_EQ(body_of(get(port, "/hello")), "one");
+  // A handler that does not exist, and a listener on an address another socket holds, are refused too.
+  const LoopbackSocket taken(true);  // a socket of this test's, without SO_REUSEPORT
+  ASSERT_TRUE(taken.fd);
+  const int taken_port = taken.port();
+  server.rewrite_config(R"({"listeners": [
+      {"name": "web", "address": "127.0.0.1:0", "protocol": "http", "routes": []},
+      {"name": "other", "address": "127.0.0.1:)" + std::to_string(taken_port) + R"(", "protocol": "echo"}]})");
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "$.listeners[1].address: listener \"other\" cannot listen on")) << server.err();
+  EXPECT_EQ(body_of(get(port, "/hello")), "one");
+  // And the next good config is taken.
+  server.rewrite_config(site("three"));
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "reloaded: configuration 2 serves")) << server.err();
+  EXPECT_EQ(body_of(get(port, "/hello")), "three");
+}
+
+TEST(Reload, APluginRebuiltBetweenReloadsAnswersWithItsNewCode) {
+  const TempDir dir;
+  const std::string plugin = dir.path() + "/libversioned.so";
+  std::filesystem::copy_file(kPluginDir + "/libversioned_v1_plugin.so", plugin);
+  const std::string config = R"({"plugins": [")" + plugin + R"("], "workers": 2, "listeners": [{"name": "web",
+      "address": "127.0.0.1:0", "protocol": "http", "routes": [
+      {"method": "GET", "path": "/version", "handler": "versioned.hello"}]}]})";
+  ServerProcess server(config);
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  ASSERT_EQ(body_of(get(port, "/version")), "version 1\n");
+
+  // Unchanged file: the same code.
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "reloaded: configuration 2 serves")) << server.err();
+  EXPECT_EQ(body_of(get(port, "/version")), "version 1\n");
+
+  // Installed the way `install` and package managers do: a new file renamed over the old.
+  std::filesystem::copy_file(kPluginDir + "/libversioned_v2_plugin.so", plugin + ".new");
+  std::filesystem::rename(plugin + ".new", plugin);
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "reloaded: configuration 3 serves")) << server.err();
+  EXPECT_EQ(body_of(get(port, "/version")), "version 2\n");
+  server.send_signal(SIGTERM);
+  EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+}
+
+TEST(Reload, WrkSeesNoFailedRequestAcrossThreeReloads) {
+  ServerProcess server(site("one"));
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  std::thread reloads([&] {
+    for (int i = 0; i < 3; ++i) {
+      std::this_thread::sleep_for(1s);
+      server.rewrite_config(site(i % 2 == 0 ? "two" : "one"));
+      server.send_signal(SIGHUP);
+    }
+  });
+  const WrkResult wrk = run_wrk("http://127.0.0.1:" + std::to_string(port) + "/hello", 4s);
+  reloads.join();
+  EXPECT_TRUE(wait_for_log(server, "reloaded: configuration 4 serves")) << server.err();
+  EXPECT_EQ(wrk.errors, 0) << wrk.out;
+  EXPECT_GT(wrk.requests, 1000) << wrk.out;
+  EXPECT_TRUE(wait_for_log(server, "configuration 3 drained and ended")) << server.err();
+}
+
+// ---------------------------------------------------------------- SIGUSR2: binary upgrade
+
+TEST(Upgrade, Sigusr2HandsTheSocketsToTheNewBinaryWhichServesWhileWrkSeesNoFailedRequest) {
+  const TempDir dir;
+  const std::string binary = dir.path() + "/tiffany";
+  std::filesystem::copy_file(TIFFANY_BINARY, binary);
+  // Why a fixed port: the new process reads the config itself, and port 0 would get it a new one.
+  const int port = free_port();
+  ServerProcess server(site("one", "", "127.0.0.1:" + std::to_string(port)), {}, binary);
+  ASSERT_EQ(server.port_of("web"), port);
+  std::thread upgrader([&] {
+    std::this_thread::sleep_for(1s);
+    install_file(TIFFANY_BINARY, binary);  // the new binary
+    server.send_signal(SIGUSR2);
+  });
+  const WrkResult wrk = run_wrk("http://127.0.0.1:" + std::to_string(port) + "/hello", 4s);
+  upgrader.join();
+  EXPECT_EQ(wrk.errors, 0) << wrk.out;
+  EXPECT_GT(wrk.requests, 1000) << wrk.out;
+  const StopOnExit next(upgraded_pid(server.err()));
+  ASSERT_GT(next.pid, 0) << server.err();
+  // The old process drained and exited; the new one serves on the same port from the new file.
+  EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
+  EXPECT_TRUE(wait_for_log(server, "upgrade: process " + std::to_string(next.pid) + " serves")) << server.err();
+  EXPECT_TRUE(running(next.pid));
+  EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(next.pid) + "/exe").string(), binary);
+  EXPECT_EQ(body_of(get(port, "/hello")), "one");
+}
+
+TEST(Upgrade, ANewBinaryThatFailsToStartLeavesTheOldOneServing) {
+  const TempDir dir;
+  const std::string binary = dir.path() + "/tiffany";
+  std::filesystem::copy_file(TIFFANY_BINARY, binary);
+  const int port = free_port();
+  ServerProcess server(site("one", "", "127.0.0.1:" + std::to_string(port)), {}, binary);
+  ASSERT_EQ(server.port_of("web"), port);
+  const std::string broken = dir.write("broken", "#!/bin/sh\nexit 3\n");
+  std::filesystem::permissions(broken, std::filesystem::perms::owner_all);
+  install_file(broken, binary);
+  server.send_signal(SIGUSR2);
+  ASSERT_TRUE(wait_for_log(server, "upgrade failed, serving on: the new process")) << server.err();
+  EXPECT_TRUE(wait_for_log(server, "exited with status 3 before it served")) << server.err();
+  EXPECT_EQ(body_of(get(port, "/hello")), "one") << server.err();
+  // The next, working binary takes over.
+  install_file(TIFFANY_BINARY, binary);
+  server.send_signal(SIGUSR2);
+  EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
+  const StopOnExit next(upgraded_pid(server.err().substr(server.err().find("upgrade failed"))));
+  ASSERT_GT(next.pid, 0) << server.err();
+  EXPECT_EQ(body_of(get(port, "/hello")), "one");
+}
+
+// ---------------------------------------------------------------- socket activation
+
+TEST(SocketActivation, AListenerTakesTheSocketSystemdPassesAndItsWorkersShareIt) {
+  const int port = free_port();
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  ServerProcess server({"systemd-socket-activate", "-l", address},
+                       R"({"workers": 2, "listeners": [{"name": "web", "address": ")" + address + R"(",
+                           "protocol": "http", "routes": [
+                           {"method": "GET", "path": "/hello", "handler": "text", "body": "activated"}]}]})");
+  // systemd-socket-activate starts Tiffany at the first connection, which waits in the socket's
+  // backlog meanwhile and is then served.
+  ASSERT_TRUE(wait_for_log(server, "Listening on " + address)) << server.err();
+  EXPECT_EQ(body_of(get(port, "/hello")), "activated") << server.err();
+  ASSERT_EQ(server.port_of("web"), port) << server.err();
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(body_of(get(port, "/hello")), "activated");
+  // The socket is systemd's (no SO_REUSEPORT): had Tiffany bound its own, its probe would have
+  // found the address taken and refused to start.
+  EXPECT_EQ(server.err().find("cannot listen"), std::string::npos) << server.err();
+  // A reload keeps it.
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "reloaded: configuration 2 serves")) << server.err();
+  EXPECT_EQ(body_of(get(port, "/hello")), "activated");
+}
+
+}  // namespace
+}  // namespace tiffany::testing
