@@ -253,6 +253,7 @@ struct Config {
   std::int64_t drain_delay_ms = 0;        // on SIGTERM: serve on (health 503, Connection: close) this long first
   std::string user;   // run as this user once every listener is bound ("": stay who we are)
   std::string group;  // and this group ("": the user's primary group); needs `user`
+  std::string pid_file;  // written with the process id once serving ("": none); made absolute against `directory`
   AccessLogConfig access_log;
   ErrorLogConfig error_log;
   std::size_t offload_threads = 0;  // threads of the offload pool (0: one per core)

@@ -317,7 +317,7 @@ Config parse_config(const std::string& text, const std::string& file) {
 
   const JsonNode root(document, file, "$");
   ObjectReader reader(root, {"backend", "workers", "max_connections", "drain_timeout_ms", "drain_delay_ms", "user",
-                             "group", "plugins", "offload_threads", "scheduler", "access_log", "error_log",
+                             "group", "pid_file", "plugins", "offload_threads", "scheduler", "access_log", "error_log",
                              "upstreams", "listeners"});
   Config config;
   config.file = file;
@@ -346,6 +346,10 @@ Config parse_config(const std::string& text, const std::string& file) {
   if (auto group = reader.optional("group")) {
     config.group = group->as_nonempty_string();
     if (config.user.empty()) throw ConfigError(file, group->path(), "\"group\" needs \"user\" too");
+  }
+  if (auto pid_file = reader.optional("pid_file")) {
+    config.pid_file = pid_file->as_nonempty_string();
+    if (config.pid_file.front() != '/') config.pid_file = config.directory + "/" + config.pid_file;
   }
   if (auto log = reader.optional("access_log")) {
     ObjectReader fields(*log, {"path", "format"});

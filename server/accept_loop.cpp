@@ -11,6 +11,7 @@
 #include <optional>
 #include <system_error>
 
+#include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/spawn.hpp>
 #include <tiffany/reactor/accept.hpp>
@@ -32,6 +33,36 @@ bool is_resource_shortage(int error) {
 }
 
 bool is_fatal(int error) { return error == EBADF || error == EINVAL || error == ENOTSOCK || error == EOPNOTSUPP; }
+
+// Serves one accepted connection (a task of its own), unless its address has
+// the listener's per-address limit open: then it is closed at once, with no
+// 503. Why: refusing must cost this client's flood nothing (no task, no
+// buffer, no reading its request), and the same answer then fits echo
+// listeners, which have no 503.
+void admit(UniqueFd socket, const sockaddr_storage& peer, Transport& protocol, ConnectionTracker& tracker,
+           ListenerLimits& limits, std::optional<std::chrono::steady_clock::time_point>& last_refusal_line) {
+  PeerConnectionLimit::Entry* counted = nullptr;
+  if (PeerConnectionLimit* per_address = limits.per_address()) {
+    counted = per_address->admit(peer);
+    if (counted == nullptr) {
+      add_stat(Stat::connections_refused);
+      const auto now = std::chrono::steady_clock::now();
+      if (!last_refusal_line || now - *last_refusal_line >= kBackoffLogInterval) {
+        last_refusal_line = now;
+        error_log().log(LogLevel::warn,
+                        "listener \"%s\" refused a connection from %s: that address has %zu open "
+                        "(limits.max_connections_per_ip; repeats within %lld s are only counted in the metrics)",
+                        limits.listener().c_str(), format_peer(peer).c_str(), per_address->limit(),
+                        static_cast<long long>(kBackoffLogInterval.count()));
+      }
+      return;  // `socket` closes here
+    }
+  }
+  const int one = 1;
+  ::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  (void)Scheduler::current().spawn(
+      protocol.serve(std::move(socket), peer, ConnectionTracker::Slot(tracker, &limits, counted)));
+}
 
 }  // namespace
 
@@ -69,30 +100,23 @@ Task<void> accept_loop(int listen_fd, Transport& protocol, ConnectionTracker& tr
       }
       continue;  // ECONNABORTED and friends concern one client only
     }
-    UniqueFd socket(accepted.value());
-    PeerConnectionLimit::Entry* counted = nullptr;
-    if (PeerConnectionLimit* per_address = limits.per_address()) {
-      counted = per_address->admit(peer);
-      if (counted == nullptr) {
-        // Why close at once, with no 503: refusing must cost this client's
-        // flood nothing (no task, no buffer, no reading its request), and
-        // the same answer then fits echo listeners, which have no 503.
-        add_stat(Stat::connections_refused);
-        const auto now = std::chrono::steady_clock::now();
-        if (!last_refusal_line || now - *last_refusal_line >= kBackoffLogInterval) {
-          last_refusal_line = now;
-          error_log().log(LogLevel::warn,
-                          "listener \"%s\" refused a connection from %s: that address has %zu open "
-                          "(limits.max_connections_per_ip; repeats within %lld s are only counted in the metrics)",
-                          limits.listener().c_str(), format_peer(peer).c_str(), per_address->limit(),
-                          static_cast<long long>(kBackoffLogInterval.count()));
-        }
-        continue;  // `socket` closes here
-      }
+    admit(UniqueFd(accepted.value()), peer, protocol, tracker, limits, last_refusal_line);
+  }
+}
+
+std::size_t accept_queued(int listen_fd, Transport& protocol, ConnectionTracker& tracker, ListenerLimits& limits) {
+  std::optional<std::chrono::steady_clock::time_point> last_refusal_line;
+  std::size_t accepted = 0;
+  for (;;) {
+    sockaddr_storage peer{};
+    socklen_t peer_length = sizeof peer;
+    UniqueFd socket(::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_CLOEXEC));
+    if (!socket) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return accepted;  // EAGAIN: none left (or a shortage: the drain must not wait for room)
     }
-    const int one = 1;
-    ::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    co_await Spawn{protocol.serve(std::move(socket), peer, ConnectionTracker::Slot(tracker, &limits, counted))};
+    ++accepted;
+    admit(std::move(socket), peer, protocol, tracker, limits, last_refusal_line);
   }
 }
 

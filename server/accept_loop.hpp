@@ -1,6 +1,8 @@
 // The accept loop: a task per listener that spawns a task per connection.
 #pragma once
 
+#include <cstddef>
+
 #include <tiffany/coro/task.hpp>
 
 #include "server/transport/transport.hpp"
@@ -20,5 +22,14 @@ class ListenerLimits;
 /// outlive the loop and its connections.
 Task<void> accept_loop(int listen_fd, Transport& protocol, ConnectionTracker& tracker,
                        ListenerLimits& limits);
+
+/// Accepts the connections queued on `listen_fd` (non-blocking) right now,
+/// without waiting for one, and serves each as accept_loop would (the
+/// connection limits aside). Returns how many it took. For a draining
+/// worker whose accept loop ended while other acceptors share the socket.
+/// Why: io_uring wakes one accept per connection; a wakeup given to an
+/// accept being canceled is not passed on to another waiter, so its
+/// connection would wait in the queue for the next one to arrive.
+std::size_t accept_queued(int listen_fd, Transport& protocol, ConnectionTracker& tracker, ListenerLimits& limits);
 
 }  // namespace tiffany

@@ -123,6 +123,10 @@ WorkerBackend Generation::start() {
 
 void Generation::drain(std::chrono::milliseconds idle_grace) {
   for (auto& worker : workers_) worker->drain(idle_grace);
+  // Why close ours too: a socket no generation holds any more must stop
+  // accepting (a shutdown refuses new connections); a socket the next
+  // generation took stays open through its own descriptors.
+  sockets_.clear();
 }
 
 void Generation::stop() {

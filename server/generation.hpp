@@ -46,6 +46,8 @@ class Generation {
   WorkerBackend start();
   /// Stop accepting, finish requests in flight (answered with Connection:
   /// close), close idle connections after `idle_grace`; see Worker::drain.
+  /// Closes its descriptors of the listening sockets: take offer_sockets()
+  /// before, or they stop listening.
   void drain(std::chrono::milliseconds idle_grace);
   /// Ends every worker now, whatever is in flight.
   void stop();

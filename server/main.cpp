@@ -1,9 +1,14 @@
 // tiffany: the server binary. Parses the command line, loads the config, runs.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -17,6 +22,7 @@
 #include "server/build_protocols.hpp"
 #include "server/load_handlers.hpp"
 #include "server/log/error_log.hpp"
+#include "server/pid_file.hpp"
 #include "server/privileges.hpp"
 #include "server/server.hpp"
 #include "server/server_signals.hpp"
@@ -32,9 +38,18 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;  // bad config, cannot listen, no I/O backend
 constexpr int kExitUsage = 2;
 
+// `--signal` names and the signals they send to the running server.
+struct SignalCommand {
+  std::string_view name;
+  int signal;
+};
+constexpr SignalCommand kSignalCommands[] = {
+    {"reload", SIGHUP}, {"reopen", SIGUSR1}, {"upgrade", SIGUSR2}, {"stop", SIGTERM}};
+
 void print_usage(std::FILE* out) {
   std::fprintf(out,
                "Usage: tiffany [--config FILE] [--check-config]\n"
+               "       tiffany [--config FILE] --signal reload|reopen|upgrade|stop\n"
                "       tiffany --help | --version\n"
                "\n"
                "Serves the listeners described in FILE (default: %s) until SIGINT or SIGTERM;\n"
@@ -43,6 +58,9 @@ void print_usage(std::FILE* out) {
                "\n"
                "  --config FILE    the JSON config to serve\n"
                "  --check-config   validate the config and exit (0 if valid)\n"
+               "  --signal NAME    signal the server whose pid_file FILE names: reload (SIGHUP,\n"
+               "                   after the checks of --check-config), reopen (SIGUSR1),\n"
+               "                   upgrade (SIGUSR2), stop (SIGTERM)\n"
                "  --help           show this text\n"
                "  --version        show the version\n",
                kDefaultConfig);
@@ -64,11 +82,34 @@ class ErrorLogSink final : public tiffany::LogSink {
   }
 };
 
+// Validates what start-up would, without binding: certificates, plugins, routes and handler params.
+void check_config(const tiffany::Config& config) {
+  const std::unique_ptr<tiffany::LoadedHandlers> handlers = tiffany::load_handlers(config);
+  (void)tiffany::build_protocols(config, handlers->registry, tiffany::build_tls_contexts(config));
+}
+
+// --signal: finds the server by the config's pid file and signals it.
+int send_signal_command(const SignalCommand& command, const tiffany::Config& config) {
+  if (config.pid_file.empty()) {
+    throw tiffany::ConfigError(config.file, "$.pid_file",
+                               "missing: --signal finds the running server by its pid file");
+  }
+  if (command.signal == SIGHUP) check_config(config);  // a reload of a bad config would be refused anyway
+  const pid_t pid = tiffany::read_pid_file(config.pid_file);
+  if (::kill(pid, command.signal) != 0) {
+    throw std::runtime_error("cannot signal process " + std::to_string(pid) + " (from " + config.pid_file +
+                             "): " + std::strerror(errno));
+  }
+  std::printf("tiffany: sent %s to process %d\n", tiffany::signal_name(command.signal), static_cast<int>(pid));
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string config_path = kDefaultConfig;
   bool check_only = false;
+  const SignalCommand* signal_command = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -81,6 +122,16 @@ int main(int argc, char** argv) {
     }
     if (arg == "--check-config") {
       check_only = true;
+    } else if (arg == "--signal" && i + 1 < argc) {
+      const std::string_view name = argv[++i];
+      for (const SignalCommand& command : kSignalCommands) {
+        if (command.name == name) signal_command = &command;
+      }
+      if (signal_command == nullptr) {
+        std::fprintf(stderr, "tiffany: unknown --signal '%s'\n", argv[i]);
+        print_usage(stderr);
+        return kExitUsage;
+      }
     } else if (arg == "--config" && i + 1 < argc) {
       config_path = argv[++i];
     } else if (arg.starts_with("--config=")) {
@@ -99,6 +150,7 @@ int main(int argc, char** argv) {
                                         &predecessor};
   try {
     tiffany::Config config = tiffany::load_config(config_path);
+    if (signal_command != nullptr) return send_signal_command(*signal_command, config);
     const std::optional<tiffany::RunAs> run_as = tiffany::resolve_run_as(config);  // a missing user refuses here
     // Why: --check-config only reads; opening the log would create its file.
     if (!check_only) tiffany::open_error_log(config);
@@ -110,8 +162,7 @@ int main(int argc, char** argv) {
     tiffany::set_log_sink(&plugin_log_sink);
     if (check_only) {
       // Certificates, routes and handler params, without binding.
-      const std::unique_ptr<tiffany::LoadedHandlers> handlers = tiffany::load_handlers(config);
-      (void)tiffany::build_protocols(config, handlers->registry, tiffany::build_tls_contexts(config));
+      check_config(config);
       for (const std::string& warning : config.warnings) std::fprintf(stderr, "tiffany: warning: %s\n", warning.c_str());
       std::printf("tiffany: %s is valid (%zu listeners)\n", config_path.c_str(), config.listeners.size());
       return kExitOk;

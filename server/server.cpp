@@ -13,6 +13,7 @@
 #include "handlers/internal/readiness.hpp"
 #include "server/log/error_log.hpp"
 #include "server/log_reopen.hpp"
+#include "server/pid_file.hpp"
 #include "server/server_signals.hpp"
 #include "server/systemd_notify.hpp"
 #include "server/version.hpp"
@@ -43,6 +44,7 @@ std::string keep_start_up_settings(const Config& running, Config& next) {
   keep(next.user, running.user, "user");
   keep(next.group, running.group, "group");
   keep(next.offload_threads, running.offload_threads, "offload_threads");
+  keep(next.pid_file, running.pid_file, "pid_file");
   return changed;
 }
 
@@ -189,6 +191,7 @@ int Server::run(int signal_fd, const SystemdNotify& notify, const UpgradeContext
 
   // Every listener is bound (the constructor) and every worker serves: ready.
   set_readiness(Readiness::ready);
+  const PidFile pid_file(current_->config().pid_file);
   if (upgrade.predecessor != nullptr && upgrade.predecessor->upgrading()) {
     // Why MAINPID: under systemd this process takes over from the one that started it.
     notify.notify("MAINPID=" + std::to_string(::getpid()) + "\nREADY=1");

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include <tiffany/coro/exception_message.hpp>
+#include <tiffany/coro/join.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/task_context.hpp>
@@ -73,15 +74,29 @@ struct CloseIdleOnExit {
   }
 };
 
-// The drain's last step, once the plugins' canceled background tasks have run
-// their cleanup (a task that will not end gets 1,000 turns): the tracker
-// closes idle connections and stops the scheduler when none is left.
-// Why a task: the drain request runs outside any task, and stopping the
-// scheduler from there would leave the canceled tasks no turn to end in.
-Task<void> drain_after_plugin_tasks(const PluginHost& plugins, std::size_t index, ConnectionTracker& tracker,
-                                    std::chrono::milliseconds grace) {
-  for (int turn = 0; turn < 1000; ++turn) {
-    if (plugins.worker_tasks_finished(index)) break;
+// The drain's steps that wait, as a task (the drain request runs outside
+// any task). First the accept loops end. Why wait for them: an accept the
+// kernel completed as it was canceled still hands its connection to its
+// loop, which then serves it; stopping sooner would leave that connection
+// open and unanswered. Then `take_queued` serves what waits in the listening
+// sockets' queues (see accept_queued) and they close, the plugins' canceled
+// background tasks run their cleanup (a task that will not end gets 1,000
+// turns), and the tracker closes idle connections and stops the scheduler
+// when none is left. Why not stop the scheduler from the request: the
+// canceled tasks would get no turn to end in.
+Task<void> drain_after_accepting(std::vector<JoinHandle<void>>& accept_loops, std::function<void()> take_queued,
+                                 const PluginHost* plugins, std::size_t index, ConnectionTracker& tracker,
+                                 std::chrono::milliseconds grace) {
+  for (JoinHandle<void>& loop : accept_loops) {
+    try {
+      co_await Join{std::move(loop)};
+    } catch (...) {
+      // canceled, as asked; an accept loop that had failed was logged when it did
+    }
+  }
+  take_queued();
+  for (int turn = 0; plugins != nullptr && turn < 1000; ++turn) {
+    if (plugins->worker_tasks_finished(index)) break;
     co_await Yield{};
   }
   tracker.drain(grace, [] { Scheduler::current().stop(); });
@@ -202,13 +217,16 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     // The main thread's drain request runs this, on this thread.
     drain_ = [&](std::chrono::milliseconds grace) {
       for (JoinHandle<void>& loop : accept_loops) loop.cancel();  // stop accepting
-      sockets_.clear();                                         // and close the listeners
-      if (plugins_ == nullptr || plugins_->empty()) {
-        tracker.drain(grace, [&scheduler] { scheduler.stop(); });
-        return;
-      }
-      plugins_->drain_worker(index_);  // stop_worker hooks, background tasks canceled
-      (void)scheduler.spawn(drain_after_plugin_tasks(*plugins_, index_, tracker, grace));
+      const bool with_plugins = plugins_ != nullptr && !plugins_->empty();
+      if (with_plugins) plugins_->drain_worker(index_);  // stop_worker hooks, background tasks canceled
+      const auto take_queued = [&] {
+        for (std::size_t i = 0; i < sockets_.size(); ++i) {
+          accept_queued(sockets_[i].fd.get(), *protocols[i], tracker, *listener_limits[i]);
+        }
+        sockets_.clear();  // the listeners close (for good, unless another generation holds them too)
+      };
+      (void)scheduler.spawn(drain_after_accepting(accept_loops, take_queued, with_plugins ? plugins_ : nullptr,
+                                                  index_, tracker, grace));
     };
     const CloseIdleOnExit close_idle{protocols};  // before the scheduler goes, however we leave
     scheduler.run();

@@ -144,6 +144,56 @@ TEST(Reload, WrkSeesNoFailedRequestAcrossThreeReloads) {
   EXPECT_TRUE(wait_for_log(server, "configuration 3 drained and ended")) << server.err();
 }
 
+// ---------------------------------------------------------------- tiffany --signal
+
+TEST(SignalCommand, SignalsTheServerItsPidFileNamesAndTheFileGoesWithIt) {
+  const TempDir dir;
+  const std::string pid_file = dir.path() + "/tiffany.pid";
+  std::string config = site("one");
+  config.insert(1, R"("pid_file": ")" + pid_file + R"(", )");
+  ServerProcess server(config);
+  ASSERT_GT(server.port_of("web"), 0);
+  ASSERT_TRUE(wait_for_log(server, "listener \"web\" serving"));
+  const auto deadline = Clock::now() + 5s;
+  while (read_file(pid_file).empty() && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(read_file(pid_file), std::to_string(server.pid()) + "\n");
+
+  const RunResult reload = run_tiffany({"--config", server.config_path(), "--signal", "reload"});
+  EXPECT_EQ(reload.exit_code, 0) << reload.err;
+  EXPECT_EQ(reload.out, "tiffany: sent SIGHUP to process " + std::to_string(server.pid()) + "\n");
+  EXPECT_TRUE(wait_for_log(server, "reloaded: configuration 2 serves")) << server.err();
+  const RunResult reopen = run_tiffany({"--config", server.config_path(), "--signal", "reopen"});
+  EXPECT_EQ(reopen.exit_code, 0) << reopen.err;
+  EXPECT_TRUE(wait_for_log(server, "SIGUSR1: ")) << server.err();
+  const RunResult stop = run_tiffany({"--config", server.config_path(), "--signal", "stop"});
+  EXPECT_EQ(stop.exit_code, 0) << stop.err;
+  EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+  EXPECT_FALSE(std::filesystem::exists(pid_file)) << "removed at exit";
+
+  const RunResult gone = run_tiffany({"--config", server.config_path(), "--signal", "stop"});
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_NE(gone.err.find("cannot read the pid file " + pid_file), std::string::npos) << gone.err;
+}
+
+TEST(SignalCommand, RefusesAConfigWithoutPidFileAnUnknownNameAndAReloadOfABadConfig) {
+  const TempDir dir;
+  const std::string plain = dir.write("plain.json", site("one"));
+  const RunResult no_pid_file = run_tiffany({"--config", plain, "--signal", "reload"});
+  EXPECT_EQ(no_pid_file.exit_code, 1);
+  EXPECT_EQ(no_pid_file.err, "tiffany: config error: " + plain +
+                                 ": $.pid_file: missing: --signal finds the running server by its pid file\n");
+  const RunResult unknown = run_tiffany({"--config", plain, "--signal", "restart"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_TRUE(unknown.err.starts_with("tiffany: unknown --signal 'restart'\n")) << unknown.err;
+  // A reload is checked as --check-config checks, before any signal is sent.
+  const std::string bad = dir.write("bad.json", R"({"pid_file": "/nonexistent/tiffany.pid", "listeners": [
+      {"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+       "routes": [{"method": "GET", "path": "/", "handler": "statik"}]}]})");
+  const RunResult refused = run_tiffany({"--config", bad, "--signal", "reload"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("$.listeners[0].routes[0].handler"), std::string::npos) << refused.err;
+}
+
 // ---------------------------------------------------------------- SIGUSR2: binary upgrade
 
 TEST(Upgrade, Sigusr2HandsTheSocketsToTheNewBinaryWhichServesWhileWrkSeesNoFailedRequest) {

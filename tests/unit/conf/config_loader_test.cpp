@@ -185,7 +185,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"MissingListeners", R"({})", "test.json: $.listeners: missing required key"},
         Case{"UnknownTopLevelKey", R"({"listeners": [], "lisener": 1})",
              "test.json: $.lisener: unknown key; expected one of \"backend\", \"workers\", "
-             "\"max_connections\", \"drain_timeout_ms\", \"drain_delay_ms\", \"user\", \"group\", \"plugins\", "
+             "\"max_connections\", \"drain_timeout_ms\", \"drain_delay_ms\", \"user\", \"group\", \"pid_file\", \"plugins\", "
              "\"offload_threads\", \"scheduler\", "
              "\"access_log\", \"error_log\", \"upstreams\", \"listeners\""},
         Case{"ListenersNotAnArray", R"({"listeners": {}})", "test.json: $.listeners: expected an array, got an object"},
