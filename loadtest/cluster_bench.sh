@@ -140,7 +140,11 @@ rolling_upgrade() {
     step_pause
     before=$(pid_of "$i")
     kill -USR2 "$before"
-    while [ "$(pid_of "$i")" = "$before" ]; do sleep 0.05; done  # the new process wrote its pid
+    for ((tries = 0; tries < 300; tries++)); do  # the new process writes its pid once it serves
+      [ "$(pid_of "$i")" = "$before" ] || break
+      sleep 0.05
+    done
+    [ "$(pid_of "$i")" != "$before" ] || die "instance $i did not upgrade within 15 s: $(tail -n 3 "$work/t$i.log")"
   done
 }
 kill_one() {
@@ -148,7 +152,10 @@ kill_one() {
   local killed_at
   killed_at=$(date +%s%N)
   kill -9 "$(pid_of 1)"
-  while [ "$(status_of 1)" != DOWN ]; do sleep 0.01; done
+  for ((tries = 0; tries < 1000; tries++)); do  # 10 s at most
+    [ "$(status_of 1)" != DOWN ] || break
+    sleep 0.01
+  done
   echo $((($(date +%s%N) - killed_at) / 1000000)) >"$work/down_ms"
 }
 

@@ -104,10 +104,11 @@ Task<void> accept_loop(int listen_fd, Transport& protocol, ConnectionTracker& tr
   }
 }
 
-std::size_t accept_queued(int listen_fd, Transport& protocol, ConnectionTracker& tracker, ListenerLimits& limits) {
+std::size_t accept_queued(int listen_fd, Transport& protocol, ConnectionTracker& tracker, ListenerLimits& limits,
+                          std::size_t most) {
   std::optional<std::chrono::steady_clock::time_point> last_refusal_line;
   std::size_t accepted = 0;
-  for (;;) {
+  while (accepted < most) {
     sockaddr_storage peer{};
     socklen_t peer_length = sizeof peer;
     UniqueFd socket(::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_CLOEXEC));
@@ -118,6 +119,7 @@ std::size_t accept_queued(int listen_fd, Transport& protocol, ConnectionTracker&
     ++accepted;
     admit(std::move(socket), peer, protocol, tracker, limits, last_refusal_line);
   }
+  return accepted;
 }
 
 }  // namespace tiffany

@@ -23,13 +23,14 @@ class ListenerLimits;
 Task<void> accept_loop(int listen_fd, Transport& protocol, ConnectionTracker& tracker,
                        ListenerLimits& limits);
 
-/// Accepts the connections queued on `listen_fd` (non-blocking) right now,
-/// without waiting for one, and serves each as accept_loop would (the
-/// connection limits aside). Returns how many it took. For a draining
+/// Accepts up to `most` of the connections queued on `listen_fd`
+/// (non-blocking) right now, without waiting for one, and serves each as
+/// accept_loop would (the connection limits aside). Returns how many it took. For a draining
 /// worker whose accept loop ended while other acceptors share the socket.
 /// Why: io_uring wakes one accept per connection; a wakeup given to an
 /// accept being canceled is not passed on to another waiter, so its
 /// connection would wait in the queue for the next one to arrive.
-std::size_t accept_queued(int listen_fd, Transport& protocol, ConnectionTracker& tracker, ListenerLimits& limits);
+std::size_t accept_queued(int listen_fd, Transport& protocol, ConnectionTracker& tracker, ListenerLimits& limits,
+                          std::size_t most);
 
 }  // namespace tiffany

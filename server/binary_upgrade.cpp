@@ -70,6 +70,15 @@ BinaryUpgrade::BinaryUpgrade(const std::string& executable, const std::vector<st
   std::vector<char*> argv = pointers_to(argv_strings);
   std::vector<char*> envp = pointers_to(environment);
 
+  // Why an empty signal mask: this thread blocks the server's signals (a
+  // signalfd reads them), and a child that fails before blocking them itself
+  // must still die of SIGTERM.
+  posix_spawnattr_t attributes;
+  ::posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  ::posix_spawnattr_setsigmask(&attributes, &none);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
   // Why dup2 onto itself: glibc then clears close-on-exec on that descriptor
@@ -79,21 +88,27 @@ BinaryUpgrade::BinaryUpgrade(const std::string& executable, const std::vector<st
   // Why the write end is blocking in the child: its one write must not fail.
   const int flags = ::fcntl(ends[1], F_GETFL);
   ::fcntl(ends[1], F_SETFL, flags & ~O_NONBLOCK);
-  const int error = ::posix_spawn(&pid_, executable.c_str(), &actions, nullptr, argv.data(), envp.data());
+  const int error = ::posix_spawn(&pid_, executable.c_str(), &actions, &attributes, argv.data(), envp.data());
   ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attributes);
   if (error != 0) throw_errno(error, ("starting " + executable).c_str());
 }
 
+BinaryUpgrade::~BinaryUpgrade() { abandon(); }
+
 BinaryUpgrade::State BinaryUpgrade::poll(std::string& why) {
   if (state_ != State::starting) return state_;
-  char buffer[16];
-  const ssize_t n = ::read(ready_.get(), buffer, sizeof buffer);
-  if (n > 0) return state_ = State::serving;
+  if (!pipe_closed_) {
+    char buffer[16];
+    const ssize_t n = ::read(ready_.get(), buffer, sizeof buffer);
+    if (n > 0) return state_ = State::serving;
+    pipe_closed_ = n == 0;  // closed without a word: it is ending, or has
+  }
   int status = 0;
-  if (n == 0 || ::waitpid(pid_, &status, WNOHANG) == pid_) {
-    // EOF: the new process closed the pipe without a word, so it ended (or soon will).
-    if (n == 0) ::waitpid(pid_, &status, 0);
-    why = "the new process " + std::to_string(pid_) + " " + describe_exit(status) + " before it served";
+  const pid_t ended = ::waitpid(pid_, &status, WNOHANG);
+  if (ended == pid_ || (ended < 0 && errno == ECHILD)) {
+    why = "the new process " + std::to_string(pid_) + " " + (ended == pid_ ? describe_exit(status) : "ended") +
+          " before it served";
     return state_ = State::failed;
   }
   if (std::chrono::steady_clock::now() >= deadline_) {
@@ -103,6 +118,20 @@ BinaryUpgrade::State BinaryUpgrade::poll(std::string& why) {
     return state_ = State::failed;
   }
   return state_;
+}
+
+bool BinaryUpgrade::abandon() noexcept {
+  if (state_ != State::starting) return false;
+  state_ = State::failed;
+  ::kill(pid_, SIGTERM);
+  int status = 0;
+  for (int waited_ms = 0; waited_ms < 2000; waited_ms += 10) {
+    if (::waitpid(pid_, &status, WNOHANG) != 0) return true;  // reaped (or not ours to reap)
+    ::usleep(10'000);
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, &status, 0);
+  return true;
 }
 
 UpgradeReadyPipe::UpgradeReadyPipe() {

@@ -29,17 +29,24 @@ class BinaryUpgrade {
                 const std::vector<int>& sockets, std::chrono::milliseconds patience);
   BinaryUpgrade(const BinaryUpgrade&) = delete;
   BinaryUpgrade& operator=(const BinaryUpgrade&) = delete;
+  /// A new process still starting is abandoned (see abandon()).
+  ~BinaryUpgrade();
 
   pid_t pid() const noexcept { return pid_; }
   /// Without blocking: has the new process said it serves, or failed (ended,
   /// or silent past the patience; then it is killed)? `why` says how it failed.
   State poll(std::string& why);
+  /// Stops a new process that has not said it serves (SIGTERM, SIGKILL after
+  /// 2 s) and reaps it. Why: this process is shutting down, and a successor
+  /// nobody waits for would go on serving. Returns whether there was one to stop.
+  bool abandon() noexcept;
 
  private:
   pid_t pid_ = -1;
   UniqueFd ready_;  // the pipe's read end
   std::chrono::steady_clock::time_point deadline_;
   State state_ = State::starting;
+  bool pipe_closed_ = false;  // the new process closed the pipe unsaid: it is ending
 };
 
 /// The new process's side: takes kUpgradeReadyVariable from the environment

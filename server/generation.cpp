@@ -54,8 +54,7 @@ void Generation::bind_listeners(SocketOffers& offers) {
   for (const ListenerConfig& listener : config_.listeners) {
     SocketOffer* offer = nullptr;
     for (SocketOffer& candidate : offers) {
-      if (!candidate.taken && candidate.address.same_endpoint(listener.address) &&
-          candidate.share_port.value_or(listener.share_port) == listener.share_port) {
+      if (!candidate.taken && candidate.address.same_endpoint(listener.address)) {
         offer = &candidate;
         offer->taken = true;
         break;
@@ -67,18 +66,28 @@ void Generation::bind_listeners(SocketOffers& offers) {
       if (offer != nullptr) address = offer->sockets.front().bound;
       if (probing) address = probe_unshared_address(address);  // port 0: the port the kernel chose
       probing = false;
-      const bool bind_beside = offer == nullptr || reuses_port(offer->sockets.front().fd.get());
+      bool bind_beside = offer == nullptr || reuses_port(offer->sockets.front().fd.get());
       for (std::size_t w = 0; w < workers; ++w) {
         // Why take, not bind anew: a socket closed with its old owner would
         // reset the connections waiting in its backlog.
         if (offer != nullptr && w < offer->sockets.size()) {
           sockets_[w].push_back(std::move(offer->sockets[w]));
-        } else if (bind_beside) {
-          sockets_[w].push_back(open_listen_socket(address));
-        } else {  // e.g. systemd's one socket without ReusePort=: the workers share it
-          sockets_[w].push_back(duplicate(sockets_[w % offer->sockets.size()].back()));
+          continue;
         }
-        address.port = sockets_[w].back().bound.port;  // port 0: the others join the port the first got
+        if (bind_beside) {
+          try {
+            sockets_[w].push_back(open_listen_socket(address));
+            address.port = sockets_[w].back().bound.port;  // port 0: the others join the port the first got
+            continue;
+          } catch (const std::system_error& e) {
+            // Why: the kernel lets a socket join a SO_REUSEPORT group only
+            // under the same user, and systemd's socket (ReusePort=) is root's.
+            if (offer == nullptr || e.code() != std::errc::address_in_use) throw;
+            bind_beside = false;
+          }
+        }
+        // e.g. systemd's one socket: the workers beyond the offered sockets share them
+        sockets_[w].push_back(duplicate(sockets_[w % offer->sockets.size()].back()));
       }
     } catch (const std::system_error& e) {
       std::string message =
@@ -97,7 +106,6 @@ SocketOffers Generation::offer_sockets() const {
   for (std::size_t i = 0; i < config_.listeners.size(); ++i) {
     SocketOffer& offer = offers.emplace_back();
     offer.address = config_.listeners[i].address;  // as configured: port 0 finds its own socket again
-    offer.share_port = config_.listeners[i].share_port;
     for (const auto& worker : sockets_) offer.sockets.push_back(duplicate(worker[i]));
   }
   return offers;
@@ -127,6 +135,15 @@ void Generation::drain(std::chrono::milliseconds idle_grace) {
   // accepting (a shutdown refuses new connections); a socket the next
   // generation took stays open through its own descriptors.
   sockets_.clear();
+}
+
+void Generation::wait_until_not_accepting(std::chrono::milliseconds limit) const {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (const auto& worker : workers_) {
+    while (worker->accepting() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
 }
 
 void Generation::stop() {

@@ -29,7 +29,8 @@ class Generation {
   /// listener. A listener takes the sockets of the first untaken offer on
   /// its configured address instead of binding (no connection is refused,
   /// none waiting in a backlog is lost; workers beyond the offer's sockets
-  /// bind beside them, or share them when they lack SO_REUSEPORT). The
+  /// bind beside them, or share them when they lack SO_REUSEPORT or belong
+  /// to another user). The
   /// others check first that no other socket listens on their address,
   /// unless they say share_port. Throws ConfigError naming the file and JSON
   /// path of the first problem.
@@ -49,6 +50,8 @@ class Generation {
   /// Closes its descriptors of the listening sockets: take offer_sockets()
   /// before, or they stop listening.
   void drain(std::chrono::milliseconds idle_grace);
+  /// After drain(): waits up to `limit` until no worker accepts any more.
+  void wait_until_not_accepting(std::chrono::milliseconds limit) const;
   /// Ends every worker now, whatever is in flight.
   void stop();
   /// Have all the workers ended (drained, stopped or failed)?

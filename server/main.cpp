@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -23,6 +24,7 @@
 #include "server/load_handlers.hpp"
 #include "server/log/error_log.hpp"
 #include "server/pid_file.hpp"
+#include "server/binary_upgrade.hpp"
 #include "server/privileges.hpp"
 #include "server/server.hpp"
 #include "server/server_signals.hpp"
@@ -88,6 +90,18 @@ void check_config(const tiffany::Config& config) {
   (void)tiffany::build_protocols(config, handlers->registry, tiffany::build_tls_contexts(config));
 }
 
+// The file name of the program at `path` (or a /proc/PID/exe link to it);
+// "" when it cannot be read (another user's process).
+std::string program_name(const std::filesystem::path& path) {
+  std::error_code error;
+  std::string target = path.string().starts_with("/proc/") ? std::filesystem::read_symlink(path, error).string()
+                                                            : path.string();
+  if (error) return "";
+  constexpr std::string_view kDeleted = " (deleted)";  // the file was replaced since it started
+  if (target.ends_with(kDeleted)) target.resize(target.size() - kDeleted.size());
+  return std::filesystem::path(target).filename().string();
+}
+
 // --signal: finds the server by the config's pid file and signals it.
 int send_signal_command(const SignalCommand& command, const tiffany::Config& config) {
   if (config.pid_file.empty()) {
@@ -96,6 +110,13 @@ int send_signal_command(const SignalCommand& command, const tiffany::Config& con
   }
   if (command.signal == SIGHUP) check_config(config);  // a reload of a bad config would be refused anyway
   const pid_t pid = tiffany::read_pid_file(config.pid_file);
+  // Why look: a pid file a killed server left behind may name another program by now.
+  const std::string running = program_name(std::filesystem::path("/proc/" + std::to_string(pid) + "/exe"));
+  const std::string ours = program_name(tiffany::executable_path());
+  if (!running.empty() && !ours.empty() && running != ours) {
+    throw std::runtime_error("process " + std::to_string(pid) + " (from " + config.pid_file + ") runs " + running +
+                             ", not " + ours + ": the pid file is stale");
+  }
   if (::kill(pid, command.signal) != 0) {
     throw std::runtime_error("cannot signal process " + std::to_string(pid) + " (from " + config.pid_file +
                              "): " + std::strerror(errno));

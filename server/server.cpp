@@ -27,6 +27,10 @@ using Clock = std::chrono::steady_clock;
 // was already on its way when the drain began.
 constexpr std::chrono::milliseconds kIdleGrace{100};
 
+// How long a reload waits for the old workers to stop accepting (they end
+// their accept loops at their next turn).
+constexpr std::chrono::milliseconds kStopAcceptingPatience{1'000};
+
 // How long an upgrade's new process may take to serve before it is killed.
 constexpr std::chrono::milliseconds kUpgradePatience{60'000};
 
@@ -39,12 +43,12 @@ std::string keep_start_up_settings(const Config& running, Config& next) {
     value = before;
     changed += changed.empty() ? name : std::string(", ") + name;
   };
-  keep(next.error_log.path, running.error_log.path, "error_log.path");
-  keep(next.error_log.level, running.error_log.level, "error_log.level");
-  keep(next.user, running.user, "user");
-  keep(next.group, running.group, "group");
-  keep(next.offload_threads, running.offload_threads, "offload_threads");
-  keep(next.pid_file, running.pid_file, "pid_file");
+  keep(next.error_log.path, running.error_log.path, "$.error_log.path");
+  keep(next.error_log.level, running.error_log.level, "$.error_log.level");
+  keep(next.user, running.user, "$.user");
+  keep(next.group, running.group, "$.group");
+  keep(next.offload_threads, running.offload_threads, "$.offload_threads");
+  keep(next.pid_file, running.pid_file, "$.pid_file");
   return changed;
 }
 
@@ -91,8 +95,8 @@ void Server::reload(const SystemdNotify& notify) {
     Config config = load_config(running.file);
     const std::string fixed = keep_start_up_settings(running, config);
     if (!fixed.empty()) {
-      log.log(LogLevel::warn, "reload: %s changed, which takes a restart; keeping the values read at start-up",
-              fixed.c_str());
+      log.log(LogLevel::warn, "reload: %s: %s changed, which takes a restart; keeping the values read at start-up",
+              running.file.c_str(), fixed.c_str());
     }
     for (const std::string& warning : config.warnings) log.log(LogLevel::warn, "%s", warning.c_str());
     SocketOffers offers = current_->offer_sockets();
@@ -112,6 +116,8 @@ void Server::reload(const SystemdNotify& notify) {
   // Why after the start: until the new workers accept, the old ones must.
   const auto deadline = Clock::now() + std::chrono::milliseconds(current_->config().drain_timeout_ms);
   current_->drain(kIdleGrace);
+  // Why wait: from the line below on, every new connection must reach the new configuration.
+  current_->wait_until_not_accepting(kStopAcceptingPatience);
   log.log(LogLevel::notice,
           "reloaded: configuration %u serves (%zu worker%s, I/O backend %s); configuration %u drains "
           "(up to %lld ms)",
@@ -241,6 +247,14 @@ int Server::run(int signal_fd, const SystemdNotify& notify, const UpgradeContext
     }
   }
   closing = true;
+  if (upgrade_ && !handed_over) {
+    // A successor still starting would serve on after us: stop it first.
+    const pid_t successor = upgrade_->pid();
+    if (upgrade_->abandon()) {
+      log.log(LogLevel::warn, "upgrade abandoned for the shutdown: stopped process %d", static_cast<int>(successor));
+    }
+    upgrade_.reset();
+  }
   if (!handed_over) {
     set_readiness(Readiness::closing);
     notify.notify("STOPPING=1");

@@ -56,6 +56,13 @@ ListenAddress listening_address(int fd, const char* source) {
 }
 
 void offer(SocketOffers& offers, int fd, const char* source) {
+  for (const SocketOffer& existing : offers) {
+    for (const ListenSocket& socket : existing.sockets) {
+      if (socket.fd.get() == fd) {
+        throw std::runtime_error(std::string(source) + " names descriptor " + std::to_string(fd) + " twice");
+      }
+    }
+  }
   const ListenAddress address = listening_address(fd, source);
   ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   // Why non-blocking: the epoll backend accepts only when told it may.

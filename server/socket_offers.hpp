@@ -3,7 +3,6 @@
 // or the Tiffany it upgrades).
 #pragma once
 
-#include <optional>
 #include <vector>
 
 #include "conf/listen_address.hpp"
@@ -13,8 +12,7 @@ namespace tiffany {
 
 /// The sockets listening on one address, offered to the listener configured there.
 struct SocketOffer {
-  ListenAddress address;            // a listener's configured address must be the same endpoint
-  std::optional<bool> share_port;   // when set, the listener's share_port must equal it
+  ListenAddress address;              // a listener's configured address must be the same endpoint
   std::vector<ListenSocket> sockets;  // one per worker of whoever had them (at least one)
   bool taken = false;
 };

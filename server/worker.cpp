@@ -65,6 +65,11 @@ void log_slow_task(TaskId id, std::chrono::nanoseconds ran, const TaskContext* c
                   culprit.c_str());
 }
 
+// How many queued connections a draining worker takes per listening socket
+// (see accept_queued): a lost wakeup is one per canceled accept, so a few
+// cover it, and a flood waiting in the backlog stays for the new acceptors.
+constexpr std::size_t kMostQueuedToTake = 16;
+
 // Closes the connections parked outside any task. Why while the scheduler
 // still exists: their slots' release may wake tasks waiting for room.
 struct CloseIdleOnExit {
@@ -211,6 +216,7 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     }
     const std::string backend = chosen.reactor->describe();
     Metrics::instance().set_backend(backend.substr(0, backend.find(' ')));
+    accepting_.store(true, std::memory_order_release);
     ready.set_value(WorkerBackend{backend + " (" + chosen.reason + ")", chosen.fallback});
     announced = true;
 
@@ -221,16 +227,20 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
       if (with_plugins) plugins_->drain_worker(index_);  // stop_worker hooks, background tasks canceled
       const auto take_queued = [&] {
         for (std::size_t i = 0; i < sockets_.size(); ++i) {
-          accept_queued(sockets_[i].fd.get(), *protocols[i], tracker, *listener_limits[i]);
+          accept_queued(sockets_[i].fd.get(), *protocols[i], tracker, *listener_limits[i], kMostQueuedToTake);
         }
         sockets_.clear();  // the listeners close (for good, unless another generation holds them too)
+        accepting_.store(false, std::memory_order_release);
       };
       (void)scheduler.spawn(drain_after_accepting(accept_loops, take_queued, with_plugins ? plugins_ : nullptr,
                                                   index_, tracker, grace));
     };
     const CloseIdleOnExit close_idle{protocols};  // before the scheduler goes, however we leave
+    struct ForgetDrain {
+      std::function<void(std::chrono::milliseconds)>& drain;
+      ~ForgetDrain() { drain = nullptr; }  // it refers to this scope's locals
+    } const forget_drain{drain_};
     scheduler.run();
-    drain_ = nullptr;
     if (access_log) access_log->flush();
   } catch (...) {
     if (!announced) {
@@ -244,6 +254,7 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     std::lock_guard lock(queue_mutex_);
     queue_.reset();
   }
+  accepting_.store(false, std::memory_order_release);
   finished_.store(true, std::memory_order_release);
 }
 

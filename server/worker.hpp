@@ -54,6 +54,9 @@ class Worker {
   /// Any thread: end now, whatever is in flight.
   void stop();
   bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
+  /// Whether it still accepts connections (from start() until a drain has
+  /// closed its listening descriptors, or it ended).
+  bool accepting() const noexcept { return accepting_.load(std::memory_order_acquire); }
   std::size_t open_connections() const noexcept { return open_.load(std::memory_order_relaxed); }
   void join();
 
@@ -73,6 +76,7 @@ class Worker {
   std::mutex queue_mutex_;
   std::shared_ptr<RemoteQueue> queue_;  // the scheduler's, once it runs
   std::atomic<bool> finished_{false};
+  std::atomic<bool> accepting_{false};
   std::atomic<std::size_t> open_{0};  // published for the drain-timeout message
   std::function<void(std::chrono::milliseconds)> drain_;  // set while serving; worker thread only
 };

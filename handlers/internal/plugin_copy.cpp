@@ -51,13 +51,21 @@ std::string private_copy(const std::string& path, off_t size) {
 }  // namespace
 
 std::string plugin_path_to_load(const std::string& path) {
-  static std::map<std::string, FileIdentity> first_loaded;
+  // Per path: the file last loaded from it, and the path it was loaded by.
+  struct Loaded {
+    FileIdentity identity;
+    std::string loaded_by;
+  };
+  static std::map<std::string, Loaded> last_loaded;
   struct stat status {};
   if (::stat(path.c_str(), &status) != 0) return path;  // the loader says what is wrong with it
-  const auto [first, inserted] = first_loaded.try_emplace(path, identity_of(status));
-  if (inserted || first->second == identity_of(status)) return path;
-  const std::string copy = private_copy(path, status.st_size);
-  return copy.empty() ? path : copy;
+  const FileIdentity now = identity_of(status);
+  const auto [last, first] = last_loaded.try_emplace(path, Loaded{now, path});
+  if (first || last->second.identity == now) return last->second.loaded_by;  // dlopen hands back that library
+  std::string copy = private_copy(path, status.st_size);
+  if (copy.empty()) return path;
+  last->second = Loaded{now, copy};
+  return copy;
 }
 
 }  // namespace tiffany

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include "echo_client.hpp"
 #include "reload_support.hpp"
 #include "server_process.hpp"
+#include "support/child_process.hpp"
 #include "support/loopback_socket.hpp"
 
 namespace tiffany::testing {
@@ -121,6 +123,16 @@ TEST(Reload, APluginRebuiltBetweenReloadsAnswersWithItsNewCode) {
   server.send_signal(SIGHUP);
   ASSERT_TRUE(wait_for_log(server, "reloaded: configuration 3 serves")) << server.err();
   EXPECT_EQ(body_of(get(port, "/version")), "version 2\n");
+  // Unchanged since: the same copy again, not one more.
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "reloaded: configuration 4 serves")) << server.err();
+  EXPECT_EQ(body_of(get(port, "/version")), "version 2\n");
+  int copies = 0;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/" + std::to_string(server.pid()) + "/fd")) {
+    std::error_code error;
+    if (std::filesystem::read_symlink(fd.path(), error).string().starts_with("/memfd:tiffany-plugin")) ++copies;
+  }
+  EXPECT_EQ(copies, 1);
   server.send_signal(SIGTERM);
   EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
 }
@@ -192,6 +204,19 @@ TEST(SignalCommand, RefusesAConfigWithoutPidFileAnUnknownNameAndAReloadOfABadCon
   const RunResult refused = run_tiffany({"--config", bad, "--signal", "reload"});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find("$.listeners[0].routes[0].handler"), std::string::npos) << refused.err;
+  // A stale pid file naming another program: nothing is signaled.
+  const pid_t other = spawn_child("sleep", {"30"});
+  ASSERT_GT(other, 0);
+  const std::string stale = dir.path() + "/stale.pid";
+  std::ofstream(stale) << other << "\n";
+  std::string config = site("one");
+  config.insert(1, R"("pid_file": ")" + stale + R"(", )");
+  const RunResult not_ours = run_tiffany({"--config", dir.write("stale.json", config), "--signal", "stop"});
+  EXPECT_EQ(not_ours.exit_code, 1);
+  EXPECT_NE(not_ours.err.find("runs sleep, not tiffany: the pid file is stale"), std::string::npos) << not_ours.err;
+  EXPECT_TRUE(running(other)) << "the other program was not signaled";
+  ::kill(other, SIGKILL);
+  ::waitpid(other, nullptr, 0);
 }
 
 // ---------------------------------------------------------------- SIGUSR2: binary upgrade
@@ -244,6 +269,30 @@ TEST(Upgrade, ANewBinaryThatFailsToStartLeavesTheOldOneServing) {
   const StopOnExit next(upgraded_pid(server.err().substr(server.err().find("upgrade failed"))));
   ASSERT_GT(next.pid, 0) << server.err();
   EXPECT_EQ(body_of(get(port, "/hello")), "one");
+}
+
+TEST(Upgrade, AShutdownWhileTheNewProcessStartsStopsItToo) {
+  const TempDir dir;
+  const std::string binary = dir.path() + "/tiffany";
+  std::filesystem::copy_file(TIFFANY_BINARY, binary);
+  const int port = free_port();
+  ServerProcess server(site("one", "", "127.0.0.1:" + std::to_string(port)), {}, binary);
+  ASSERT_EQ(server.port_of("web"), port);
+  // A "new binary" that never says it serves.
+  const std::string silent = dir.write("silent", "#!/bin/sh\nexec sleep 60\n");
+  std::filesystem::permissions(silent, std::filesystem::perms::owner_all);
+  install_file(silent, binary);
+  server.send_signal(SIGUSR2);
+  ASSERT_TRUE(wait_for_log(server, "upgrade: started")) << server.err();
+  const StopOnExit successor(upgraded_pid(server.err()));
+  ASSERT_GT(successor.pid, 0);
+  EXPECT_TRUE(running(successor.pid));
+  server.send_signal(SIGTERM);
+  EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+  EXPECT_NE(server.err().find("upgrade abandoned for the shutdown: stopped process " + std::to_string(successor.pid)),
+            std::string::npos)
+      << server.err();
+  EXPECT_FALSE(running(successor.pid));
 }
 
 // ---------------------------------------------------------------- socket activation
