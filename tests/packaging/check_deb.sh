@@ -13,8 +13,10 @@ sdk_deb=$(ls "$dir"/tiffany-dev_*.deb)
 version=$(dpkg-deb -f "$server_deb" Version)
 
 fail() { echo "check_deb: FAIL: $*" >&2; exit 1; }
+# Why grep >/dev/null, never grep -q, after a pipe: -q exits at the first
+# match, the writer dies of SIGPIPE, and pipefail makes the match a failure.
 # has_file DEB PATH: the package ships PATH (as dpkg-deb -c lists it: ./usr/...).
-has_file() { dpkg-deb -c "$1" | awk '{print $6}' | grep -qx -- "$2" || fail "$(basename "$1") lacks $2"; }
+has_file() { dpkg-deb -c "$1" | awk '{print $6}' | grep -x -- "$2" >/dev/null || fail "$(basename "$1") lacks $2"; }
 
 # --- Contents and control fields -------------------------------------------
 for path in ./usr/bin/tiffany ./lib/systemd/system/tiffany.service ./etc/tiffany/tiffany.json \
@@ -22,10 +24,10 @@ for path in ./usr/bin/tiffany ./lib/systemd/system/tiffany.service ./etc/tiffany
   ./usr/share/doc/tiffany/operations.md ./usr/share/doc/tiffany/config.md ./usr/share/tiffany/www/index.html; do
   has_file "$server_deb" "$path"
 done
-dpkg-deb -I "$server_deb" conffiles | grep -qx /etc/tiffany/tiffany.json || fail "the config is not a conffile"
-dpkg-deb -I "$server_deb" conffiles | grep -qx /etc/logrotate.d/tiffany || fail "the logrotate snippet is not a conffile"
-dpkg-deb -f "$server_deb" Depends | grep -qw adduser || fail "tiffany does not depend on adduser (its postinst calls it)"
-dpkg-deb -I "$server_deb" postinst | grep -q 'deb-systemd-helper enable' || fail "the unit is not enabled by dh_installsystemd"
+dpkg-deb -I "$server_deb" conffiles | grep -x /etc/tiffany/tiffany.json >/dev/null || fail "the config is not a conffile"
+dpkg-deb -I "$server_deb" conffiles | grep -x /etc/logrotate.d/tiffany >/dev/null || fail "the logrotate snippet is not a conffile"
+dpkg-deb -f "$server_deb" Depends | grep -w adduser >/dev/null || fail "tiffany does not depend on adduser (its postinst calls it)"
+dpkg-deb -I "$server_deb" postinst | grep 'deb-systemd-helper enable' >/dev/null || fail "the unit is not enabled by dh_installsystemd"
 # The user exists before the unit is enabled and started (User=tiffany).
 dpkg-deb -I "$server_deb" postinst | awk '/^[^#]*adduser /{user=NR} /deb-systemd-helper enable/{if(!first)first=NR}
   END{exit !(user && user < first)}' || fail "the postinst starts the unit before adding the user"
@@ -39,14 +41,14 @@ done
 # Exactly the headers the layout rule names, as the InstalledSdk tests check for cmake --install.
 diff <(dpkg-deb -c "$sdk_deb" | awk '{print $6}' | sed -n 's|^\./usr/include/tiffany/\(.*[^/]\)$|\1|p' | sort) \
   <("$tree/cmake/sdk_headers.sh" "$tree" | sort) || fail "tiffany-dev's headers differ from cmake/sdk_headers.sh's list"
-dpkg-deb -f "$sdk_deb" Depends | grep -qF "tiffany (= $version)" || fail "tiffany-dev does not pin tiffany (= $version)"
+dpkg-deb -f "$sdk_deb" Depends | grep -F "tiffany (= $version)" >/dev/null || fail "tiffany-dev does not pin tiffany (= $version)"
 for package in picojson-dev libcrypt-dev; do
-  dpkg-deb -f "$sdk_deb" Depends | grep -qw "$package" || fail "tiffany-dev does not depend on $package"
+  dpkg-deb -f "$sdk_deb" Depends | grep -w "$package" >/dev/null || fail "tiffany-dev does not depend on $package"
 done
 
 # --- Installed ----------------------------------------------------------------
 [ "$(id -u)" -eq 0 ] || fail "installing needs root"
-if dpkg-query -W -f='${Status}' tiffany 2>/dev/null | grep -q 'install ok installed'; then
+if dpkg-query -W -f='${Status}' tiffany 2>/dev/null | grep 'install ok installed' >/dev/null; then
   fail "tiffany is already installed here; this check installs and purges its own"
 fi
 had_user=0
@@ -75,7 +77,7 @@ fi
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$server_deb" "$sdk_deb" >/dev/null
 
 [ "$(/usr/bin/tiffany --version)" = "tiffany $version" ] || fail "--version says '$(/usr/bin/tiffany --version)', the package $version"
-getent passwd tiffany | grep -q ':/nonexistent:' || fail "no system user tiffany"
+getent passwd tiffany | grep ':/nonexistent:' >/dev/null || fail "no system user tiffany"
 [ "$(stat -c %U:%G /var/log/tiffany)" = tiffany:adm ] || fail "/var/log/tiffany is $(stat -c %U:%G /var/log/tiffany)"
 [ -L /etc/systemd/system/multi-user.target.wants/tiffany.service ] || fail "the unit is not enabled"
 # As the unit's ExecStartPre does it: as the user, on the shipped config.
@@ -115,8 +117,8 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ -n "$port" ] || { cat "$scratch/serve.err" >&2; fail "the installed server did not start"; }
-curl -fsS "http://127.0.0.1:$port/hello/deb" | grep -q '"Hi, deb!"' || fail "the plugin's route did not answer"
-curl -fsS "http://127.0.0.1:$port/index.html" | grep -qi '<html' || fail "the shipped static root was not served"
+curl -fsS "http://127.0.0.1:$port/hello/deb" | grep '"Hi, deb!"' >/dev/null || fail "the plugin's route did not answer"
+curl -fsS "http://127.0.0.1:$port/index.html" | grep -i '<html' >/dev/null || fail "the shipped static root was not served"
 kill -TERM "$server_pid"
 wait "$server_pid" || fail "the server did not exit 0 on SIGTERM"
 server_pid=
