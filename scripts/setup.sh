@@ -20,6 +20,7 @@ packages=(
   nginx-light                           # the real upstream of the client and proxy tests (started by them)
   haproxy                               # the load balancer in front in the PROXY protocol tests (started by them)
   systemd logrotate                     # systemd-analyze verify and logrotate --debug check the shipped unit and snippet
+  man-db groff-base bsdextrautils       # man, groff and col render tiffany(8) for its test
 )
 
 # Why no service start: the tests run their own nginx and HAProxy on free
