@@ -23,6 +23,7 @@
 #include "reload_support.hpp"
 #include "server_process.hpp"
 #include "support/child_process.hpp"
+#include "support/test_certificate.hpp"
 #include "support/loopback_socket.hpp"
 
 namespace tiffany::testing {
@@ -155,6 +156,33 @@ TEST(Reload, WrkSeesNoFailedRequestAcrossThreeReloads) {
   EXPECT_EQ(wrk.errors, 0) << wrk.out;
   EXPECT_GT(wrk.requests, 1000) << wrk.out;
   EXPECT_TRUE(wait_for_log(server, "configuration 3 drained and ended")) << server.err();
+}
+
+// The certificate's subject a TLS client is shown on 127.0.0.1:`port`.
+std::string served_subject(int port) {
+  const RunResult shown = run_program(
+      "sh", {"-c", "openssl s_client -connect 127.0.0.1:" + std::to_string(port) +
+                       " -servername localhost </dev/null 2>/dev/null | openssl x509 -noout -subject"});
+  return shown.out;
+}
+
+TEST(Reload, ANewCertificateIsServedToNewConnections) {
+  const TempDir dir;
+  const TestCertificate first = write_test_certificate(dir.path(), "first", "first.example", {"localhost"});
+  const TestCertificate second = write_test_certificate(dir.path(), "second", "second.example", {"localhost"});
+  const auto config = [](const TestCertificate& cert) {
+    return R"({"workers": 2, "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+        "tls": {"cert": ")" + cert.cert_file + R"(", "key": ")" + cert.key_file + R"("},
+        "routes": [{"method": "GET", "path": "/hello", "handler": "text", "with": {"body": "one"}}]}]})";
+  };
+  ServerProcess server(config(first));
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  EXPECT_NE(served_subject(port).find("CN = first.example"), std::string::npos) << served_subject(port);
+  server.rewrite_config(config(second));
+  server.send_signal(SIGHUP);
+  ASSERT_TRUE(wait_for_log(server, "reloaded: configuration 2 serves")) << server.err();
+  EXPECT_NE(served_subject(port).find("CN = second.example"), std::string::npos) << served_subject(port);
 }
 
 // ---------------------------------------------------------------- tiffany --signal
