@@ -123,6 +123,7 @@ BinaryUpgrade::State BinaryUpgrade::poll(std::string& why) {
 bool BinaryUpgrade::abandon() noexcept {
   if (state_ != State::starting) return false;
   state_ = State::failed;
+  ready_.reset();  // Why first: the new process, if it gets that far, learns from EPIPE that it is not wanted
   ::kill(pid_, SIGTERM);
   int status = 0;
   for (int waited_ms = 0; waited_ms < 2000; waited_ms += 10) {
@@ -146,11 +147,13 @@ UpgradeReadyPipe::UpgradeReadyPipe() {
   fd_ = UniqueFd(fd);
 }
 
-void UpgradeReadyPipe::report_serving() noexcept {
-  if (!fd_) return;
+bool UpgradeReadyPipe::report_serving() noexcept {
+  if (!fd_) return true;
   const char message[] = "serving\n";
-  [[maybe_unused]] const ssize_t n = ::write(fd_.get(), message, sizeof message - 1);
+  // EPIPE (SIGPIPE is ignored) when the old process closed its end.
+  const bool heard = ::write(fd_.get(), message, sizeof message - 1) == static_cast<ssize_t>(sizeof message - 1);
   fd_.reset();
+  return heard;
 }
 
 std::string executable_path() {

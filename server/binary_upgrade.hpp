@@ -56,8 +56,10 @@ class UpgradeReadyPipe {
   UpgradeReadyPipe();
   /// Whether this process was started by an upgrade.
   bool upgrading() const noexcept { return static_cast<bool>(fd_); }
-  /// Tells the old process this one serves (once; nothing when not upgrading).
-  void report_serving() noexcept;
+  /// Tells the old process this one serves (once). Returns false when the
+  /// old process no longer listens (it gave up on this one: shutting down),
+  /// true otherwise, and when not upgrading.
+  bool report_serving() noexcept;
 
  private:
   UniqueFd fd_;

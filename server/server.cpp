@@ -197,11 +197,16 @@ int Server::run(int signal_fd, const SystemdNotify& notify, const UpgradeContext
 
   // Every listener is bound (the constructor) and every worker serves: ready.
   set_readiness(Readiness::ready);
+  const bool upgrading = upgrade.predecessor != nullptr && upgrade.predecessor->upgrading();
+  if (upgrading && !upgrade.predecessor->report_serving()) {
+    // The old process gave up on this one (it is shutting down): take over nothing.
+    log.log(LogLevel::warn, "upgrade: the process that started this one no longer waits for it; exiting");
+    return 0;
+  }
   const PidFile pid_file(current_->config().pid_file);
-  if (upgrade.predecessor != nullptr && upgrade.predecessor->upgrading()) {
-    // Why MAINPID: under systemd this process takes over from the one that started it.
+  if (upgrading) {
+    // Why MAINPID, once the old process heard: under systemd this one takes over from it.
     notify.notify("MAINPID=" + std::to_string(::getpid()) + "\nREADY=1");
-    upgrade.predecessor->report_serving();
   } else {
     notify.notify("READY=1");
   }

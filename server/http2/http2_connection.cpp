@@ -107,7 +107,12 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   while (going) {
     // Why closing too: during the drain delay HTTP/1.1 answers say
     // Connection: close; GOAWAY is HTTP/2's way to send the client elsewhere.
-    if ((draining_ || readiness() == Readiness::closing) && !goaway_sent_) go_away(NGHTTP2_NO_ERROR);
+    // Why only once a stream came: a GOAWAY naming stream 0 would refuse the
+    // first request of a client that sends its preface before it (Go's does),
+    // and the delay is there to keep serving.
+    const bool closing =
+        !goaway_sent_ && readiness() == Readiness::closing && nghttp2_session_get_last_proc_stream_id(session_) > 0;
+    if ((draining_ || closing) && !goaway_sent_) go_away(NGHTTP2_NO_ERROR);
     // Why first: the streams just started (or woken) answer now, and their
     // answers go out in the same write as what the session has to say.
     if (running_tasks_ > 0) co_await Yield{};

@@ -286,7 +286,8 @@ print(json.dumps(seen))
 }
 
 // Raw frames: Python's h2 refuses frames after a GOAWAY, and the point is the stream finishing
-// after one. Opens stream 1 on `path`, then prints when the GOAWAY (its last stream id and
+// after one. Opens stream 1 on `path` (after a pause of argv[3] ms, if given, between the
+// preface with SETTINGS and the request), then prints when the GOAWAY (its last stream id and
 // code), the answer's status and its end came, and when the connection closed, in ms.
 constexpr const char* kGoawayWatcher = R"(
 import json, socket, struct, sys, time, hpack
@@ -296,7 +297,10 @@ s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 s.settimeout(8)
 decoder = hpack.Decoder()
 block = hpack.Encoder().encode([(":method", "GET"), (":path", sys.argv[2]), (":scheme", "http"), (":authority", "t")])
-s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b"") + frame(1, 5, 1, block))
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b""))
+if len(sys.argv) > 3:
+    time.sleep(int(sys.argv[3]) / 1000)
+s.sendall(frame(1, 5, 1, block))
 start = time.monotonic()
 seen = {}
 pending = b""
@@ -362,6 +366,26 @@ TEST(Http2Drain, GoawayGoesAtOnceAndTheOpenStreamFinishes) {
   ASSERT_GE(goaway_ms, 0) << seen;
   EXPECT_LT(goaway_ms, 1500) << seen;
   EXPECT_EQ(server.wait_for_exit(10s), 0) << server.err();
+}
+
+// A connection opened during drain_delay_ms whose client sends its preface and
+// SETTINGS before its request (as Go's does) is served, not refused by a GOAWAY
+// naming stream 0; the GOAWAY comes with its answer.
+TEST(Http2Drain, AConnectionOpenedDuringTheDrainDelayIsServedBeforeItsGoaway) {
+  TempDir dir;
+  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
+  std::string config = config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file,
+                                  cert.key_file);
+  config.insert(1, R"("drain_delay_ms": 4000, )");
+  ServerProcess server(config);
+  const int port = server.port_of("h2c");
+  server.send_signal(SIGTERM);
+  std::this_thread::sleep_for(300ms);
+  const RunResult client = run_program(kPython, {"-c", kGoawayWatcher, std::to_string(port), "/plaintext", "150"}, 20s);
+  ASSERT_EQ(client.exit_code, 0) << client.err;
+  EXPECT_NE(client.out.find("\"status\": \"200\""), std::string::npos) << client.out;
+  EXPECT_NE(client.out.find("\"last_stream_id\": 1"), std::string::npos) << client.out;
+  EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
 }
 
 // During drain_delay_ms the server still serves, and an HTTP/2 connection that
