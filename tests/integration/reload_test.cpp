@@ -14,7 +14,6 @@
 #include <fstream>
 #include <filesystem>
 #include <memory>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
