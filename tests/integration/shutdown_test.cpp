@@ -1,5 +1,4 @@
 // Graceful shutdown and connection limits, through the real binary.
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "echo_client.hpp"
+#include "raw_http.hpp"
 #include "server_process.hpp"
 
 namespace tiffany::testing {
@@ -25,31 +25,6 @@ const std::string kSite = R"({"drain_timeout_ms": 5000, "listeners": [{"name": "
     "protocol": "http", "routes": [
       {"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"},
       {"method": "POST", "path": "/echo", "handler": "echo"}]}]})";
-
-// Reads one response (head + Content-Length body) from `fd`; "" if the
-// connection ended first. Sets `closing` if it said Connection: close.
-std::string read_response(int fd, bool& closing, std::chrono::milliseconds timeout = 5s) {
-  std::string data;
-  char buffer[4096];
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    const auto end = data.find("\r\n\r\n");
-    if (end != std::string::npos) {
-      const auto length_at = data.find("Content-Length: ");
-      const std::size_t length = length_at == std::string::npos ? 0 : std::stoul(data.substr(length_at + 16));
-      if (data.size() >= end + 4 + length) {
-        closing = data.find("Connection: close") != std::string::npos;
-        return data.substr(0, end + 4 + length);
-      }
-    }
-    if (Clock::now() >= deadline) return "";
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) return "";
-    data.append(buffer, static_cast<std::size_t>(n));
-  }
-}
 
 TEST(Shutdown, EveryRequestSentBeforeSigtermGetsACompleteResponse) {
   ServerProcess server(kSite);
@@ -69,15 +44,14 @@ TEST(Shutdown, EveryRequestSentBeforeSigtermGetsACompleteResponse) {
         const auto sent_at = Clock::now();
         const bool sent_before_signal = !signaled.load();
         if (::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL) <= 0) return;
-        bool closing = false;
-        const std::string response = read_response(fd.get(), closing);
+        const std::string response = read_response(fd.get());
         std::lock_guard lock(mutex);
         if (response.find("Hello, World!") == std::string::npos) {
           if (sent_before_signal && sent_at < signal_time + 0ms) ++unanswered_before_signal;
           return;
         }
         ++answered;
-        if (closing) return;  // the server said this was the last one
+        if (says_close(response)) return;  // the server said this was the last one
       }
     });
   }
@@ -107,10 +81,9 @@ TEST(Shutdown, ARequestInFlightIsFinishedAndTheListenerClosed) {
   std::this_thread::sleep_for(300ms);
   EXPECT_FALSE(connect_loopback(port)) << "the listener still accepts during the drain";
   ::send(fd.get(), "56789", 5, MSG_NOSIGNAL);  // the rest arrives during the drain
-  bool closing = false;
-  const std::string response = read_response(fd.get(), closing);
+  const std::string response = read_response(fd.get());
   EXPECT_NE(response.find("\r\n\r\n0123456789"), std::string::npos) << response;
-  EXPECT_TRUE(closing) << "the last response must say Connection: close";
+  EXPECT_TRUE(says_close(response)) << "the last response must say Connection: close";
   EXPECT_EQ(server.wait_for_exit(6s), 0);
 }
 
@@ -141,15 +114,13 @@ TEST(Limits, AcceptPausesAtTheConnectionLimitAndResumes) {
   for (int i = 0; i < 3; ++i) {
     held.push_back(connect_loopback(port));
     ::send(held.back().get(), request.data(), request.size(), MSG_NOSIGNAL);
-    bool closing = false;
-    ASSERT_NE(read_response(held.back().get(), closing).find("Hello"), std::string::npos);  // served, kept open
+    ASSERT_NE(read_response(held.back().get()).find("Hello"), std::string::npos);  // served, kept open
   }
   UniqueFd waiting = connect_loopback(port);  // the kernel queues it; the server does not accept it yet
   ::send(waiting.get(), request.data(), request.size(), MSG_NOSIGNAL);
-  bool closing = false;
-  EXPECT_EQ(read_response(waiting.get(), closing, 500ms), "") << "served past the limit";
+  EXPECT_EQ(read_response(waiting.get(), 500ms), "") << "served past the limit";
   held.pop_back();  // one leaves
-  EXPECT_NE(read_response(waiting.get(), closing, 3s).find("Hello, World!"), std::string::npos);
+  EXPECT_NE(read_response(waiting.get(), 3s).find("Hello, World!"), std::string::npos);
 }
 
 TEST(Limits, EveryListenerKeepsAcceptingAfterTheLimitIsReached) {
@@ -161,7 +132,6 @@ TEST(Limits, EveryListenerKeepsAcceptingAfterTheLimitIsReached) {
   const int port_a = server.port_of("a");
   const int port_b = server.port_of("b");
   const std::string request = "GET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n";
-  bool closing = false;
   for (int round = 0; round < 3; ++round) {  // fill the limit from both listeners, then free it
     std::vector<UniqueFd> held;
     for (int port : {port_a, port_b}) {
@@ -169,7 +139,7 @@ TEST(Limits, EveryListenerKeepsAcceptingAfterTheLimitIsReached) {
       ::send(held.back().get(), request.data(), request.size(), MSG_NOSIGNAL);
     }
     for (UniqueFd& fd : held) {
-      EXPECT_NE(read_response(fd.get(), closing, 3s).find("Hello"), std::string::npos) << "round " << round;
+      EXPECT_NE(read_response(fd.get(), 3s).find("Hello"), std::string::npos) << "round " << round;
     }
     UniqueFd over_a = connect_loopback(port_a);  // both accept loops now wait for room
     UniqueFd over_b = connect_loopback(port_b);
@@ -178,7 +148,7 @@ TEST(Limits, EveryListenerKeepsAcceptingAfterTheLimitIsReached) {
   for (int port : {port_a, port_b}) {  // and both still serve
     UniqueFd fd = connect_loopback(port);
     ::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL);
-    EXPECT_NE(read_response(fd.get(), closing, 3s).find("Hello"), std::string::npos) << "port " << port;
+    EXPECT_NE(read_response(fd.get(), 3s).find("Hello"), std::string::npos) << "port " << port;
   }
 }
 

@@ -350,13 +350,21 @@ int field_ms(const std::string& json, const std::string& key) {
   return at == std::string::npos ? -1 : std::stoi(json.substr(at + key.size() + 4));
 }
 
+// config_for with the probe plugin and a certificate written to `dir`, and
+// `top_fields` (each followed by a comma) added at the top level.
+std::string probe_config(const TempDir& dir, const std::string& top_fields = "") {
+  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
+  std::string config =
+      config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file, cert.key_file);
+  config.insert(1, top_fields);
+  return config;
+}
+
 // A drain sends GOAWAY at once, even while a handler waits, and lets that
 // stream finish before the server exits.
 TEST(Http2Drain, GoawayGoesAtOnceAndTheOpenStreamFinishes) {
-  TempDir dir;
-  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
-  ServerProcess server(config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file,
-                                  cert.key_file));
+  const TempDir dir;
+  ServerProcess server(probe_config(dir));
   const std::string seen = watch_goaway(server, "/wait?ms=2000", 500ms);
   EXPECT_NE(seen.find("\"goaway_code\": 0"), std::string::npos) << seen;
   EXPECT_NE(seen.find("\"last_stream_id\": 1"), std::string::npos) << seen;
@@ -372,12 +380,8 @@ TEST(Http2Drain, GoawayGoesAtOnceAndTheOpenStreamFinishes) {
 // SETTINGS before its request (as Go's does) is served, not refused by a GOAWAY
 // naming stream 0; the GOAWAY comes with its answer.
 TEST(Http2Drain, AConnectionOpenedDuringTheDrainDelayIsServedBeforeItsGoaway) {
-  TempDir dir;
-  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
-  std::string config = config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file,
-                                  cert.key_file);
-  config.insert(1, R"("drain_delay_ms": 4000, )");
-  ServerProcess server(config);
+  const TempDir dir;
+  ServerProcess server(probe_config(dir, R"("drain_delay_ms": 4000, )"));
   const int port = server.port_of("h2c");
   server.send_signal(SIGTERM);
   std::this_thread::sleep_for(300ms);
@@ -392,12 +396,8 @@ TEST(Http2Drain, AConnectionOpenedDuringTheDrainDelayIsServedBeforeItsGoaway) {
 // is answered then gets a GOAWAY with its answer (HTTP/1.1's Connection: close),
 // long before the drain itself begins.
 TEST(Http2Drain, AConnectionAnsweredDuringTheDrainDelayGetsGoaway) {
-  TempDir dir;
-  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
-  std::string config = config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file,
-                                  cert.key_file);
-  config.insert(1, R"("drain_delay_ms": 4000, )");
-  ServerProcess server(config);
+  const TempDir dir;
+  ServerProcess server(probe_config(dir, R"("drain_delay_ms": 4000, )"));
   const std::string seen = watch_goaway(server, "/wait?ms=1200", 300ms);
   EXPECT_NE(seen.find("\"goaway_code\": 0"), std::string::npos) << seen;
   EXPECT_NE(seen.find("\"last_stream_id\": 1"), std::string::npos) << seen;
