@@ -1,10 +1,11 @@
 // Server: generations, signals (reload, log reopening, shutdown) and the graceful drain.
 #include "server/server.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
-#include <unistd.h>
 #include <exception>
 #include <string>
 

@@ -110,9 +110,10 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
     // Why only once a stream came: a GOAWAY naming stream 0 would refuse the
     // first request of a client that sends its preface before it (Go's does),
     // and the delay is there to keep serving.
-    const bool closing =
-        !goaway_sent_ && readiness() == Readiness::closing && nghttp2_session_get_last_proc_stream_id(session_) > 0;
-    if ((draining_ || closing) && !goaway_sent_) go_away(NGHTTP2_NO_ERROR);
+    if (!goaway_sent_ && (draining_ || (readiness() == Readiness::closing &&
+                                        nghttp2_session_get_last_proc_stream_id(session_) > 0))) {
+      go_away(NGHTTP2_NO_ERROR);
+    }
     // Why first: the streams just started (or woken) answer now, and their
     // answers go out in the same write as what the session has to say.
     if (running_tasks_ > 0) co_await Yield{};
