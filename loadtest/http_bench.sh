@@ -3,8 +3,10 @@
 # (the floor), in one run, on loopback. Each server gets core 0 and wrk core 1
 # (wrk -t1); for each scenario (plaintext keep-alive, plaintext pipelined x16,
 # a 4 KiB static file, a 100 MiB download, a 64 KiB HTML page compressed for
-# "Accept-Encoding: gzip, br" and for "gzip" alone, and the same page
-# precompressed as page.html.gz) the servers take turns, round after round. Prints req/s,
+# "Accept-Encoding: gzip, br" and for "gzip" alone, the same page
+# precompressed as page.html.gz, and that .gz served as a plain static file: the
+# same bytes without negotiation, which the precompressed rate is measured
+# against) the servers take turns, round after round. Prints req/s,
 # mean and p99 latency, server CPU microseconds per request (utime+stime from
 # /proc, as ../shared/bench/cpu_per_req.sh does) and errors, averaged over the
 # rounds, with ratios of Tiffany to its peers, and for the compressed scenarios
@@ -26,7 +28,7 @@ bench_name=http_bench
 source loadtest/lib/bench.sh
 
 servers=(tiffany nginx h2o limit_server)
-scenarios=(plaintext pipelined static download gzip_br gzip precompressed)
+scenarios=(plaintext pipelined static download gzip_br gzip precompressed static_gz)
 pipeline_depth=16
 static_name=4k.txt
 download_name=100m.bin  # served from the page cache: nginx with sendfile, Tiffany with sendfile, h2o its own way
@@ -123,6 +125,7 @@ make_page() {
   [ "$(stat -c %s "$work/compress/$page_name")" -eq 65536 ] || die "could not make the 64 KiB page"
   cp "$work/compress/$page_name" "$work/precompressed/$page_name"
   gzip -"$gzip_level" -k -n "$work/precompressed/$page_name"
+  cp "$work/precompressed/$page_name.gz" "$work/static/$page_name.gz"
 }
 
 port_of() {
@@ -230,6 +233,7 @@ start_servers() {
     wait_ready "$name" answers_http "http://127.0.0.1:$(port_of "$name")/plaintext"
     check_route "$name" /plaintext "$work/plaintext.txt"
     [ "$name" = limit_server ] || check_route "$name" "/static/$static_name" "$work/static/$static_name"
+    [ "$name" = limit_server ] || check_route "$name" "/static/$page_name.gz" "$work/static/$page_name.gz"
     [ "$name" = limit_server ] || check_compression "$name"
     check_loopback_only "$name"
   done
@@ -248,6 +252,7 @@ set_wrk_args() {
     gzip_br) wrk_args=(-H "Accept-Encoding: gzip, br" "$base/compress/$page_name") ;;
     gzip) wrk_args=(-H "Accept-Encoding: gzip" "$base/compress/$page_name") ;;
     precompressed) wrk_args=(-H "Accept-Encoding: gzip" "$base/precompressed/$page_name") ;;
+    static_gz) wrk_args=("$base/static/$page_name.gz") ;;
   esac
 }
 
@@ -308,7 +313,7 @@ summarize() {
   echo "HTTP benchmark: wrk -t$workers -c$connections, $rounds rounds of ${seconds}s per server and scenario" \
     "(pipelined: ${pipeline_depth} requests per write; static: a 4 KiB file; download: a 100 MiB file;" \
     "gzip_br, gzip: a 64 KiB HTML page compressed per request for 'Accept-Encoding: gzip, br' and 'gzip';" \
-    "precompressed: its .gz made ahead, for 'gzip'); $workers worker(s) per server on" \
+    "precompressed: its .gz made ahead, for 'gzip'; static_gz: that .gz as a plain static file); $workers worker(s) per server on" \
     "core(s) $server_cpus, wrk on core(s) $wrk_cpus"
   versions | sed 's/^/  /'
   echo "  CPU used by other processes just before the run: ${background_load}%"
@@ -336,6 +341,10 @@ summarize() {
       ratio_line("tiffany cpu/req / nginx cpu/req (download 100 MiB, CPU per byte):", avg("tiffany download", 4), avg("nginx download", 4))
       ratio_line("tiffany cpu/req / nginx cpu/req (gzip level 5, 64 KiB page):", avg("tiffany gzip", 4), avg("nginx gzip", 4))
       ratio_line("tiffany req/s precompressed / tiffany req/s static 4 KiB:", avg("tiffany precompressed", 1), avg("tiffany static", 1))
+      ratio_line("nginx req/s precompressed / nginx req/s static 4 KiB:", avg("nginx precompressed", 1), avg("nginx static", 1))
+      ratio_line("tiffany req/s precompressed / tiffany req/s static, same bytes:", avg("tiffany precompressed", 1), avg("tiffany static_gz", 1))
+      ratio_line("nginx req/s precompressed / nginx req/s static, same bytes:", avg("nginx precompressed", 1), avg("nginx static_gz", 1))
+      ratio_line("tiffany req/s / nginx req/s (precompressed):", avg("tiffany precompressed", 1), avg("nginx precompressed", 1))
     }' "$work/results" servers="${servers[*]}" scenarios="${scenarios[*]}"
   echo ""
   echo "bytes of one response (header + body, one curl request), and the coding sent"
@@ -354,7 +363,7 @@ summarize() {
 # draw_chart: the library's bar chart of req/s per scenario and server.
 draw_chart() {
   chart_data "$work/results" "${servers[*]}" "${scenarios[*]}" \
-    "plaintext pipelined_x16 static_4KiB download_100MiB 64KiB_gzip_br 64KiB_gzip 64KiB_precompressed" >"$work/chart.dat"
+    "plaintext pipelined_x16 static_4KiB download_100MiB 64KiB_gzip_br 64KiB_gzip 64KiB_precompressed static_same_bytes" >"$work/chart.dat"
   bar_chart "$work/chart.dat" "$png" \
     "HTTP req/s on one server core: wrk -t1 -c$connections on another, ${rounds} x ${seconds}s (log scale)"
 }
