@@ -101,6 +101,8 @@ class Response {
 
   // ---- the connection's side ----
   void attach(BodySink* sink) noexcept { sink_ = sink; }
+  /// The connection (or test double) the response goes to.
+  BodySink* sink() const noexcept { return sink_; }
   void mark_head_sent() noexcept { head_sent_ = true; }
   /// Resets for the next request, keeping storage.
   void clear() noexcept {

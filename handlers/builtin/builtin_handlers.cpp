@@ -9,6 +9,7 @@
 #include "handlers/builtin/metrics_handler.hpp"
 #include "handlers/builtin/static_handler.hpp"
 #include "handlers/builtin/text_handler.hpp"
+#include "handlers/builtin/websocket_echo_handler.hpp"
 
 namespace tiffany {
 namespace {
@@ -28,6 +29,7 @@ void register_builtin_handlers(HandlerRegistry& registry) {
   registry.add("health", factory_for<HealthHandler>());
   registry.add("status", factory_for<StatusHandler>());
   registry.add("metrics", factory_for<MetricsHandler>());
+  registry.add("websocket_echo", factory_for<WebSocketEchoHandler>());
 }
 
 }  // namespace tiffany

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <exception>
 #include <memory>
+#include <stdexcept>
+#include <utility>
 
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/exception_message.hpp>
@@ -23,6 +25,7 @@
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/lingering_close.hpp"
 #include "server/transport/stage_timeout.hpp"
+#include "server/websocket/websocket_session.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -124,7 +127,9 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
         }
         begin_streamed_body(input, bytes);
       }
+      unparsed_ = &bytes;
       bool keep_open = co_await answer();
+      unparsed_ = nullptr;
       bool body_unread = false;  // of a streamed body: the peer may still be sending it
       if (body_streaming_) {
         keep_open = co_await end_streamed_body(keep_open);
@@ -289,6 +294,14 @@ Task<bool> HttpConnection::respond(Request& request) {
   }
   // Why a fallback label: the listener's middleware may fail before any route is chosen.
   const char* label = handler_label_ != nullptr ? handler_label_->c_str() : "middleware or 404/405 handler";
+  if (websocket_ != nullptr) {
+    if (failure && error_log().enabled(LogLevel::error)) {
+      error_log().log(LogLevel::error, "%s failed on WebSocket %s: %s", label, request.path.c_str(),
+                      exception_message(failure).c_str());
+    }
+    co_await end_websocket(failure != nullptr || ran.timed_out());
+    co_return false;
+  }
   if (ran.timed_out()) {
     error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms", label,
                     request.method.c_str(), request.path.c_str(),
@@ -364,7 +377,9 @@ const Headers::Field* HttpConnection::append_head(const Response& response, std:
   out_ += reason_phrase(response.status);
   out_ += "\r\nServer: tiffany\r\nDate: ";
   out_ += current_http_date();
-  if (!keep_alive_) {
+  if (upgrading_) {
+    out_ += "\r\nConnection: Upgrade";
+  } else if (!keep_alive_) {
     out_ += "\r\nConnection: close";
   } else if (http10_) {
     out_ += "\r\nConnection: keep-alive";
@@ -594,6 +609,52 @@ Task<bool> HttpConnection::flush() {
     keep_alive_ = false;
   }
   co_return written;
+}
+
+Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, std::string subprotocol,
+                                                      const WebSocketOptions& options) {
+  if (websocket_ != nullptr || response.streaming()) {
+    throw std::logic_error("accept_websocket: the response has already started");
+  }
+  if ((site_.tracker != nullptr && site_.tracker->draining()) || readiness() == Readiness::closing) {
+    // Why refuse: a WebSocket would be told to go away (1001) at once; the client should reconnect elsewhere.
+    response.status = 503;
+    response.headers.remove_if([](const Headers::Field& field) {
+      return iequals(field.name, "Upgrade") || iequals(field.name, "Sec-WebSocket-Accept") ||
+             iequals(field.name, "Sec-WebSocket-Protocol");
+    });
+    response.headers.set("Content-Type", "text/plain; charset=utf-8");
+    response.body = "shutting down\n";
+    co_return nullptr;
+  }
+  response.mark_head_sent();
+  upgrading_ = true;
+  const Headers::Field* invalid = append_head(response, 0, false);
+  upgrading_ = false;
+  if (invalid != nullptr) {
+    refuse(response, *invalid);  // a 500 in its place, and the handler's writes fail
+    co_await flush();
+    broken_ = true;
+    co_return nullptr;
+  }
+  const bool written = co_await flush();
+  if (!written) co_return nullptr;
+  std::string early;
+  if (unparsed_ != nullptr) early.assign(std::exchange(*unparsed_, {}));  // frames, not HTTP: the session's
+  // Why disarm: the handler now runs as long as the WebSocket lives; the
+  // session keeps its own timers (pings, writes, the close handshake).
+  deadline_->disarm();
+  websocket_ = std::make_shared<WebSocketSession>(*stream_, std::move(early), std::move(subprotocol), options,
+                                                  site_.tracker);
+  websocket_->start();
+  co_return websocket_.get();
+}
+
+Task<void> HttpConnection::end_websocket(bool failed) {
+  co_await websocket_->finish(failed ? websocket::close_code::internal_error : websocket::close_code::normal);
+  streamed_bytes_ = websocket_->bytes_written();  // what the access log counts
+  websocket_.reset();
+  keep_alive_ = false;
 }
 
 }  // namespace tiffany::http

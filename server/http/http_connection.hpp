@@ -18,10 +18,12 @@
 #include <tiffany/http/response.hpp>
 #include <tiffany/reactor/read_lease.hpp>
 
+#include <tiffany/net/byte_stream.hpp>
+
 #include "http/internal/compression/response_compression.hpp"
 #include "http/internal/request_parser.hpp"
+#include "http/internal/websocket/connection_upgrade.hpp"
 #include "server/http/http_site.hpp"
-#include <tiffany/net/byte_stream.hpp>
 #include "server/transport/stream_protocol.hpp"
 
 namespace tiffany {
@@ -30,6 +32,8 @@ struct RouteMetrics;
 }
 
 namespace tiffany::http {
+
+class WebSocketSession;
 
 /// The HTTP/1.1 state of a connection while it is busy: parser, response,
 /// output. Between bursts it is reused by other connections (HttpProtocol
@@ -51,7 +55,12 @@ namespace tiffany::http {
 /// kMaxDiscardBytes, under the body timeouts), or the connection closes
 /// after the response when the client was never invited to send it or the
 /// rest is larger than that.
-class HttpConnection final : public BodySink, public BodySource {
+///
+/// A handler may switch the connection to WebSocket (accept_websocket): the
+/// 101 goes out after the responses before it, a WebSocketSession takes the
+/// stream (and the bytes read past the request) until the handler returns,
+/// and then the connection closes.
+class HttpConnection final : public BodySink, public BodySource, public websocket::ConnectionUpgrade {
  public:
   explicit HttpConnection(const HttpSite& site);
   HttpConnection(const HttpConnection&) = delete;
@@ -71,6 +80,9 @@ class HttpConnection final : public BodySink, public BodySource {
   Task<bool> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) override;
   /// BodySource: the next piece of the current request's streamed body.
   Task<BodyChunk> read_body() override;
+  /// ConnectionUpgrade: sends the 101 and starts the WebSocket.
+  Task<WebSocket*> upgrade_to_websocket(Response& response, std::string subprotocol,
+                                        const WebSocketOptions& options) override;
 
   /// The most of a streamed body a handler left unread that is dropped to
   /// keep the connection open; a larger rest closes it after the response.
@@ -125,6 +137,9 @@ class HttpConnection final : public BodySink, public BodySource {
   /// After a streaming handler, when a read of its body failed: the answer
   /// (413, 408, 400) unless a response has started or the peer is gone.
   void answer_body_failure();
+  /// After the handler of a WebSocket returned (`failed`: it threw or timed
+  /// out): the close handshake, then the session's end. The connection closes.
+  Task<void> end_websocket(bool failed);
   /// After the last response and finish(): drops what the peer still sends,
   /// within the listener's linger limits, so it reads that response.
   Task<void> linger();
@@ -199,6 +214,10 @@ class HttpConnection final : public BodySink, public BodySource {
   ReadLease* input_ = nullptr;           // serve()'s read buffer, refilled by read_body()
   std::string_view* pending_ = nullptr;  // serve()'s unparsed bytes of it
   bool body_streaming_ = false;
+  // While answer() runs: serve()'s bytes read past the current request (a WebSocket's first frames).
+  std::string_view* unparsed_ = nullptr;
+  bool upgrading_ = false;                      // the head being written is a 101 (Connection: Upgrade)
+  std::shared_ptr<WebSocketSession> websocket_;  // from the 101 until the handler returns
   bool expect_continue_ = false;  // the client asked for "100 Continue" before sending the body
   bool continue_sent_ = false;    // ... and it was sent (or can no longer be)
   BodyStatus body_state_ = BodyStatus::data;  // data: more may come; else how the body ended

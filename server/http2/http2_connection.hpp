@@ -15,12 +15,12 @@
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
+#include <tiffany/coro/wake_signal.hpp>
 #include <tiffany/net/byte_stream.hpp>
 #include <tiffany/reactor/read_lease.hpp>
 
 #include "server/http/http_site.hpp"
 #include "server/http2/http2_stream.hpp"
-#include "server/http2/wake_signal.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/stream_protocol.hpp"
 

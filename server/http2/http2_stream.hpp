@@ -13,13 +13,13 @@
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
+#include <tiffany/coro/wake_signal.hpp>
 #include <tiffany/handlers/handler.hpp>
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 
 #include "http/internal/compression/response_compression.hpp"
 #include "server/http/http_site.hpp"
-#include "server/http2/wake_signal.hpp"
 
 namespace tiffany {
 struct RouteMetrics;

@@ -46,12 +46,11 @@ void ConnectionTracker::drain(std::chrono::milliseconds idle_grace, std::functio
   for (Membership* member = members_.front(); member != nullptr; member = members_.next(*member)) {
     if (member->idle_) member->deadline_.rearm_after(idle_grace);  // a request on its way still gets served
   }
-  for (DrainListener* listener : drain_listeners_) listener->on_drain(idle_grace);
+  for (DrainListener* listener = drain_listeners_.front(); listener != nullptr;
+       listener = drain_listeners_.next(*listener)) {
+    listener->on_drain(idle_grace);
+  }
   maybe_finish_drain();
-}
-
-void ConnectionTracker::remove_drain_listener(DrainListener& listener) noexcept {
-  std::erase(drain_listeners_, &listener);
 }
 
 void ConnectionTracker::maybe_finish_drain() {

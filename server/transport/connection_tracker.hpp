@@ -19,10 +19,16 @@
 namespace tiffany {
 
 /// Told when a graceful shutdown begins (the IdlePark closes its idle
-/// connections after the grace).
+/// connections after the grace; an HTTP/2 connection sends GOAWAY; a
+/// WebSocket closes with 1001). on_drain must not add or remove listeners.
 class DrainListener {
  public:
   virtual void on_drain(std::chrono::milliseconds idle_grace) = 0;
+
+  /// The tracker's list of listeners runs through here (only it touches it).
+  /// Why a link: every HTTP/2 connection and WebSocket is a listener, and
+  /// thousands come and go; each leaves in O(1).
+  ListLink<DrainListener> drain_link;
 
  protected:
   ~DrainListener() = default;
@@ -100,9 +106,10 @@ class ConnectionTracker {
   /// Starts a graceful shutdown; `on_drained` is called (once) when no
   /// connection is left, possibly at once.
   void drain(std::chrono::milliseconds idle_grace, std::function<void()> on_drained);
-  /// `listener` hears of the drain; it must stay registered only while it lives.
-  void add_drain_listener(DrainListener& listener) { drain_listeners_.push_back(&listener); }
-  void remove_drain_listener(DrainListener& listener) noexcept;
+  /// `listener` hears of the drain; it must stay registered only while it
+  /// lives, and be added once.
+  void add_drain_listener(DrainListener& listener) noexcept { drain_listeners_.push_back(listener); }
+  void remove_drain_listener(DrainListener& listener) noexcept { drain_listeners_.remove(listener); }
 
  private:
   void maybe_finish_drain();
@@ -115,7 +122,7 @@ class ConnectionTracker {
   std::chrono::milliseconds idle_grace_{0};
   std::function<void()> on_drained_;
   std::vector<Promise<void>> room_;  // one per accept loop waiting for room (one per listener)
-  std::vector<DrainListener*> drain_listeners_;
+  IntrusiveList<DrainListener, &DrainListener::drain_link> drain_listeners_;
 };
 
 }  // namespace tiffany

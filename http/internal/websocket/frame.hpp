@@ -16,6 +16,7 @@ inline constexpr std::uint16_t going_away = 1001;
 inline constexpr std::uint16_t protocol_error = 1002;
 inline constexpr std::uint16_t unsupported_data = 1003;
 inline constexpr std::uint16_t no_status = 1005;  // never sent: a close frame without a code
+inline constexpr std::uint16_t abnormal = 1006;   // never sent: the connection ended without a close frame
 inline constexpr std::uint16_t invalid_payload = 1007;
 inline constexpr std::uint16_t policy_violation = 1008;
 inline constexpr std::uint16_t message_too_big = 1009;

@@ -67,6 +67,19 @@ Task<IoResult> TlsStream::fill() {
 }
 
 Task<IoResult> TlsStream::flush() {
+  // Why take turns: two sends of the same pending bytes would put them on
+  // the wire twice. The one under way sends until nothing is pending, so
+  // what this one has to send is usually gone by the time it wakes.
+  while (flushing_) co_await flushed_.wait();
+  // Hands the turn on however this flush ends, a cancellation included.
+  struct Turn {
+    TlsStream& stream;
+    explicit Turn(TlsStream& owner) noexcept : stream(owner) { stream.flushing_ = true; }
+    ~Turn() {
+      stream.flushing_ = false;
+      stream.flushed_.set();
+    }
+  } turn(*this);
   for (;;) {
     const std::string_view pending = ciphertext_.output();
     if (pending.empty()) co_return IoResult{0};

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include <tiffany/coro/wake_signal.hpp>
 #include <tiffany/net/byte_stream.hpp>
 #include <tiffany/reactor/unique_fd.hpp>
 
@@ -25,7 +26,9 @@ namespace tiffany::tls {
 /// (SSL_MODE_RELEASE_BUFFERS), so an idle connection holds no buffer at all.
 ///
 /// Call handshake() first; read() and write() then carry application data.
-/// Used by one task at a time, on the thread of its scheduler; the context
+/// Used on the thread of its scheduler by one task at a time, or by one
+/// reading task and one writing task (a WebSocket's): both may need to send
+/// (a read answers a key update), and their sends take turns. The context
 /// must outlive the stream.
 class TlsStream final : public ByteStream {
  public:
@@ -87,7 +90,8 @@ class TlsStream final : public ByteStream {
   Task<IoResult> decrypt(char* data, std::size_t size, ReadLease* lease);
   /// Receives ciphertext into a pooled buffer; bytes() == 0 at TCP EOF.
   Task<IoResult> fill();
-  /// Sends every byte OpenSSL has produced so far.
+  /// Sends every byte OpenSSL has produced so far; after another task's
+  /// flush when one is under way (it may send this one's bytes too).
   Task<IoResult> flush();
   /// Like flush, but tries a direct non-blocking send first (see handshake()).
   Task<IoResult> flush_at_once();
@@ -100,6 +104,8 @@ class TlsStream final : public ByteStream {
   CiphertextBuffers ciphertext_;  // before ssl_: the SSL's BIO points at it
   SslPtr ssl_;
   bool established_ = false;
+  bool flushing_ = false;  // a flush() is sending: another waits for flushed_
+  WakeSignal flushed_;
   unsigned long failure_ = 0;  // the OpenSSL error that ended the handshake (a code: no string per connection)
 };
 

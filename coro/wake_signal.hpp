@@ -6,7 +6,7 @@
 #include <tiffany/coro/promise.hpp>
 #include <tiffany/coro/task.hpp>
 
-namespace tiffany::http2 {
+namespace tiffany {
 
 /// An auto-reset event for one waiting task: set() from anywhere on the
 /// thread (a callback, another task) wakes the waiter, or makes its next
@@ -36,4 +36,4 @@ class WakeSignal {
   std::optional<Promise<void>> waiter_;
 };
 
-}  // namespace tiffany::http2
+}  // namespace tiffany
