@@ -33,12 +33,16 @@ Task<WebSocket*> accept_websocket(Request& request, Response& response, WebSocke
     refuse(response, 501, "WebSocket is served over HTTP/1.1 only\n");
     co_return nullptr;
   }
+  websocket::UpgradeTerms terms;
+  terms.subprotocol = std::move(verdict.subprotocol);
+  terms.deflate = websocket::negotiate_deflate(request.headers, options.compression);
   response.status = 101;
   response.body.clear();
   response.headers.set("Upgrade", "websocket");
   response.headers.set("Sec-WebSocket-Accept", verdict.accept);
-  if (!verdict.subprotocol.empty()) response.headers.set("Sec-WebSocket-Protocol", verdict.subprotocol);
-  co_return co_await connection->upgrade_to_websocket(response, std::move(verdict.subprotocol), options);
+  if (!terms.subprotocol.empty()) response.headers.set("Sec-WebSocket-Protocol", terms.subprotocol);
+  if (terms.deflate) response.headers.set("Sec-WebSocket-Extensions", terms.deflate->response);
+  co_return co_await connection->upgrade_to_websocket(response, std::move(terms), options);
 }
 
 }  // namespace tiffany::http

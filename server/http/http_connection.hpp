@@ -81,7 +81,7 @@ class HttpConnection final : public BodySink, public BodySource, public websocke
   /// BodySource: the next piece of the current request's streamed body.
   Task<BodyChunk> read_body() override;
   /// ConnectionUpgrade: sends the 101 and starts the WebSocket.
-  Task<WebSocket*> upgrade_to_websocket(Response& response, std::string subprotocol,
+  Task<WebSocket*> upgrade_to_websocket(Response& response, websocket::UpgradeTerms terms,
                                         const WebSocketOptions& options) override;
 
   /// The most of a streamed body a handler left unread that is dropped to

@@ -67,9 +67,9 @@ inline Utf8 classify_utf8(std::string_view text) {
   return Utf8::valid;
 }
 
-// RFC 6455 §7.4: the codes a peer may put in a close frame.
+// RFC 6455 §7.4: the codes a peer may put in a close frame, and IANA's 1012-1014.
 inline bool may_send(std::uint16_t code) {
-  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1011) || (code >= 3000 && code <= 4999);
+  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999);
 }
 
 // Every event a reader with `limits` owes for `input` fed at once, up to the
