@@ -612,7 +612,7 @@ Task<bool> HttpConnection::flush() {
 }
 
 Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, websocket::UpgradeTerms terms,
-                                                      const WebSocketOptions& options) {
+                                                      WebSocketOptions options) {
   if (websocket_ != nullptr || response.streaming()) {
     throw std::logic_error("accept_websocket: the response has already started");
   }

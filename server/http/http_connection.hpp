@@ -82,7 +82,7 @@ class HttpConnection final : public BodySink, public BodySource, public websocke
   Task<BodyChunk> read_body() override;
   /// ConnectionUpgrade: sends the 101 and starts the WebSocket.
   Task<WebSocket*> upgrade_to_websocket(Response& response, websocket::UpgradeTerms terms,
-                                        const WebSocketOptions& options) override;
+                                        WebSocketOptions options) override;
 
   /// The most of a streamed body a handler left unread that is dropped to
   /// keep the connection open; a larger rest closes it after the response.

@@ -1,4 +1,5 @@
-// libFuzzer target: WebSocket's MessageReader, fed whole and in pieces, against a reference decoder and the frame writer.
+// libFuzzer target: WebSocket's MessageReader, fed whole and in pieces, against a reference decoder and the frame writer;
+// and the permessage-deflate path (any bytes inflated under a limit, every message compressed and inflated back).
 //   build-fuzz/tests/fuzz/websocket_frame_fuzzer CORPUS tests/fuzz/websocket_seeds tests/fuzz/websocket_regressions
 // An input is: one byte choosing the reader (even: a server's, masks required,
 // the default size limit; odd: masks optional, a limit of byte >> 1 bytes),
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "http/internal/websocket/frame.hpp"
+#include "http/internal/websocket/message_deflate.hpp"
 #include "http/internal/websocket/message_reader.hpp"
 #include "tests/fuzz/websocket_reference.hpp"
 
@@ -232,6 +234,31 @@ const std::string kNonAscii = [] {
   return bytes;
 }();
 
+// permessage-deflate: `bytes` inflated as a compressed payload stop at the
+// limit however they are made; and compressed (shared, and with context
+// takeover twice in a row), they inflate back to themselves.
+void deflate_checks(std::string_view bytes, std::uint8_t limit_seed) {
+  using tiffany::http::websocket::MessageDeflater;
+  using tiffany::http::websocket::MessageInflater;
+  std::string out;
+  const std::size_t limit = 1 + static_cast<std::size_t>(limit_seed) * 64;
+  MessageInflater::shared().inflate(bytes, limit, out);
+  if (out.size() > limit) violated("an inflated message passed its limit");
+  std::string compressed;
+  MessageDeflater::shared(15, 4).compress(bytes, compressed);
+  if (MessageInflater::shared().inflate(compressed, bytes.size(), out) != MessageInflater::Result::ok || out != bytes) {
+    violated("a message compressed without context takeover did not inflate back to itself");
+  }
+  MessageDeflater keeping(9, 1, true);
+  MessageInflater keeping_inflater(9, true);
+  for (int round = 0; round < 2; ++round) {
+    keeping.compress(bytes, compressed);
+    if (keeping_inflater.inflate(compressed, bytes.size(), out) != MessageInflater::Result::ok || out != bytes) {
+      violated("a message compressed with context takeover did not inflate back to itself");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -253,10 +280,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<Event> reference = websocket_reference::decode(input, limits);
   if (!same(whole, reference, false)) differ("MessageReader and the reference decoder differ", whole, "reader", reference, "reference");
 
+  deflate_checks(input, data[1]);
   for (const Event& event : whole) {
     check_event(event, limits);
     if (event.kind == Kind::message) {
       round_trip(event, limits.max_message_bytes, cuts);
+      deflate_checks(event.payload, data[0]);
       if (event.text) close_round_trip(1000, event.payload);
       // Why padded: a character must straddle the 123-byte cut for the cut to be tested, and
       // fuzzed messages that long with one in the right place are rare.

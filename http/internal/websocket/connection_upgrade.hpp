@@ -27,8 +27,7 @@ class ConnectionUpgrade {
   /// the connection until the handler returns. nullptr when it cannot:
   /// `response` then holds the refusal (503 while the server shuts down),
   /// or the 101 could not be written (the peer is gone).
-  virtual Task<WebSocket*> upgrade_to_websocket(Response& response, UpgradeTerms terms,
-                                                const WebSocketOptions& options) = 0;
+  virtual Task<WebSocket*> upgrade_to_websocket(Response& response, UpgradeTerms terms, WebSocketOptions options) = 0;
 
  protected:
   ~ConnectionUpgrade() = default;
