@@ -43,8 +43,8 @@ void log_line(LogLevel level, const std::string& line) {
 
 Task<void> RedisLink::run(std::shared_ptr<WorkerHub> hub, RedisLink& self) {
   // Why: spawned inside the request that made the hub, it would log that request's id and route forever.
-  kRequestId.reset();
-  kRoute.reset();
+  http::kRequestId.reset();
+  http::kRoute.reset();
   const std::string where = self.settings_.host + ":" + std::to_string(self.settings_.port);
   std::chrono::milliseconds backoff = kFirstBackoff;
   bool ever_connected = false;
