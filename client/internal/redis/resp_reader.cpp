@@ -42,7 +42,8 @@ RespReader::Parse RespReader::bad(std::string why) {
 RespReader::Parse RespReader::line(std::size_t& at, std::string_view& text) {
   const std::size_t end = buffer_.find("\r\n", at);
   if (end == std::string::npos) {
-    if (buffer_.size() - at > limits_.max_line_bytes) return bad("a line longer than the limit");
+    // Why + 1: a line of the longest length may have its CR here and its LF still on the way.
+    if (buffer_.size() - at > limits_.max_line_bytes + 1) return bad("a line longer than the limit");
     return Parse::incomplete;
   }
   if (end - at > limits_.max_line_bytes) return bad("a line longer than the limit");
