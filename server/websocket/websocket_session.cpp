@@ -102,7 +102,13 @@ void WebSocketSession::consume(std::string_view input) {
         take_message(event);
         break;
       case websocket::Event::Kind::ping:
-        if (!close_sent_ && !failed_) {
+        if (close_sent_ || failed_) break;
+        if (queued_total_ - written_total_ > options_.max_queued_bytes) {
+          // Why: a client that pings and never reads would have its pongs pile up without bound.
+          refuse_input(websocket::close_code::policy_violation, "pings faster than their pongs are read");
+          break;
+        }
+        {
           std::string pong;
           websocket::append_frame(pong, Opcode::pong, event.payload);
           enqueue(pong);
