@@ -43,7 +43,8 @@ int unused_port() {
 std::string config(int workers, const std::string& with) {
   return R"({"workers": )" + std::to_string(workers) + R"(, "drain_timeout_ms": 3000, "listeners": [
       {"name": "ws", "address": "127.0.0.1:0", "protocol": "http",
-       "routes": [{"method": "GET", "path": "/pubsub", "handler": "pubsub", "with": )" + with + "}]}]}";
+       "routes": [{"method": "GET", "path": "/metrics", "handler": "metrics"},
+                  {"method": "GET", "path": "/pubsub", "handler": "pubsub", "with": )" + with + "}]}]}";
 }
 
 // Runs one scenario; fails the test unless it printed {"ok": true...}; returns its JSON.
@@ -64,6 +65,21 @@ TEST(PubSub, AMessageReachesEverySubscriberOnEveryWorkerInOrder) {
   // 16 clients on two workers: SO_REUSEPORT spreads them, so both hold subscribers.
   const std::string seen = drive({"fanout", "--ports", std::to_string(port), "--subscribers", "16", "--messages", "20"});
   EXPECT_TRUE(has(seen, "\"subscribers\": 16")) << seen;
+  // /metrics counts them: 17 connections (16 and the publisher); received, 16 subscribes, 1
+  // unsubscribe and 21 publishes; sent, 16 + 1 answers, 16 x 20 deliveries and 15 of the last one;
+  // and once the clients have closed, none open and all 17 closed normally.
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  std::string metrics;
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  do {
+    metrics = run_program("curl", {"-sS", "--max-time", "5", url}, 10s).out;
+  } while (!has(metrics, "tiffany_websocket_open{listener=\"ws\"} 0") && std::chrono::steady_clock::now() < deadline &&
+           (std::this_thread::sleep_for(50ms), true));
+  EXPECT_TRUE(has(metrics, "tiffany_websocket_connections_total{listener=\"ws\"} 17")) << metrics;
+  EXPECT_TRUE(has(metrics, "tiffany_websocket_open{listener=\"ws\"} 0")) << metrics;
+  EXPECT_TRUE(has(metrics, "tiffany_websocket_messages_total{listener=\"ws\",direction=\"received\"} 38")) << metrics;
+  EXPECT_TRUE(has(metrics, "tiffany_websocket_messages_total{listener=\"ws\",direction=\"sent\"} 352")) << metrics;
+  EXPECT_TRUE(has(metrics, "tiffany_websocket_closes_total{listener=\"ws\",reason=\"normal\"} 17")) << metrics;
 }
 
 TEST(PubSub, AClientThatStopsReadingIsDroppedAndAReaderStillGetsEverything) {
@@ -92,7 +108,7 @@ TEST(PubSub, ABadRedisAddressIsAConfigErrorNamingTheKey) {
   const std::string file = dir.write("bad.json", config(1, R"({"redis": "localhost"})"));
   const RunResult run = run_program(TIFFANY_BINARY, {"--check-config", "--config", file}, 30s);
   EXPECT_NE(run.exit_code, 0);
-  EXPECT_TRUE(has(run.err, "$.listeners[0].routes[0].with.redis: expected \"host:port\"")) << run.err;
+  EXPECT_TRUE(has(run.err, "$.listeners[0].routes[1].with.redis: expected \"host:port\"")) << run.err;
 }
 
 // Two Tiffany instances sharing a redis-server on loopback.
