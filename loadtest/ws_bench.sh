@@ -167,7 +167,7 @@ summarize() {
       for (k = 1; k <= keys; k++) {
         key = order[k]
         printf "%-13s %12.0f %12.3f %12.0f %10.1f %8d\n", key, avg(key, 1), avg(key, 2),
-               avg(key, 2) > 0 ? 1000000 / avg(key, 2) : 0, avg(key, 3), total(key, 4)
+               (avg(key, 2) > 0 ? 1000000 / avg(key, 2) : 0), avg(key, 3), total(key, 4)
       }
       print ""
       ratio_line("tiffany_ws cpu/msg / tiffany_echo cpu/msg (goal <= 1.3):", avg("tiffany_ws", 2), avg("tiffany_echo", 2))
