@@ -178,7 +178,7 @@ summarize() {
 
 main() {
   parse_args "$@"
-  bench_prepare node
+  bench_prepare peers node  # peers: bc, curl and ss (iproute2) come with them
   for client in ws_load echo_load; do
     [ -x "$build_dir/loadtest/$client" ] || die "no $client in $build_dir/loadtest (build the loadtest targets)"
   done
