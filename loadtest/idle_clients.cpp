@@ -1,13 +1,17 @@
 // idle_clients: opens keep-alive connections, one request each, and holds them.
 //
-//   idle_clients --port P --counts 3000,9000 [--path /plaintext] [--mode http|https|silent]
+//   idle_clients --port P --counts 3000,9000 [--path /plaintext] [--mode http|https|silent|websocket]
 //
 // Opens connections one after another; on each it sends one GET and reads
 // the whole response (Content-Length), then keeps it open and idle. With
 // --mode https it first completes a TLS handshake (no certificate check, no
 // session resumption: each is a full handshake); with --mode silent it only
 // connects and sends nothing, as a client that never starts its TLS
-// handshake (or its request) would. Each time
+// handshake (or its request) would; with --mode websocket the GET is a
+// WebSocket upgrade of --path (no extension offered), the answer must be a 101
+// with the right Sec-WebSocket-Accept, and the WebSocket is then held idle (it
+// never answers a ping: the runner sets the server's ping interval past the run).
+// Each time
 // the number open reaches the next count it prints "open N" and waits for a
 // line on standard input before going on; after the last count it holds
 // everything until standard input ends. Any failure prints "error: ..." and
@@ -32,6 +36,7 @@
 #include <vector>
 
 #include "loadtest/load_options.hpp"
+#include "loadtest/ws_client.hpp"
 
 namespace {
 
@@ -112,6 +117,19 @@ void read_response(const Pipe& pipe) {
   }
 }
 
+// Reads a WebSocket upgrade's answer (its head; a server sends nothing after it
+// until the client does) and checks it is the 101 that `key` calls for.
+void read_upgrade(const Pipe& pipe, const std::string& key) {
+  std::string head;
+  char buffer[4096];
+  while (head.find("\r\n\r\n") == std::string::npos) {
+    if (head.size() > 16384) fail("an upgrade answer head over 16 KiB");
+    head.append(buffer, pipe.receive(buffer, sizeof buffer));
+  }
+  const std::string problem = tiffany::loadtest::check_upgrade_response(head, key);
+  if (!problem.empty()) fail("upgrade: " + problem);
+}
+
 std::vector<long> parse_counts(const std::string& text) {
   std::vector<long> counts;
   std::stringstream items(text);
@@ -148,8 +166,9 @@ int main(int argc, char** argv) {
         return true;
       });
   if (!problem.empty()) fail(problem);
-  if (port <= 0 || counts_text.empty() || (mode != "http" && mode != "https" && mode != "silent")) {
-    fail("usage: idle_clients --port P --counts N[,N...] [--path /plaintext] [--mode http|https|silent]");
+  if (port <= 0 || counts_text.empty() ||
+      (mode != "http" && mode != "https" && mode != "silent" && mode != "websocket")) {
+    fail("usage: idle_clients --port P --counts N[,N...] [--path /plaintext] [--mode http|https|silent|websocket]");
   }
   const std::vector<long> counts = parse_counts(counts_text);
   const std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
@@ -170,7 +189,11 @@ int main(int argc, char** argv) {
         SSL_set_tlsext_host_name(pipe.ssl, "localhost");
         if (SSL_connect(pipe.ssl) != 1) fail("TLS handshake: " + openssl_error());
       }
-      if (mode != "silent") {
+      if (mode == "websocket") {
+        const std::string key = tiffany::loadtest::websocket_key(open.size() + 1);
+        pipe.send_all(tiffany::loadtest::upgrade_request(path, key));
+        read_upgrade(pipe, key);
+      } else if (mode != "silent") {
         pipe.send_all(request);
         read_response(pipe);
       }

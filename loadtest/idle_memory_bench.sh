@@ -7,7 +7,9 @@
 # and at the margin (between N/3 and N open, which leaves out one-off costs
 # such as pools that the first connections fill). Modes: http (Tiffany,
 # nginx, h2o), https (a full TLS handshake and one request each) and silent
-# (TCP connections to the TLS port that never send a byte), both beside nginx.
+# (TCP connections to the TLS port that never send a byte), both beside nginx,
+# and websocket (an upgrade to a WebSocket each, websocket_echo, then idle),
+# beside Node's ws.
 # usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT] [-m MODES]
 set -euo pipefail
 
@@ -19,12 +21,12 @@ usage() {
   cat <<USAGE
 usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT] [-m MODES]
   -n CONNECTIONS  idle connections to open, 300..15000 (default 9000; the fd limit here is 20000)
-  -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+3 (HTTP) and +11..+12 (HTTPS), 1024..65000 (default 18280)
-  -m MODES        comma-separated: http, https, silent (default http,https,silent)
+  -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+4 (HTTP, WebSocket) and +11..+12 (HTTPS), 1024..65000 (default 18280)
+  -m MODES        comma-separated: http, https, silent, websocket (default http,https,silent,websocket)
 USAGE
 }
 
-count=9000 base_port=18280 modes=http,https,silent
+count=9000 base_port=18280 modes=http,https,silent,websocket
 while getopts 'n:p:m:h' option; do
   case $option in
     n) count=$OPTARG ;;
@@ -38,11 +40,12 @@ if [[ ! $count =~ ^[0-9]+$ ]] || ((count < 300 || count > 15000)); then die "CON
 if [[ ! $base_port =~ ^[0-9]+$ ]] || ((base_port < 1024 || base_port > 65000)); then die "BASE_PORT must be 1024..65000"; fi
 IFS=, read -r -a mode_list <<<"$modes"
 for mode in "${mode_list[@]}"; do
-  [[ $mode =~ ^(http|https|silent)$ ]] || die "unknown mode '$mode'; expected http, https or silent"
+  [[ $mode =~ ^(http|https|silent|websocket)$ ]] || die "unknown mode '$mode'; expected http, https, silent or websocket"
 done
+wants_websocket() { [[ ,$modes, == *,websocket,* ]]; }
 third=$((count / 3))
 
-bench_prepare peers
+if wants_websocket; then bench_prepare peers node; else bench_prepare peers; fi
 ulimit -n 20000 || die "cannot raise the open-file limit to 20000 (the client holds $count sockets)"
 
 bench_work_dir
@@ -52,23 +55,28 @@ make_cert ec  # Why P-256: a full handshake per connection, and the client's cor
 # port_of SERVER MODE
 port_of() {
   local offset=0
-  [ "${2:-http}" = http ] || offset=10
+  [[ ! ${2:-http} =~ ^(https|silent)$ ]] || offset=10
   case $1 in
     tiffany) echo $((base_port + offset + 1)) ;;
     nginx) echo $((base_port + offset + 2)) ;;
     h2o) echo $((base_port + offset + 3)) ;;
+    node_ws) echo $((base_port + 4)) ;;
   esac
 }
 
 # Every server: one worker, keep-alive for 120 s, room for 20,000 connections;
-# a TLS handshake may take 120 s too, so silent connections stay open.
+# a TLS handshake may take 120 s too, so silent connections stay open. A WebSocket
+# gets its first ping after 300 s: the idle client answers none, and the run is over by then.
 write_tiffany_conf 1 '"max_connections": 20000,' <<JSON
     {
       "name": "bench",
       "address": "127.0.0.1:$(port_of tiffany)",
       "protocol": "http",
       "timeouts": { "keepalive_ms": 120000 },
-      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ]
+      "routes": [
+        { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } },
+        { "method": "GET", "path": "/ws", "handler": "websocket_echo", "with": { "ping_interval_ms": 300000 } }
+      ]
     },
     {
       "name": "bench-tls",
@@ -98,21 +106,23 @@ write_h2o_conf 1 "$(port_of h2o)" $'max-connections: 20000\nhttp1-request-timeou
       /plaintext:
         file.file: $work/plaintext.txt
 CONF
+! wants_websocket || write_node_ws_echo
 
 # measure MODE NAME: starts the server on core 0, measures, stops it.
 measure() {
-  local mode=$1 name=$2 port pid rss_warm rss_third rss_all line client_input
+  local mode=$1 name=$2 port pid rss_warm rss_third rss_all line client_input path=/plaintext
   port=$(port_of "$name" "$mode")
+  [ "$mode" != websocket ] || path=/ws
   start_peer "$name" "$port" 0
   pid=${pids[$name]}
   wait_ready "$name" answers_http "http://127.0.0.1:$(port_of "$name")/plaintext"
   # Warm-up: 100 connections with one request each (silent: none), then closed.
-  taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts 100 --mode "$mode" </dev/null \
+  taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts 100 --mode "$mode" --path "$path" </dev/null \
     >"$work/warmup.out" || die "$name: warm-up failed: $(cat "$work/warmup.out")"
   sleep 0.5
   rss_warm=$(rss_kib "$pid")
   coproc CLIENT {
-    taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts "$third,$count" --mode "$mode"
+    taskset -c 1 "$build_dir/loadtest/idle_clients" --port "$port" --counts "$third,$count" --mode "$mode" --path "$path"
   }
   read -r line <&"${CLIENT[0]}" || die "$name: the client ended early"
   [ "$line" = "open $third" ] || die "$name: client said: $line"
@@ -128,7 +138,7 @@ measure() {
   exec {client_input}>&-  # the client's standard input ends: it closes its connections and exits
   wait "$CLIENT_PID" 2>/dev/null || true
   stop_peer "$name"
-  printf '%-7s %-8s %10d %10d %10d %14.0f %14.0f\n' "$mode" "$name" "$rss_warm" "$rss_third" "$rss_all" \
+  printf '%-9s %-8s %10d %10d %10d %14.0f %14.0f\n' "$mode" "$name" "$rss_warm" "$rss_third" "$rss_all" \
     "$(echo "($rss_all - $rss_warm) * 1024 / $count" | bc -l)" \
     "$(echo "($rss_all - $rss_third) * 1024 / ($count - $third)" | bc -l)" >>"$work/results"
 }
@@ -136,9 +146,13 @@ measure() {
 echo "idle_memory_bench: $count idle connections per server and mode ($modes), one worker each"
 for mode in "${mode_list[@]}"; do
   measure "$mode" tiffany
+  if [ "$mode" = websocket ]; then
+    measure "$mode" node_ws
+    continue
+  fi
   measure "$mode" nginx
   [ "$mode" != http ] || measure "$mode" h2o
 done
-printf '%-7s %-8s %10s %10s %10s %14s %14s\n' mode server "RSS warm" "RSS N/3" "RSS N" "B/conn total" "B/conn margin"
-printf '%-7s %-8s %10s %10s %10s %14s %14s\n' "" "" KiB KiB KiB "" ""
+printf '%-9s %-8s %10s %10s %10s %14s %14s\n' mode server "RSS warm" "RSS N/3" "RSS N" "B/conn total" "B/conn margin"
+printf '%-9s %-8s %10s %10s %10s %14s %14s\n' "" "" KiB KiB KiB "" ""
 cat "$work/results"

@@ -1,4 +1,5 @@
-# loadtest/lib/peers.sh: the one way a benchmark starts a peer (Tiffany, nginx, h2o, HAProxy, limit_server).
+# loadtest/lib/peers.sh: the one way a benchmark starts a peer (Tiffany, nginx, h2o, HAProxy, limit_server,
+# Node's ws).
 # Sourced by loadtest/*.sh from the repository root, after the script sets bench_name
 # (the prefix of its messages). It installs and builds what the run needs, makes the
 # temp dir, writes each peer's config from one generator per peer, starts a peer on
@@ -15,9 +16,10 @@ die() {
   exit 1
 }
 
-# bench_prepare [peers] [limit_server] [no_tiffany]: installs what is missing (with `peers`,
-# nginx, h2o, haproxy, wrk and the rest from loadtest/setup_peers.sh), builds Tiffany and sets
-# build_dir (an absolute path); with `limit_server`, builds the floor into build_dir too.
+# bench_prepare [peers] [limit_server] [node] [no_tiffany]: installs what is missing (with `peers`,
+# nginx, h2o, haproxy, wrk and the rest from loadtest/setup_peers.sh; with `node`, Node.js and
+# npm), builds Tiffany and sets build_dir (an absolute path); with `limit_server`, builds the
+# floor into build_dir too.
 # With `no_tiffany` (a run whose peers leave Tiffany out) nothing is built and build_dir is empty.
 # TIFFANY_BUILD_DIR=DIR uses the build in DIR (it must hold server/tiffany) instead of building.
 bench_prepare() {
@@ -25,6 +27,7 @@ bench_prepare() {
   scripts/setup.sh
   for want in "$@"; do
     [ "$want" != peers ] || loadtest/setup_peers.sh
+    [ "$want" != node ] || ensure_node
     [ "$want" != no_tiffany ] || build=no
   done
   build_dir=
@@ -39,6 +42,14 @@ bench_prepare() {
   for want in "$@"; do
     [ "$want" != limit_server ] || build_limit_server
   done
+}
+
+# ensure_node: node and npm on PATH, from Debian (nodejs, npm) when either is missing.
+ensure_node() {
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    TIFFANY_NO_SERVICE_START=1 scripts/install_missing.sh "$bench_name" nodejs npm
+  fi
+  command -v node >/dev/null && command -v npm >/dev/null || die "node and npm are needed for the Node ws peer"
 }
 
 build_limit_server() {
@@ -239,9 +250,31 @@ CONF
   } >"$work/h2o.conf"
 }
 
+# write_node_ws_echo: $work/node_ws/echo.js, a WebSocket echo server on Node's `ws` (every
+# message sent back as it came, text or binary; no permessage-deflate, one process: one core),
+# and `ws` (major version 8) installed beside it from the npm registry (npm's cache makes later
+# runs quick). Never installed into the repository: node_modules lives in the temp dir.
+write_node_ws_echo() {
+  mkdir -p "$work/node_ws"
+  cat >"$work/node_ws/echo.js" <<'JS'
+// A WebSocket echo server for Tiffany's benchmarks: node echo.js PORT, on 127.0.0.1.
+const { WebSocketServer } = require('ws');
+const port = Number(process.argv[2]);
+const server = new WebSocketServer({ host: '127.0.0.1', port, perMessageDeflate: false, backlog: 4096 });
+server.on('connection', (socket) => {
+  socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary }));
+  socket.on('error', () => socket.terminate());
+});
+JS
+  echo '{ "name": "tiffany-bench-node-ws", "private": true }' >"$work/node_ws/package.json"
+  (cd "$work/node_ws" && timeout 300 npm install --no-audit --no-fund --loglevel=error ws@8 >"$work/npm.log" 2>&1) ||
+    die "npm install ws failed: $(tail -n 5 "$work/npm.log")"
+  [ -f "$work/node_ws/node_modules/ws/package.json" ] || die "npm install ws left no node_modules/ws"
+}
+
 # peer_command PEER PORT [ARGS...]: sets the array peer_cmd to the command line that runs PEER
 # from its generated config (limit_server takes PORT and ARGS, e.g. `echo`; nginx_NAME runs
-# $work/nginx_NAME.conf, a second nginx).
+# $work/nginx_NAME.conf, a second nginx; node_ws runs write_node_ws_echo's server on PORT).
 peer_command() {
   case $1 in
     tiffany) peer_cmd=("$build_dir/server/tiffany" --config "$work/tiffany.json") ;;
@@ -250,6 +283,7 @@ peer_command() {
     haproxy) peer_cmd=(haproxy -f "$work/haproxy.conf" -db) ;;
     h2o) peer_cmd=(h2o --mode worker --conf "$work/h2o.conf") ;;
     limit_server) peer_cmd=("$build_dir/limit_server" "$2" "${@:3}") ;;
+    node_ws) peer_cmd=(node "$work/node_ws/echo.js" "$2") ;;
     *) die "unknown peer '$1'" ;;
   esac
 }

@@ -5,7 +5,9 @@
 # generators of proxy_bench.sh: nginx and HAProxy, each when installed, in front of that
 # Tiffany for one second of wrk with no error, and Tiffany's proxy config checked by
 # the binary (--check-config); h2load (HTTP/1.1) read by parse_h2load, and h2_bench.sh's
-# HTTP/2 config checked by the binary. About 6 s; nothing installed or built
+# HTTP/2 config checked by the binary; ws_load (ws_bench.sh's client) echoing through
+# websocket_echo with --verify, and idle_clients' websocket mode (idle_memory_bench.sh -m
+# websocket) upgrading and holding a few. About 8 s; nothing installed or built
 # (CTest runs it on the build it tests).
 # usage: loadtest/lib/smoke_test.sh BUILD_DIR
 set -euo pipefail
@@ -20,7 +22,8 @@ bench_work_dir
 port=$((20000 + RANDOM % 10000))
 write_tiffany_conf 1 <<JSON
     { "name": "smoke", "address": "127.0.0.1:$port", "protocol": "http",
-      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ] }
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } },
+                  { "method": "GET", "path": "/ws", "handler": "websocket_echo" } ] }
 JSON
 start_peer tiffany "$port" "0-$(($(nproc) - 1))"
 wait_ready tiffany answers_http "http://127.0.0.1:$port/plaintext"
@@ -68,6 +71,19 @@ read -r requests _ _ _ errors protocol <<<"$(timeout 20 h2load --h1 -c 4 -n 2000
 ((requests == 2000 && errors == 0)) && [ "$protocol" = http/1.1 ] ||
   die_with_log tiffany "h2load --h1 made $requests requests with $errors errors over '$protocol' (2000, 0, http/1.1 expected)"
 echo "loadtest_smoke: h2load made 2000 HTTP/1.1 requests to Tiffany, parsed"
+
+# ws_load (ws_bench.sh's client): upgrades, echoes checked byte for byte, its line read by client_field.
+output=$(timeout 20 "$build_dir/loadtest/ws_load" --port "$port" --path /ws --connections 4 --size 512 \
+  --duration 1 --verify 2>&1) || die_with_log tiffany "ws_load --verify failed: $output"
+messages=$(client_field messages "$output")
+((messages > 0)) && [ "$(client_field errors "$output")" = 0 ] ||
+  die_with_log tiffany "ws_load echoed $messages messages: $output"
+echo "loadtest_smoke: ws_load echoed $messages WebSocket messages through websocket_echo, verified"
+# idle_clients --mode websocket (idle_memory_bench.sh -m websocket): 20 upgrades held, then closed.
+output=$(timeout 20 "$build_dir/loadtest/idle_clients" --port "$port" --counts 20 --mode websocket --path /ws \
+  </dev/null 2>&1) || die_with_log tiffany "idle_clients --mode websocket failed: $output"
+[ "$output" = "open 20" ] || die_with_log tiffany "idle_clients --mode websocket said: $output"
+echo "loadtest_smoke: idle_clients opened 20 WebSockets"
 
 rss=$(rss_kib "${pids[tiffany]}")
 ((rss > 0)) || die "read no RSS for Tiffany"
