@@ -128,8 +128,10 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
         begin_streamed_body(input, bytes);
       }
       unparsed_ = &bytes;
+      unparsed_lease_ = &input;
       bool keep_open = co_await answer();
       unparsed_ = nullptr;
+      unparsed_lease_ = nullptr;
       bool body_unread = false;  // of a streamed body: the peer may still be sending it
       if (body_streaming_) {
         keep_open = co_await end_streamed_body(keep_open);
@@ -641,6 +643,8 @@ Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, websoc
   if (!written) co_return nullptr;
   std::string early;
   if (unparsed_ != nullptr) early.assign(std::exchange(*unparsed_, {}));  // frames, not HTTP: the session's
+  // Why: the read buffer (16 KiB) would otherwise stay held for the WebSocket's whole life.
+  if (unparsed_lease_ != nullptr) unparsed_lease_->reset();
   // Why disarm: the handler now runs as long as the WebSocket lives; the
   // session keeps its own timers (pings, writes, the close handshake).
   deadline_->disarm();

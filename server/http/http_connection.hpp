@@ -216,6 +216,7 @@ class HttpConnection final : public BodySink, public BodySource, public websocke
   bool body_streaming_ = false;
   // While answer() runs: serve()'s bytes read past the current request (a WebSocket's first frames).
   std::string_view* unparsed_ = nullptr;
+  ReadLease* unparsed_lease_ = nullptr;  // ... and the buffer they are in
   bool upgrading_ = false;                      // the head being written is a 101 (Connection: Upgrade)
   std::shared_ptr<WebSocketSession> websocket_;  // from the 101 until the handler returns
   bool expect_continue_ = false;  // the client asked for "100 Continue" before sending the body

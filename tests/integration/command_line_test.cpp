@@ -103,7 +103,7 @@ std::string http_listener_with(const std::string& route) {
 TEST(CommandLine, RefusesAnUnknownHandler) {
   EXPECT_EQ(refusal_for(http_listener_with(R"({"path": "/", "handler": "txet"})")),
             "$.listeners[0].routes[0].handler: unknown handler \"txet\"; expected one of \"echo\", \"health\", "
-            "\"json\", \"metrics\", \"proxy\", \"static\", \"status\", \"text\"\n");
+            "\"json\", \"metrics\", \"proxy\", \"pubsub\", \"static\", \"status\", \"text\", \"websocket_echo\"\n");
 }
 
 TEST(CommandLine, RefusesAHandlerParamOfTheWrongType) {

@@ -59,6 +59,8 @@ class MessageReader {
 
   bool take_header(std::string_view& input, Event& event);
   Event frame_complete();
+  /// XORs `size` payload bytes with the mask, from mask_offset_ on.
+  void unmask(char* bytes, std::size_t size) noexcept;
   Event fail(std::uint16_t code, std::string why);
 
   ReaderLimits limits_;

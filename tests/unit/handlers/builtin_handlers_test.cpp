@@ -238,7 +238,8 @@ TEST(HandlerParams, ResolvesRelativePathsAgainstTheConfigFolder) {
 TEST(HandlerRegistry, HoldsTheBuiltinsAndRefusesDuplicates) {
   HandlerRegistry registry;
   register_builtin_handlers(registry);
-  EXPECT_EQ(registry.names(), (std::vector<std::string>{"echo", "health", "json", "metrics", "static", "status", "text"}));
+  EXPECT_EQ(registry.names(),
+            (std::vector<std::string>{"echo", "health", "json", "metrics", "static", "status", "text", "websocket_echo"}));
   EXPECT_NE(registry.find("static"), nullptr);
   EXPECT_EQ(registry.find("nope"), nullptr);
   EXPECT_THROW(registry.add("text", registry.find("echo") ? *registry.find("echo") : HandlerFactory{}),
