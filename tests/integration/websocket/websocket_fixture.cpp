@@ -41,8 +41,8 @@ std::string websocket_config(const std::string& cert, const std::string& key, in
       {"method": "GET", "path": "/concurrent", "handler": "wsprobe.concurrent"}])";
   return R"({"workers": 1, "drain_timeout_ms": )" + std::to_string(drain_timeout_ms) + R"(, "plugins": [")" +
          plugin + R"("], "listeners": [
-      {"name": "ws", "address": "127.0.0.1:0", "protocol": "http", )" + routes + R"(},
-      {"name": "wss", "address": "127.0.0.1:0", "protocol": "http", "tls": {"cert": ")" + cert +
+      {"name": "ws", "address": "127.0.0.1:0", "protocol": "http", "http2": {"enabled": true}, )" + routes + R"(},
+      {"name": "wss", "address": "127.0.0.1:0", "protocol": "http", "http2": {"enabled": true}, "tls": {"cert": ")" + cert +
          R"(", "key": ")" + key + R"("}, )" + routes + R"(}]})";
 }
 

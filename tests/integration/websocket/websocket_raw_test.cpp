@@ -192,6 +192,21 @@ TEST_F(WebSocketRawTest, BadHandshakesAreRefusedWithTheirStatusAndNo101) {
   }
 }
 
+TEST_F(WebSocketRawTest, OverHttp2AWebSocketRouteAnswers501) {
+  // HTTP/2 has no Upgrade (RFC 9113 §8.6) and extended CONNECT (RFC 8441) is not served:
+  // the answer is 501, not a 426 asking for headers an HTTP/2 client cannot send.
+  for (const bool tls : {false, true}) {
+    SCOPED_TRACE(transport(tls));
+    const std::string url = std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port(tls)) + "/ws";
+    std::vector<std::string> args{"-sS", "-o", "/dev/null", "-w", "%{http_code} %{http_version}", "--max-time", "10"};
+    args.push_back(tls ? "--http2" : "--http2-prior-knowledge");
+    if (tls) args.push_back("-k");
+    args.push_back(url);
+    const RunResult run = run_program("curl", args);
+    EXPECT_EQ(run.out, "501 2") << run.err;
+  }
+}
+
 TEST_F(WebSocketRawTest, AFrameSentWithTheHandshakeInOneWriteIsEchoed) {
   for (const bool tls : {false, true}) {
     SCOPED_TRACE(transport(tls));
