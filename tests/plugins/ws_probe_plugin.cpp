@@ -3,7 +3,10 @@
 //   "wsprobe.throw":      throws after the accept (the server closes with 1011);
 //   "wsprobe.close":      closes with 4000 "done", then receives until the end;
 //   "wsprobe.race":       echoes, each receive() racing a 1 ms Sleep (most receives lose the race);
-//   "wsprobe.concurrent": echoes while a spawned task sends "tick 0".."tick 99" on the same socket.
+//   "wsprobe.concurrent": echoes while a spawned task sends "tick 0".."tick 99" on the same socket;
+//   "wsprobe.late":       sleeps 500 ms before accepting (a drain may begin meanwhile), then echoes;
+//   "wsprobe.flood":      sends 64 KiB messages without waiting for them (each send races a 1 ms
+//                         Sleep), past max_queued_bytes (1 MiB) when the client does not read.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -113,6 +116,50 @@ class Concurrent final : public tiffany::Handler {
   }
 };
 
+class Late final : public tiffany::Handler {
+ public:
+  explicit Late(const tiffany::HandlerParams&) {}
+  Task<void> handle(tiffany::http::Request& request, tiffany::http::Response& response) override {
+    co_await tiffany::Sleep(std::chrono::milliseconds(500));
+    WebSocket* socket = co_await tiffany::http::accept_websocket(request, response);
+    if (socket == nullptr) co_return;  // `response` holds the refusal
+    for (;;) {
+      std::optional<WebSocketMessage> message = co_await socket->receive();
+      if (!message) break;
+      const bool sent = co_await socket->send(message->data, message->text);
+      if (!sent) break;
+    }
+  }
+};
+
+Task<bool> false_after(std::chrono::milliseconds wait) {
+  co_await tiffany::Sleep(wait);
+  co_return false;
+}
+
+class Flood final : public tiffany::Handler {
+ public:
+  explicit Flood(const tiffany::HandlerParams&) {}
+  Task<void> handle(tiffany::http::Request& request, tiffany::http::Response& response) override {
+    WebSocket* socket = co_await tiffany::http::accept_websocket(request, response);
+    if (socket == nullptr) co_return;
+    const std::string piece(64 * 1024, 'f');
+    // Why race each send: a send canceled while it waits leaves its message queued, so the
+    // queue grows past max_queued_bytes, as with senders that never wait.
+    while (socket->is_open()) {
+      std::vector<Task<bool>> racers;
+      racers.push_back(socket->send_binary(piece));
+      racers.push_back(false_after(std::chrono::milliseconds(1)));
+      const tiffany::RaceResult<bool> first = co_await tiffany::race(std::move(racers));
+      if (first.index == 0 && !first.value) break;
+    }
+    for (;;) {
+      std::optional<WebSocketMessage> message = co_await socket->receive();
+      if (!message) break;
+    }
+  }
+};
+
 template <class Made>
 std::unique_ptr<tiffany::Handler> make(const tiffany::HandlerParams& params) {
   return std::make_unique<Made>(params);
@@ -128,4 +175,6 @@ extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigne
   registrar.add_handler("wsprobe.close", &make<Close>);
   registrar.add_handler("wsprobe.race", &make<Race>);
   registrar.add_handler("wsprobe.concurrent", &make<Concurrent>);
+  registrar.add_handler("wsprobe.late", &make<Late>);
+  registrar.add_handler("wsprobe.flood", &make<Flood>);
 }

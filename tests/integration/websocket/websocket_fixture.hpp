@@ -14,7 +14,7 @@ namespace tiffany::testing {
 ///   /ws (websocket_echo, any method), /chat (subprotocols chat, superchat), /small
 ///   (max_message_bytes 1000), /idle (pings every 200 ms, pong timeout 300 ms), /stall
 ///   (close_timeout 500 ms), /patient (close_timeout 30 s), /plaintext ("Hello"), and the
-///   ws_probe plugin's /three, /throw, /close, /race, /concurrent.
+///   ws_probe plugin's /three, /throw, /close, /race, /concurrent, /late, /flood.
 std::string websocket_config(const std::string& cert, const std::string& key, int drain_timeout_ms = 5000);
 
 /// A suite against the shared server (started once per process, kept to the end).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <thread>
 
@@ -131,6 +132,31 @@ TEST_F(WebSocketPluginTest, ASecondTaskSendingBesideTheEchoLoopInterleavesWholeM
     EXPECT_EQ(echoes, kEchoes);
     ASSERT_TRUE(client.send(ws_close_frame(1000)));
     expect_server_close(client, 1000);
+  }
+}
+
+TEST_F(WebSocketPluginTest, SendsThatDoNotWaitPastMaxQueuedBytesCloseWith1008) {
+  for (const bool tls : {false, true}) {
+    SCOPED_TRACE(transport(tls));
+    WsRawClient client(port(tls), tls);
+    ASSERT_TRUE(client.handshake("/flood"));
+    // Not reading: the server's writes stall and the handler's queue fills to max_queued_bytes (1 MiB).
+    std::this_thread::sleep_for(300ms);
+    std::size_t messages = 0;
+    std::optional<WsFrame> frame;
+    for (;;) {
+      frame = client.read_data_frame(3s);
+      if (!frame || frame->opcode != kBinary) break;
+      ASSERT_EQ(frame->payload, std::string(64 * 1024, 'f')) << "message " << messages << " cut";
+      ++messages;
+    }
+    ASSERT_TRUE(frame.has_value()) << "no close after " << messages << " messages";
+    ASSERT_EQ(frame->opcode, kClose);
+    EXPECT_EQ(frame->close_code(), 1008);
+    EXPECT_EQ(frame->close_reason(), "send queue over its limit");
+    EXPECT_GE(messages, 16u) << "closed before its queue reached 1 MiB";
+    ASSERT_TRUE(client.send(ws_close_frame(1008)));
+    EXPECT_TRUE(client.wait_closed(3s));
   }
 }
 

@@ -378,5 +378,27 @@ TEST(WebSocketDrainTest, ShuttingDownClosesOpenWebSocketsWith1001AndExitsCleanly
   EXPECT_LT(Clock::now() - signaled, 3s) << "the drain waited out its timeout instead of ending with the sockets";
 }
 
+TEST(WebSocketDrainTest, AHandshakeAcceptedOnceTheDrainHasBegunIsRefused503) {
+  TempDir dir;
+  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
+  ServerProcess server(websocket_config(cert.cert_file, cert.key_file, 3000));
+  const int ports[] = {server.port_of("ws"), server.port_of("wss")};
+  // wsprobe.late sleeps 500 ms before accept_websocket: the drain begins during the sleep.
+  WsRawClient plain(ports[0], false);
+  WsRawClient tls(ports[1], true);
+  ASSERT_TRUE(plain.send(ws_handshake("/late")));
+  ASSERT_TRUE(tls.send(ws_handshake("/late")));
+  std::this_thread::sleep_for(150ms);
+  server.send_signal(SIGTERM);
+  for (WsRawClient* client : {&plain, &tls}) {
+    const std::string response = client->read_http(3s);
+    EXPECT_TRUE(response.starts_with("HTTP/1.1 503 ")) << response;
+    EXPECT_EQ(response.find("Sec-WebSocket-Accept"), std::string::npos) << response;
+    EXPECT_EQ(response.find("\r\nUpgrade:"), std::string::npos) << response;
+    EXPECT_TRUE(client->wait_closed(3s));
+  }
+  EXPECT_EQ(server.wait_for_exit(5s), 0) << server.err();
+}
+
 }  // namespace
 }  // namespace tiffany::testing
