@@ -15,6 +15,9 @@ Scenarios (each on its own connection to --path, an echo route, unless said othe
   subprotocol offers ["superchat", "chat"] to --protocol-path: {"subprotocol": s}
   no_compression  connects offering permessage-deflate (the client's default) and again with
               compression=None; a message echoes on both: {"offered": [...], "plain": [...], "echo": bool}
+  compression  offers permessage-deflate to --deflate-path (a route with compression on): the
+              extensions agreed, and echoes of a compressible text, a 200 KB one and binary:
+              {"extensions": [...], "equal": bool}
 
 Exit status: 0 when every scenario ran (whatever the server answered: a scenario that failed says
 {"error": "..."}), 1 when the driver could not run at all, 2 for bad arguments.
@@ -117,8 +120,19 @@ class Driver:
             second = await self.recv(ws)
         return {"offered": offered, "plain": plain, "echo": first == "x" * 1000 and second == "y" * 1000}
 
+    async def compression(self):
+        messages = ["compress me " * 50, "é" + "long and repetitive " * 10000, bytes(range(256)) * 64, "tiny"]
+        async with self.connect(self.args.deflate_path) as ws:
+            extensions = [type(extension).__name__ for extension in ws.extensions]
+            echoed = []
+            for message in messages:
+                await ws.send(message)
+                echoed.append(await self.recv(ws))
+        return {"extensions": extensions, "equal": echoed == messages}
 
-SCENARIOS = ["text", "binary", "fragmented", "large", "unicode", "ping", "close", "subprotocol", "no_compression"]
+
+SCENARIOS = ["text", "binary", "fragmented", "large", "unicode", "ping", "close", "subprotocol", "no_compression",
+             "compression"]
 
 
 async def run(args):
@@ -139,6 +153,7 @@ def main(argv):
     parser.add_argument("--tls", action="store_true", help="wss, certificate not verified")
     parser.add_argument("--path", default="/ws", help="an echo route (default /ws)")
     parser.add_argument("--protocol-path", default="/chat", help="an echo route with subprotocols chat, superchat")
+    parser.add_argument("--deflate-path", default="/deflate", help="an echo route with compression on")
     parser.add_argument("--wait", type=float, default=5.0, help="bound of every wait, seconds (default 5)")
     parser.add_argument("scenarios", nargs="+", choices=SCENARIOS)
     args = parser.parse_args(argv)
