@@ -39,6 +39,7 @@ enum class Status : int {
   range_not_satisfiable = 416,
   expectation_failed = 417,
   unprocessable_content = 422,
+  upgrade_required = 426,
   too_many_requests = 429,
   request_header_fields_too_large = 431,
   internal_server_error = 500,

@@ -16,8 +16,13 @@ void refuse(Response& response, int status, std::string_view why) {
   response.body.assign(why);
 }
 
+Task<WebSocket*> no_websocket() { co_return nullptr; }
+
 }  // namespace
 
+// Why not a coroutine itself: everything here is decided before the first
+// wait, so the handshake's refusals and its logic_error come at the call; the
+// connection's coroutine does the I/O.
 Task<WebSocket*> accept_websocket(Request& request, Response& response, WebSocketOptions options) {
   if (response.streaming()) throw std::logic_error("accept_websocket: the response has already started");
   // Why before the handshake's checks: HTTP/2 forbids Upgrade and Connection
@@ -25,7 +30,7 @@ Task<WebSocket*> accept_websocket(Request& request, Response& response, WebSocke
   // cannot send; the answer is that this protocol cannot switch.
   if (request.version_major >= 2) {
     refuse(response, 501, "WebSocket is served over HTTP/1.1 only\n");
-    co_return nullptr;
+    return no_websocket();
   }
   websocket::HandshakeVerdict verdict = websocket::check_handshake(request, options.subprotocols);
   if (verdict.status != 0) {
@@ -33,19 +38,23 @@ Task<WebSocket*> accept_websocket(Request& request, Response& response, WebSocke
     // Why Upgrade on both 426s: RFC 9110 §15.5.22 requires it, naming the protocol to ask for.
     if (verdict.status == 426) response.headers.set("Upgrade", "websocket");
     if (verdict.wrong_version) response.headers.set("Sec-WebSocket-Version", "13");
-    co_return nullptr;
+    return no_websocket();
   }
   auto* connection = dynamic_cast<websocket::ConnectionUpgrade*>(response.sink());
   if (connection == nullptr) {
     refuse(response, 501, "WebSocket is served over HTTP/1.1 only\n");
-    co_return nullptr;
+    return no_websocket();
   }
+  websocket::UpgradeTerms terms;
+  terms.subprotocol = std::move(verdict.subprotocol);
+  terms.deflate = websocket::negotiate_deflate(request.headers, options.compression);
   response.status = 101;
   response.body.clear();
   response.headers.set("Upgrade", "websocket");
   response.headers.set("Sec-WebSocket-Accept", verdict.accept);
-  if (!verdict.subprotocol.empty()) response.headers.set("Sec-WebSocket-Protocol", verdict.subprotocol);
-  co_return co_await connection->upgrade_to_websocket(response, std::move(verdict.subprotocol), options);
+  if (!terms.subprotocol.empty()) response.headers.set("Sec-WebSocket-Protocol", terms.subprotocol);
+  if (terms.deflate) response.headers.set("Sec-WebSocket-Extensions", terms.deflate->response);
+  return connection->upgrade_to_websocket(response, std::move(terms), std::move(options));
 }
 
 }  // namespace tiffany::http

@@ -21,6 +21,25 @@ struct WebSocketMessage {
   std::string data;
 };
 
+/// permessage-deflate (RFC 7692), used when the client offers it.
+struct WebSocketCompression {
+  bool enabled = true;
+  /// false (the default): each message is compressed on its own, by a
+  /// compressor the worker's connections share, and the client is asked to
+  /// do the same (`*_no_context_takeover`), so a connection holds no zlib
+  /// state. true: each direction keeps its window between messages (better
+  /// ratios for many small, similar messages) at about 2^(window_bits+2) +
+  /// 128 KiB for ours and 2^window_bits + 7 KiB for the client's, per connection.
+  bool context_takeover = false;
+  /// Our compressor's window, 9 to 15 (the client may ask for less); with
+  /// context_takeover also the most we let the client use when it lets us choose.
+  int window_bits = 15;
+  /// zlib's level, 1 (fastest) to 9.
+  int level = 4;
+  /// Shorter messages are sent uncompressed.
+  std::size_t min_bytes = 128;
+};
+
 /// How accept_websocket sets a connection up. The defaults suit a chat or a
 /// dashboard; every limit holds per connection.
 struct WebSocketOptions {
@@ -45,6 +64,9 @@ struct WebSocketOptions {
   std::chrono::milliseconds pong_timeout{30'000};
   /// How long a close waits for the peer's close frame, and a write for any progress.
   std::chrono::milliseconds close_timeout{5'000};
+  /// permessage-deflate. An incoming compressed message is held to
+  /// max_message_bytes both as received and once inflated (no decompression bomb).
+  WebSocketCompression compression;
 };
 
 /// An accepted WebSocket connection. The connection owns it; it is valid

@@ -10,10 +10,14 @@
 # (tests/fuzz/proxy_seeds); then the HTTP/2 glue (a whole connection over a
 # socketpair: our nghttp2 callbacks, streams, handlers), two runs of it side by
 # side with seeds one apart, seeded from ../shared/corpus/http2,
-# tests/fuzz/http2_seeds and http2_regressions. Exits non-zero on a crash and
-# prints the path of the input that caused it.
-# Why two at once: CI has two cores and a tight budget; six runs take the
-# wall time of three (3 × SECONDS), each with a core of its own.
+# tests/fuzz/http2_seeds and http2_regressions; then WebSocket's frame reader
+# (MessageReader fed whole and in pieces, against a reference decoder and the
+# server's frame writer), seeded from tests/fuzz/websocket_seeds and
+# websocket_regressions, side by side with a second run of the HTTP request
+# fuzzer (same seeds, seed one apart). Exits non-zero on a crash and prints
+# the path of the input that caused it.
+# Why two at once: CI has two cores and a tight budget; eight runs take the
+# wall time of four (4 × SECONDS), each with a core of its own.
 # Random seeds: each run's seed comes from the commit (its hash), so a run
 # on a fresh clone of a commit repeats the run CI makes of it, and each new
 # commit fuzzes down a new path. TIFFANY_FUZZ_SEED overrides it (a number).
@@ -63,7 +67,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
   -DTIFFANY_FUZZ=ON \
   -DTIFFANY_WERROR="${TIFFANY_WERROR:-OFF}" "${compiler_cache[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer http_response_fuzzer body_parsers_fuzzer \
-  proxy_header_fuzzer http2_connection_fuzzer
+  proxy_header_fuzzer http2_connection_fuzzer websocket_frame_fuzzer
 artifacts=$build_dir/artifacts
 mkdir -p "$artifacts"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tiffany-fuzz-corpus.XXXXXX")
@@ -131,4 +135,13 @@ h2_again_pid=$!
 failed=0
 wait "$h2_pid" || failed=1
 wait "$h2_again_pid" || failed=1
+[ "$failed" -eq 0 ] || exit 1
+# WebSocket's frame reader beside a second run of request parsing (seed one apart).
+fuzz websocket_frame_fuzzer tests/fuzz/websocket_seeds/ tests/fuzz/websocket_regressions/ &
+websocket_pid=$!
+fuzz http_request_fuzzer.1 "$seeds"/*/ tests/fuzz/seeds/ tests/fuzz/regressions/ -- -dict="$seeds/http.dict" &
+request_again_pid=$!
+failed=0
+wait "$websocket_pid" || failed=1
+wait "$request_again_pid" || failed=1
 [ "$failed" -eq 0 ] || exit 1

@@ -611,8 +611,8 @@ Task<bool> HttpConnection::flush() {
   co_return written;
 }
 
-Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, std::string subprotocol,
-                                                      const WebSocketOptions& options) {
+Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, websocket::UpgradeTerms terms,
+                                                      WebSocketOptions options) {
   if (websocket_ != nullptr || response.streaming()) {
     throw std::logic_error("accept_websocket: the response has already started");
   }
@@ -621,7 +621,7 @@ Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, std::s
     response.status = 503;
     response.headers.remove_if([](const Headers::Field& field) {
       return iequals(field.name, "Upgrade") || iequals(field.name, "Sec-WebSocket-Accept") ||
-             iequals(field.name, "Sec-WebSocket-Protocol");
+             iequals(field.name, "Sec-WebSocket-Protocol") || iequals(field.name, "Sec-WebSocket-Extensions");
     });
     response.headers.set("Content-Type", "text/plain; charset=utf-8");
     response.body = "shutting down\n";
@@ -644,8 +644,7 @@ Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, std::s
   // Why disarm: the handler now runs as long as the WebSocket lives; the
   // session keeps its own timers (pings, writes, the close handshake).
   deadline_->disarm();
-  websocket_ = std::make_shared<WebSocketSession>(*stream_, std::move(early), std::move(subprotocol), options,
-                                                  site_.tracker);
+  websocket_ = std::make_shared<WebSocketSession>(*stream_, std::move(early), std::move(terms), options, site_.tracker);
   websocket_->start();
   co_return websocket_.get();
 }

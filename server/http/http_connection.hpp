@@ -81,8 +81,8 @@ class HttpConnection final : public BodySink, public BodySource, public websocke
   /// BodySource: the next piece of the current request's streamed body.
   Task<BodyChunk> read_body() override;
   /// ConnectionUpgrade: sends the 101 and starts the WebSocket.
-  Task<WebSocket*> upgrade_to_websocket(Response& response, std::string subprotocol,
-                                        const WebSocketOptions& options) override;
+  Task<WebSocket*> upgrade_to_websocket(Response& response, websocket::UpgradeTerms terms,
+                                        WebSocketOptions options) override;
 
   /// The most of a streamed body a handler left unread that is dropped to
   /// keep the connection open; a larger rest closes it after the response.

@@ -37,14 +37,14 @@ class DoneMark {
 
 }  // namespace
 
-WebSocketSession::WebSocketSession(ByteStream& stream, std::string early_input, std::string subprotocol,
+WebSocketSession::WebSocketSession(ByteStream& stream, std::string early_input, websocket::UpgradeTerms terms,
                                    const WebSocketOptions& options, ConnectionTracker* tracker)
     : stream_(stream),
       early_input_(std::move(early_input)),
-      subprotocol_(std::move(subprotocol)),
+      terms_(std::move(terms)),
       options_(options),
       tracker_(tracker),
-      reader_(websocket::ReaderLimits{options.max_message_bytes, true}),
+      reader_(websocket::ReaderLimits{options.max_message_bytes, true, terms_.deflate.has_value()}),
       last_input_(Scheduler::current().now()) {}
 
 WebSocketSession::~WebSocketSession() {
@@ -67,7 +67,7 @@ Task<void> WebSocketSession::read_loop(std::shared_ptr<WebSocketSession> self) {
     const std::string early = std::exchange(s.early_input_, {});
     s.consume(early);
   }
-  while (!s.reader_.done() && !s.failed_) {
+  while (!s.reader_.done() && !s.failed_ && !s.input_refused_) {
     if (s.inbox_.size() >= s.options_.receive_queue_messages) {
       // Why stop reading: the handler is behind; TCP slows the client instead of our memory growing.
       s.reader_paused_ = true;
@@ -79,7 +79,7 @@ Task<void> WebSocketSession::read_loop(std::shared_ptr<WebSocketSession> self) {
     ReadLease input;
     const IoResult got = co_await s.stream_.read_pooled(input);
     if (!got || got.bytes() == 0) {
-      s.fail(1006);  // gone without a close frame (§7.1.5)
+      s.fail(websocket::close_code::abnormal);  // gone without a close frame (§7.1.5)
       break;
     }
     s.last_input_ = Scheduler::current().now();
@@ -91,7 +91,7 @@ Task<void> WebSocketSession::read_loop(std::shared_ptr<WebSocketSession> self) {
 }
 
 void WebSocketSession::consume(std::string_view input) {
-  while (!reader_.done()) {
+  while (!reader_.done() && !input_refused_) {
     websocket::Event event = reader_.next(input);
     switch (event.kind) {
       case websocket::Event::Kind::need_more:
@@ -99,8 +99,7 @@ void WebSocketSession::consume(std::string_view input) {
       case websocket::Event::Kind::message:
         // Why dropped after our close: nobody will receive it (receive() has ended).
         if (close_sent_ || failed_) break;
-        inbox_.push_back(WebSocketMessage{event.text, std::move(event.payload)});
-        inbox_ready_.set();
+        take_message(event);
         break;
       case websocket::Event::Kind::ping:
         if (!close_sent_ && !failed_) {
@@ -126,6 +125,62 @@ void WebSocketSession::consume(std::string_view input) {
         break;
     }
   }
+}
+
+void WebSocketSession::take_message(websocket::Event& event) {
+  if (event.compressed) {
+    std::string inflated;
+    switch (inflater().inflate(event.payload, options_.max_message_bytes, inflated)) {
+      case websocket::MessageInflater::Result::ok:
+        break;
+      case websocket::MessageInflater::Result::too_big:
+        refuse_input(websocket::close_code::message_too_big,
+                     "a message longer than " + std::to_string(options_.max_message_bytes) + " bytes once inflated");
+        return;
+      case websocket::MessageInflater::Result::corrupt:
+        refuse_input(websocket::close_code::invalid_payload, "a compressed message that does not inflate");
+        return;
+    }
+    if (event.text && !is_valid_utf8(inflated)) {
+      refuse_input(websocket::close_code::invalid_payload, "a text message that is not UTF-8");
+      return;
+    }
+    event.payload = std::move(inflated);
+  }
+  inbox_.push_back(WebSocketMessage{event.text, std::move(event.payload)});
+  inbox_ready_.set();
+}
+
+void WebSocketSession::refuse_input(std::uint16_t code, std::string_view why) {
+  input_refused_ = true;
+  if (close_code_ == 0) close_code_ = code;
+  send_close(code, why);
+}
+
+websocket::MessageDeflater& WebSocketSession::deflater() {
+  const websocket::DeflateAgreement& agreed = *terms_.deflate;
+  const int level = std::clamp(options_.compression.level, 1, 9);
+  if (!agreed.server_context_takeover) return websocket::MessageDeflater::shared(agreed.server_window_bits, level);
+  if (!deflater_) deflater_ = std::make_unique<websocket::MessageDeflater>(agreed.server_window_bits, level, true);
+  return *deflater_;
+}
+
+websocket::MessageInflater& WebSocketSession::inflater() {
+  const websocket::DeflateAgreement& agreed = *terms_.deflate;
+  if (!agreed.client_context_takeover) return websocket::MessageInflater::shared();
+  if (!inflater_) inflater_ = std::make_unique<websocket::MessageInflater>(agreed.client_window_bits, true);
+  return *inflater_;
+}
+
+void WebSocketSession::append_message(std::string_view data, bool text) {
+  const websocket::Opcode opcode = text ? Opcode::text : Opcode::binary;
+  if (!terms_.deflate || data.size() < options_.compression.min_bytes) {
+    websocket::append_frame(outbox_, opcode, data);
+    return;
+  }
+  deflater().compress(data, compressed_);
+  websocket::append_frame(outbox_, opcode, compressed_, true, true);
+  if (compressed_.capacity() > 64 * 1024) std::string().swap(compressed_);  // a large message's scratch is not kept
 }
 
 void WebSocketSession::enqueue(std::string_view frame_bytes) {
@@ -257,7 +312,7 @@ Task<bool> WebSocketSession::send(std::string_view data, bool text) {
     co_return false;
   }
   const std::size_t before = outbox_.size();
-  websocket::append_frame(outbox_, text ? Opcode::text : Opcode::binary, data);
+  append_message(data, text);
   queued_total_ += outbox_.size() - before;
   writer_wake_.set();
   const std::uint64_t end = queued_total_;

@@ -16,6 +16,8 @@
 #include <tiffany/http/websocket.hpp>
 #include <tiffany/net/byte_stream.hpp>
 
+#include "http/internal/websocket/connection_upgrade.hpp"
+#include "http/internal/websocket/message_deflate.hpp"
 #include "http/internal/websocket/message_reader.hpp"
 #include "server/transport/connection_tracker.hpp"
 
@@ -43,8 +45,9 @@ class WebSocketSession final : public WebSocket,
                                public std::enable_shared_from_this<WebSocketSession> {
  public:
   /// `early_input`: bytes that came after the handshake request in its read
-  /// (the client's first frames). `tracker`: told of a drain (1001); may be null.
-  WebSocketSession(ByteStream& stream, std::string early_input, std::string subprotocol,
+  /// (the client's first frames). `terms`: the subprotocol and
+  /// permessage-deflate agreed. `tracker`: told of a drain (1001); may be null.
+  WebSocketSession(ByteStream& stream, std::string early_input, websocket::UpgradeTerms terms,
                    const WebSocketOptions& options, ConnectionTracker* tracker);
   ~WebSocketSession() override;
 
@@ -59,7 +62,7 @@ class WebSocketSession final : public WebSocket,
   void close(std::uint16_t code, std::string_view reason) override;
   bool is_open() const noexcept override { return !close_sent_ && !close_received_ && !failed_; }
   std::uint16_t close_code() const noexcept override { return close_code_; }
-  std::string_view subprotocol() const noexcept override { return subprotocol_; }
+  std::string_view subprotocol() const noexcept override { return terms_.subprotocol; }
 
   /// DrainListener: the server shuts down: close with 1001 Going Away.
   void on_drain(std::chrono::milliseconds idle_grace) override;
@@ -72,6 +75,15 @@ class WebSocketSession final : public WebSocket,
   static Task<void> write_loop(std::shared_ptr<WebSocketSession> self);
   /// Feeds `input` to the frame reader and acts on each event.
   void consume(std::string_view input);
+  /// A whole message in: inflated and checked when compressed, then queued for receive().
+  void take_message(websocket::Event& event);
+  /// Input broke a rule the frame reader cannot see (an inflated size or
+  /// its UTF-8): close with `code`, read nothing more.
+  void refuse_input(std::uint16_t code, std::string_view why);
+  /// Appends `data` as one message's frame to outbox_, compressed when agreed and worth it.
+  void append_message(std::string_view data, bool text);
+  websocket::MessageDeflater& deflater();
+  websocket::MessageInflater& inflater();
   /// Queues a frame for the writer (control frames and messages alike).
   void enqueue(std::string_view frame_bytes);
   /// Queues our close frame, once.
@@ -86,10 +98,15 @@ class WebSocketSession final : public WebSocket,
 
   ByteStream& stream_;
   std::string early_input_;
-  std::string subprotocol_;
+  websocket::UpgradeTerms terms_;
   WebSocketOptions options_;
   ConnectionTracker* tracker_;
   websocket::MessageReader reader_;
+  // permessage-deflate with context takeover: this connection's own (made on first use).
+  std::unique_ptr<websocket::MessageDeflater> deflater_;
+  std::unique_ptr<websocket::MessageInflater> inflater_;
+  std::string compressed_;  // scratch: a message being compressed
+  bool input_refused_ = false;
 
   // The handler's side.
   std::deque<WebSocketMessage> inbox_;

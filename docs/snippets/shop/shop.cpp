@@ -118,6 +118,7 @@ class AddItems final : public tiffany::Handler {
 
 void register_shop_middleware(tiffany::PluginRegistrar& registrar);  // shop_middleware.cpp
 void register_shop_upload(tiffany::PluginRegistrar& registrar);      // shop_upload.cpp
+void register_shop_assistant(tiffany::PluginRegistrar& registrar);   // shop_assistant.cpp
 
 extern "C" const unsigned tiffany_plugin_abi_version = tiffany::kPluginAbiVersion;
 
@@ -131,4 +132,5 @@ extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigne
   });
   register_shop_middleware(registrar);
   register_shop_upload(registrar);
+  register_shop_assistant(registrar);
 }

@@ -1,25 +1,33 @@
 // ConnectionUpgrade: what accept_websocket asks of the connection a response goes to.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <tiffany/coro/task.hpp>
 #include <tiffany/http/response.hpp>
 #include <tiffany/http/websocket.hpp>
 
+#include "http/internal/websocket/deflate_negotiation.hpp"
+
 namespace tiffany::http::websocket {
+
+/// What the handshake settled besides the options.
+struct UpgradeTerms {
+  std::string subprotocol;                 // chosen, or empty
+  std::optional<DeflateAgreement> deflate;  // permessage-deflate, when agreed
+};
 
 /// Implemented by a connection that can switch protocols (HTTP/1.1's);
 /// accept_websocket finds it behind Response::sink().
 class ConnectionUpgrade {
  public:
   /// Sends `response` (the 101, after any responses before it) and hands
-  /// the connection over to a WebSocket speaking `subprotocol`, owned by
+  /// the connection over to a WebSocket on `terms`, owned by
   /// the connection until the handler returns. nullptr when it cannot:
   /// `response` then holds the refusal (503 while the server shuts down),
   /// or the 101 could not be written (the peer is gone).
-  virtual Task<WebSocket*> upgrade_to_websocket(Response& response, std::string subprotocol,
-                                                const WebSocketOptions& options) = 0;
+  virtual Task<WebSocket*> upgrade_to_websocket(Response& response, UpgradeTerms terms, WebSocketOptions options) = 0;
 
  protected:
   ~ConnectionUpgrade() = default;

@@ -4,7 +4,7 @@
 namespace tiffany::http::websocket {
 
 bool is_sendable_close_code(std::uint16_t code) noexcept {
-  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1011) || (code >= 3000 && code <= 4999);
+  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999);
 }
 
 void append_frame(std::string& out, Opcode opcode, std::string_view payload, bool fin, bool rsv1) {

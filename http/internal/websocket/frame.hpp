@@ -25,7 +25,9 @@ inline constexpr std::uint16_t internal_error = 1011;
 
 /// Whether a peer may send `code` in a close frame (RFC 6455 §7.4: 1000-1003,
 /// 1007-1011, and 3000-4999 for libraries and applications; 1004-1006 and 1015
-/// are reserved, as is everything else below 5000).
+/// are reserved, as is everything else below 5000). And 1012-1014 (service
+/// restart, try again later, bad gateway), which IANA's registry added since
+/// and servers send: a client relaying them must not be failed for it.
 bool is_sendable_close_code(std::uint16_t code) noexcept;
 
 /// The most a control frame (close, ping, pong) may carry (§5.5).

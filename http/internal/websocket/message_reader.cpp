@@ -46,7 +46,8 @@ bool MessageReader::take_header(std::string_view& input, Event& event) {
 
   fin_ = (header_[0] & 0x80) != 0;
   const std::uint8_t opcode = header_[0] & 0x0f;
-  if ((header_[0] & 0x70) != 0) {
+  const bool rsv1 = (header_[0] & 0x40) != 0;
+  if ((header_[0] & 0x30) != 0 || (rsv1 && !limits_.allow_compressed)) {
     event = fail(close_code::protocol_error, "a reserved bit is set and no extension was agreed");
     return false;
   }
@@ -80,10 +81,18 @@ bool MessageReader::take_header(std::string_view& input, Event& event) {
       event = fail(close_code::protocol_error, "a control frame longer than 125 bytes");
       return false;
     }
+    if (rsv1) {
+      event = fail(close_code::protocol_error, "RSV1 on a control frame");  // RFC 7692 §6.1
+      return false;
+    }
     control_.clear();
   } else if (opcode_ == Opcode::continuation) {
     if (!in_message_) {
       event = fail(close_code::protocol_error, "a continuation frame with no message begun");
+      return false;
+    }
+    if (rsv1) {
+      event = fail(close_code::protocol_error, "RSV1 on a continuation frame");  // RFC 7692 §6.1
       return false;
     }
   } else {
@@ -93,6 +102,7 @@ bool MessageReader::take_header(std::string_view& input, Event& event) {
     }
     in_message_ = true;
     text_ = opcode_ == Opcode::text;
+    compressed_ = rsv1;
     message_.clear();
     utf8_.reset();
   }
@@ -120,7 +130,7 @@ Event MessageReader::next(std::string_view& input) {
     if (masked_) {
       for (std::size_t i = start; i < target.size(); ++i) target[i] = static_cast<char>(target[i] ^ mask_[mask_offset_++ & 3]);
     }
-    if (!is_control(opcode_) && text_ && !utf8_.feed(std::string_view(target).substr(start))) {
+    if (!is_control(opcode_) && text_ && !compressed_ && !utf8_.feed(std::string_view(target).substr(start))) {
       return fail(close_code::invalid_payload, "a text message that is not UTF-8");
     }
     if (remaining_ > 0) return event;  // need_more
@@ -159,10 +169,13 @@ Event MessageReader::frame_complete() {
       break;
   }
   if (!fin_) return event;  // need_more: the message goes on in the next fragment
-  if (text_ && !utf8_.complete()) return fail(close_code::invalid_payload, "a text message that ends inside a character");
+  if (text_ && !compressed_ && !utf8_.complete()) {
+    return fail(close_code::invalid_payload, "a text message that ends inside a character");
+  }
   in_message_ = false;
   event.kind = Event::Kind::message;
   event.text = text_;
+  event.compressed = compressed_;
   event.payload = std::move(message_);
   message_.clear();
   return event;

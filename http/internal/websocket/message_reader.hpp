@@ -24,6 +24,7 @@ struct Event {
   };
   Kind kind = Kind::need_more;
   bool text = false;
+  bool compressed = false;  // a message whose first frame had RSV1 (permessage-deflate): `payload` is deflated, its UTF-8 not checked yet
   std::string payload;
   std::uint16_t code = 0;
   std::string why;
@@ -32,6 +33,7 @@ struct Event {
 struct ReaderLimits {
   std::size_t max_message_bytes = 1 << 20;  // a longer message is an error with 1009 (§7.4.1)
   bool require_mask = true;                 // a server's reader: a client's frames must be masked (§5.1)
+  bool allow_compressed = false;            // permessage-deflate was agreed: RSV1 may mark a message's first frame (RFC 7692 §6)
 };
 
 /// An incremental parser of one direction of a WebSocket connection: frame
@@ -74,6 +76,7 @@ class MessageReader {
   // The message being assembled, across fragments; and the control frame's payload.
   bool in_message_ = false;
   bool text_ = false;
+  bool compressed_ = false;  // the message being assembled is deflated (checked for size here, for UTF-8 once inflated)
   std::string message_;
   std::string control_;
   Utf8Stream utf8_;

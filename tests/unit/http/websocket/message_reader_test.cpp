@@ -196,6 +196,41 @@ TEST(WebSocketReader, CloseFramesGiveTheirCodeAndReasonOrTheRuleTheyBreak) {
       << "a reason that is not UTF-8";
 }
 
+TEST(WebSocketReader, IanasRestartAndTryAgainLaterCodesAreAccepted) {
+  for (const std::uint16_t code : {1012, 1013, 1014}) {
+    const std::string payload{static_cast<char>(code >> 8), static_cast<char>(code & 0xff)};
+    const std::vector<Event> events = read_all(client_frame(kFin | kClose, payload));
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].kind, Kind::close) << code;
+    EXPECT_EQ(events[0].code, code);
+  }
+  EXPECT_EQ(error_code(client_frame(kFin | kClose, std::string("\x03\xf7", 2))), close_code::protocol_error) << "1015";
+}
+
+TEST(WebSocketReader, WithDeflateAgreedRsv1MarksAMessagesFirstFrameOnly) {
+  ReaderLimits deflate;
+  deflate.allow_compressed = true;
+  // Compressed bytes are not UTF-8 and need not be: they are checked once inflated.
+  const std::vector<Event> events =
+      read_all(client_frame(0x40 | kText, "\xff\xfe") + client_frame(kFin | 0x0, "\xc3"), deflate);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, Kind::message);
+  EXPECT_TRUE(events[0].compressed);
+  EXPECT_TRUE(events[0].text);
+  EXPECT_EQ(events[0].payload, "\xff\xfe\xc3");
+  const std::vector<Event> plain = read_all(client_frame(kFin | kText, "ok"), deflate);
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_FALSE(plain[0].compressed);
+  EXPECT_EQ(error_code(client_frame(kFin | kText, "ok \xff"), deflate), close_code::invalid_payload)
+      << "an uncompressed text message is still checked as it arrives";
+  EXPECT_EQ(error_code(client_frame(kText, "a") + client_frame(kFin | 0x40 | 0x0, "b"), deflate),
+            close_code::protocol_error)
+      << "RSV1 on a continuation frame";
+  EXPECT_EQ(error_code(client_frame(kFin | 0x40 | kPing, "p"), deflate), close_code::protocol_error)
+      << "RSV1 on a control frame";
+  EXPECT_EQ(error_code(client_frame(kFin | 0x20 | kText, "x"), deflate), close_code::protocol_error) << "RSV2";
+}
+
 TEST(WebSocketReader, NothingIsReadAfterACloseOrAnError) {
   MessageReader reader;
   const std::string bytes = client_frame(kFin | kClose, "") + client_frame(kFin | kText, "late");

@@ -1,0 +1,43 @@
+// Subscriber: the bounded queue, the drop of a slow client, and the delivery task.
+#include "handlers/builtin/pubsub/subscriber.hpp"
+
+#include <utility>
+
+namespace tiffany::pubsub {
+
+void Subscriber::offer(std::shared_ptr<const std::string> text) {
+  if (stopped_ || dropped_) return;
+  if (pending_.size() >= max_pending_) {
+    // Why drop, not wait: one slow client must not hold up the publisher, or
+    // every other subscriber behind it.
+    dropped_ = true;
+    pending_.clear();
+    if (socket_.is_open()) socket_.close(1008, "subscriber too slow");
+    wake_.set();
+    return;
+  }
+  pending_.push_back(std::move(text));
+  wake_.set();
+}
+
+void Subscriber::stop() noexcept {
+  stopped_ = true;
+  pending_.clear();
+  wake_.set();
+}
+
+Task<void> Subscriber::deliver(std::shared_ptr<Subscriber> self) {
+  Subscriber& s = *self;
+  while (!s.stopped_ && !s.dropped_) {
+    if (s.pending_.empty()) {
+      co_await s.wake_.wait();
+      continue;
+    }
+    const std::shared_ptr<const std::string> text = std::move(s.pending_.front());
+    s.pending_.pop_front();
+    const bool sent = co_await s.socket_.send_text(*text);  // waits while the client reads slowly
+    if (!sent) break;
+  }
+}
+
+}  // namespace tiffany::pubsub

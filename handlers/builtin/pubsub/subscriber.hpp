@@ -1,0 +1,45 @@
+// Subscriber: one pub/sub WebSocket's channels and its bounded queue of messages on their way to it.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <tiffany/coro/task.hpp>
+#include <tiffany/coro/wake_signal.hpp>
+#include <tiffany/http/websocket.hpp>
+
+namespace tiffany::pubsub {
+
+/// A client of the `pubsub` handler. Messages for it (from any channel, and
+/// the handler's own answers, in order) wait in a queue that deliver() sends
+/// from, as fast as the client reads; a client so slow that `max_pending`
+/// messages wait is dropped (closed with 1008) instead of slowing the
+/// publishers or growing without bound. Single-threaded: its worker's.
+class Subscriber {
+ public:
+  Subscriber(http::WebSocket& socket, std::size_t max_pending) : socket_(socket), max_pending_(max_pending) {}
+
+  /// Queues `text` (shared with the other subscribers) for this client.
+  void offer(std::shared_ptr<const std::string> text);
+  /// Sends what is queued, until stop() or the connection ends. Run it in a
+  /// task of its own; it must not touch the socket after stop().
+  static Task<void> deliver(std::shared_ptr<Subscriber> self);
+  /// No more sending: the handler is returning (the socket is about to go).
+  void stop() noexcept;
+  bool dropped() const noexcept { return dropped_; }
+
+  std::set<std::string> channels;  // subscribed to
+
+ private:
+  http::WebSocket& socket_;
+  std::size_t max_pending_;
+  std::deque<std::shared_ptr<const std::string>> pending_;
+  WakeSignal wake_;
+  bool stopped_ = false;
+  bool dropped_ = false;
+};
+
+}  // namespace tiffany::pubsub
