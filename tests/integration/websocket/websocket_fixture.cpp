@@ -27,6 +27,7 @@ std::string websocket_config(const std::string& cert, const std::string& key, in
   const std::string plugin = std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libws_probe_plugin.so";
   const std::string routes = R"("routes": [
       {"method": "*", "path": "/ws", "handler": "websocket_echo", "with": {}},
+      {"method": "GET", "path": "/nodeflate", "handler": "websocket_echo", "with": {"compression": false}},
       {"method": "GET", "path": "/chat", "handler": "websocket_echo", "with": {"subprotocols": ["chat", "superchat"]}},
       {"method": "GET", "path": "/small", "handler": "websocket_echo", "with": {"max_message_bytes": 1000}},
       {"method": "GET", "path": "/idle", "handler": "websocket_echo",

@@ -11,7 +11,8 @@ namespace tiffany::testing {
 
 /// The config: listeners "ws" (plain) and "wss" (TLS, `cert`/`key`), both also speaking HTTP/2 (prior
 /// knowledge, ALPN), one worker, and routes
-///   /ws (websocket_echo, any method), /chat (subprotocols chat, superchat), /small
+///   /ws (websocket_echo, any method, permessage-deflate on by default), /nodeflate (compression
+///   off), /chat (subprotocols chat, superchat), /small
 ///   (max_message_bytes 1000), /idle (pings every 200 ms, pong timeout 300 ms), /stall
 ///   (close_timeout 500 ms), /patient (close_timeout 30 s), /plaintext ("Hello"), and the
 ///   ws_probe plugin's /three, /throw, /close, /race, /concurrent, /late, /flood.

@@ -1,5 +1,5 @@
 // WebSocket end to end with an independent client: Python's websockets (ws_client.py) against websocket_echo,
-// over plain TCP and TLS: echoes of every kind of message, ping, close codes, subprotocols, no compression.
+// over plain TCP and TLS: echoes of every kind of message, ping, close codes, subprotocols, permessage-deflate.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -72,11 +72,19 @@ TEST_F(WebSocketClientTest, TheServersPreferredSubprotocolAmongTheOfferedIsChose
   }
 }
 
-TEST_F(WebSocketClientTest, PermessageDeflateIsNotNegotiated) {
+TEST_F(WebSocketClientTest, PermessageDeflateIsDeclinedWhereCompressionIsOffAndWhenNotOffered) {
   for (const bool tls : {false, true}) {
     SCOPED_TRACE(tls ? "TLS" : "plain");
     const std::string json = drive(tls, {"no_compression"});
     EXPECT_TRUE(has(json, R"("no_compression": {"offered": [], "plain": [], "echo": true})")) << json;
+  }
+}
+
+TEST_F(WebSocketClientTest, PermessageDeflateIsAgreedByDefaultAndMessagesSurviveIt) {
+  for (const bool tls : {false, true}) {
+    SCOPED_TRACE(tls ? "TLS" : "plain");
+    const std::string json = drive(tls, {"compression"});
+    EXPECT_TRUE(has(json, R"("compression": {"extensions": ["PerMessageDeflate"], "equal": true})")) << json;
   }
 }
 

@@ -13,10 +13,11 @@ Scenarios (each on its own connection to --path, an echo route, unless said othe
   ping        a ping, its pong:                         {"pong_ms": ms}
   close       the client closes with 4001 "bye":        {"code": c, "reason": r}
   subprotocol offers ["superchat", "chat"] to --protocol-path: {"subprotocol": s}
-  no_compression  connects offering permessage-deflate (the client's default) and again with
-              compression=None; a message echoes on both: {"offered": [...], "plain": [...], "echo": bool}
-  compression  offers permessage-deflate to --deflate-path (a route with compression on): the
-              extensions agreed, and echoes of a compressible text, a 200 KB one and binary:
+  no_compression  offers permessage-deflate (the client's default) to --no-deflate-path (a route
+              with compression off), and connects to --path offering nothing (compression=None);
+              a message echoes on both: {"offered": [...], "plain": [...], "echo": bool}
+  compression  offers permessage-deflate to --path (compression on, the default): the extensions
+              agreed, and echoes of a compressible text, a 200 KB one, binary and a tiny one:
               {"extensions": [...], "equal": bool}
 
 Exit status: 0 when every scenario ran (whatever the server answered: a scenario that failed says
@@ -109,8 +110,8 @@ class Driver:
             return {"subprotocol": ws.subprotocol, "echoed": got}
 
     async def no_compression(self):
-        # Why both ways: the client's default offers permessage-deflate, which the server must decline.
-        async with self.connect() as ws:
+        # Why both ways: an offer the route declines, and no offer at all.
+        async with self.connect(self.args.no_deflate_path) as ws:
             offered = [type(extension).__name__ for extension in ws.extensions]
             await ws.send("x" * 1000)
             first = await self.recv(ws)
@@ -122,7 +123,7 @@ class Driver:
 
     async def compression(self):
         messages = ["compress me " * 50, "é" + "long and repetitive " * 10000, bytes(range(256)) * 64, "tiny"]
-        async with self.connect(self.args.deflate_path) as ws:
+        async with self.connect() as ws:
             extensions = [type(extension).__name__ for extension in ws.extensions]
             echoed = []
             for message in messages:
@@ -153,7 +154,7 @@ def main(argv):
     parser.add_argument("--tls", action="store_true", help="wss, certificate not verified")
     parser.add_argument("--path", default="/ws", help="an echo route (default /ws)")
     parser.add_argument("--protocol-path", default="/chat", help="an echo route with subprotocols chat, superchat")
-    parser.add_argument("--deflate-path", default="/deflate", help="an echo route with compression on")
+    parser.add_argument("--no-deflate-path", default="/nodeflate", help="an echo route with compression off")
     parser.add_argument("--wait", type=float, default=5.0, help="bound of every wait, seconds (default 5)")
     parser.add_argument("scenarios", nargs="+", choices=SCENARIOS)
     args = parser.parse_args(argv)
