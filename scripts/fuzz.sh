@@ -12,10 +12,10 @@
 # side with seeds one apart, seeded from ../shared/corpus/http2,
 # tests/fuzz/http2_seeds and http2_regressions; then WebSocket's frame reader
 # (MessageReader fed whole and in pieces, against a reference decoder and the
-# server's frame writer), seeded from tests/fuzz/websocket_seeds and
-# websocket_regressions, side by side with a second run of the HTTP request
-# fuzzer (same seeds, seed one apart). Exits non-zero on a crash and prints
-# the path of the input that caused it.
+# server's frame writer; and permessage-deflate's inflating and deflating),
+# seeded from tests/fuzz/websocket_seeds and websocket_regressions, side by
+# side with pub/sub's Redis reply reader (RespReader, tests/fuzz/resp_seeds and resp_regressions).
+# Exits non-zero on a crash and prints the path of the input that caused it.
 # Why two at once: CI has two cores and a tight budget; eight runs take the
 # wall time of four (4 × SECONDS), each with a core of its own.
 # Random seeds: each run's seed comes from the commit (its hash), so a run
@@ -67,7 +67,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
   -DTIFFANY_FUZZ=ON \
   -DTIFFANY_WERROR="${TIFFANY_WERROR:-OFF}" "${compiler_cache[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer http_response_fuzzer body_parsers_fuzzer \
-  proxy_header_fuzzer http2_connection_fuzzer websocket_frame_fuzzer
+  proxy_header_fuzzer http2_connection_fuzzer websocket_frame_fuzzer resp_reader_fuzzer
 artifacts=$build_dir/artifacts
 mkdir -p "$artifacts"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tiffany-fuzz-corpus.XXXXXX")
@@ -136,12 +136,12 @@ failed=0
 wait "$h2_pid" || failed=1
 wait "$h2_again_pid" || failed=1
 [ "$failed" -eq 0 ] || exit 1
-# WebSocket's frame reader beside a second run of request parsing (seed one apart).
+# WebSocket's frame reader (and permessage-deflate) beside pub/sub's Redis reply reader.
 fuzz websocket_frame_fuzzer tests/fuzz/websocket_seeds/ tests/fuzz/websocket_regressions/ &
 websocket_pid=$!
-fuzz http_request_fuzzer.1 "$seeds"/*/ tests/fuzz/seeds/ tests/fuzz/regressions/ -- -dict="$seeds/http.dict" &
-request_again_pid=$!
+fuzz resp_reader_fuzzer tests/fuzz/resp_seeds/ tests/fuzz/resp_regressions/ &
+resp_pid=$!
 failed=0
 wait "$websocket_pid" || failed=1
-wait "$request_again_pid" || failed=1
+wait "$resp_pid" || failed=1
 [ "$failed" -eq 0 ] || exit 1

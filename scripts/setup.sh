@@ -15,7 +15,8 @@ packages=(
   openssl                               # certificates for HTTPS (run.sh, tests) and TLS test clients
   libgtest-dev libgmock-dev googletest  # tests
   python3-h2 nghttp2-client             # HTTP/2 peers: the raw-frame driver (tests/integration/http2), nghttp, h2load
-  python3-websockets                    # the WebSocket peer of tests/integration/websocket
+  python3-websockets                    # the WebSocket peer of tests/integration/websocket and pubsub
+  redis-server                          # the Redis that pub/sub's tests start on loopback (its redis-cli too)
   libbenchmark-dev                      # micro-benchmarks
   wrk curl                              # load generator; curl for the HTTP tests
   nginx-light                           # the real upstream of the client and proxy tests (started by them)

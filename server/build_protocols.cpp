@@ -127,6 +127,7 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
                                    .initial_window_size = listener.http2.initial_window_size,
                                    .max_header_list_size = listener.http2.max_header_list_size};
   if (listener.http2.enabled) site.http2_metrics = &Metrics::instance().add_http2(listener.name);
+  site.websocket_metrics = &Metrics::instance().add_websocket(listener.name);
   const TimeoutsConfig& t = listener.timeouts;
   using std::chrono::milliseconds;
   site.timeouts = http::HttpTimeouts{.header = milliseconds(t.header_ms),

@@ -4,6 +4,7 @@
 #include "conf/config.hpp"
 #include "conf/config_error.hpp"
 #include "handlers/builtin/proxy/proxy_handler.hpp"
+#include "handlers/builtin/pubsub/pubsub_handler.hpp"
 #include "handlers/internal/plugin_loader.hpp"
 
 namespace tiffany {
@@ -12,6 +13,7 @@ std::unique_ptr<LoadedHandlers> load_handlers(const Config& config) {
   auto loaded = std::make_unique<LoadedHandlers>();
   register_builtin_handlers(loaded->registry);
   proxy::register_proxy_handler(loaded->registry);
+  pubsub::register_pubsub_handler(loaded->registry);
   register_builtin_middleware(loaded->registry.middleware());
   for (const PluginConfig& plugin : config.plugins) {
     try {

@@ -7,7 +7,6 @@
 #include "handlers/builtin/health_handler.hpp"
 #include "handlers/builtin/json_handler.hpp"
 #include "handlers/builtin/metrics_handler.hpp"
-#include "handlers/builtin/pubsub/pubsub_handler.hpp"
 #include "handlers/builtin/static_handler.hpp"
 #include "handlers/builtin/text_handler.hpp"
 #include "handlers/builtin/websocket_echo_handler.hpp"
@@ -31,7 +30,6 @@ void register_builtin_handlers(HandlerRegistry& registry) {
   registry.add("status", factory_for<StatusHandler>());
   registry.add("metrics", factory_for<MetricsHandler>());
   registry.add("websocket_echo", factory_for<WebSocketEchoHandler>());
-  registry.add("pubsub", factory_for<pubsub::PubSubHandler>());
 }
 
 }  // namespace tiffany

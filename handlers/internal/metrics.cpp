@@ -146,6 +146,7 @@ std::string Metrics::render_prometheus() const {
     sample(out, "tiffany_io_backend{backend=\"" + label(backend_.empty() ? "unknown" : backend_) + "\"}", 1);
     render_upstreams(out);
     render_http2(out);
+    render_websocket(out);
   }
   const StatTotals stats = stat_totals();
   family(out, "tiffany_request_duration_seconds", "histogram",

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "handlers/internal/http2_metrics.hpp"
+#include "handlers/internal/websocket_metrics.hpp"
 #include "handlers/internal/upstream_metrics.hpp"
 
 namespace tiffany {
@@ -60,6 +61,8 @@ class Metrics {
   /// One worker's HTTP/2 counters for `listener`; valid for the process's
   /// life; renderings sum the workers'.
   Http2Metrics& add_http2(std::string listener);
+  /// One worker's WebSocket counters for `listener` (an HTTP one); as add_http2.
+  WebSocketMetrics& add_websocket(std::string listener);
   void set_backend(std::string name);
 
   /// Everything in Prometheus text exposition format.
@@ -77,12 +80,14 @@ class Metrics {
   TaskTotals task_totals() const;
   void render_upstreams(std::string& out) const;  // with mutex_ held
   void render_http2(std::string& out) const;      // with mutex_ held
+  void render_websocket(std::string& out) const;  // with mutex_ held
 
   mutable std::mutex mutex_;  // guards routes_ and workers_ growth and backend_
   std::deque<RouteMetrics> routes_;
   std::deque<WorkerCounters> workers_;
   std::deque<UpstreamServerMetrics> upstream_servers_;
   std::deque<Http2Metrics> http2_;
+  std::deque<WebSocketMetrics> websocket_;
   std::string backend_;
 };
 

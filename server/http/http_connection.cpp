@@ -644,7 +644,8 @@ Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, websoc
   // Why disarm: the handler now runs as long as the WebSocket lives; the
   // session keeps its own timers (pings, writes, the close handshake).
   deadline_->disarm();
-  websocket_ = std::make_shared<WebSocketSession>(*stream_, std::move(early), std::move(terms), options, site_.tracker);
+  websocket_ = std::make_shared<WebSocketSession>(*stream_, std::move(early), std::move(terms), options, site_.tracker,
+                                                  site_.websocket_metrics);
   websocket_->start();
   co_return websocket_.get();
 }

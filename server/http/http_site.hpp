@@ -16,6 +16,7 @@ class Handler;
 class MiddlewareChain;
 class ConnectionTracker;
 struct Http2Metrics;
+struct WebSocketMetrics;
 struct RouteMetrics;
 }
 
@@ -35,6 +36,7 @@ struct HttpSite {
   HttpTimeouts timeouts;
   Http2Settings http2;
   Http2Metrics* http2_metrics = nullptr;  // the worker's HTTP/2 counters for this listener; set when http2 is on
+  WebSocketMetrics* websocket_metrics = nullptr;  // the worker's WebSocket counters for this listener
   AccessLog* access_log = nullptr;   // one line per request when set; owned by the worker
   RouteMetrics* unmatched = nullptr;  // counts responses no route produced (404, 405, bad input)
   ConnectionTracker* tracker = nullptr;  // the worker's: limits and graceful shutdown

@@ -9,6 +9,7 @@
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/http/utf8.hpp>
 
+#include "handlers/internal/websocket_metrics.hpp"
 #include "http/internal/websocket/frame.hpp"
 
 namespace tiffany::http {
@@ -38,12 +39,14 @@ class DoneMark {
 }  // namespace
 
 WebSocketSession::WebSocketSession(ByteStream& stream, std::string early_input, websocket::UpgradeTerms terms,
-                                   const WebSocketOptions& options, ConnectionTracker* tracker)
+                                   const WebSocketOptions& options, ConnectionTracker* tracker,
+                                   WebSocketMetrics* metrics)
     : stream_(stream),
       early_input_(std::move(early_input)),
       terms_(std::move(terms)),
       options_(options),
       tracker_(tracker),
+      metrics_(metrics),
       reader_(websocket::ReaderLimits{options.max_message_bytes, true, terms_.deflate.has_value()}),
       last_input_(Scheduler::current().now()) {}
 
@@ -52,6 +55,7 @@ WebSocketSession::~WebSocketSession() {
 }
 
 void WebSocketSession::start() {
+  if (metrics_ != nullptr) WebSocketMetrics::add(metrics_->connections);
   if (tracker_ != nullptr) {
     tracker_->add_drain_listener(*this);
     listening_for_drain_ = true;
@@ -102,7 +106,13 @@ void WebSocketSession::consume(std::string_view input) {
         take_message(event);
         break;
       case websocket::Event::Kind::ping:
-        if (!close_sent_ && !failed_) {
+        if (close_sent_ || failed_) break;
+        if (queued_total_ - written_total_ > options_.max_queued_bytes) {
+          // Why: a client that pings and never reads would have its pongs pile up without bound.
+          refuse_input(websocket::close_code::policy_violation, "pings faster than their pongs are read");
+          break;
+        }
+        {
           std::string pong;
           websocket::append_frame(pong, Opcode::pong, event.payload);
           enqueue(pong);
@@ -149,6 +159,7 @@ void WebSocketSession::take_message(websocket::Event& event) {
   }
   inbox_.push_back(WebSocketMessage{event.text, std::move(event.payload)});
   inbox_ready_.set();
+  if (metrics_ != nullptr) WebSocketMetrics::add(metrics_->messages_received);
 }
 
 void WebSocketSession::refuse_input(std::uint16_t code, std::string_view why) {
@@ -314,6 +325,7 @@ Task<bool> WebSocketSession::send(std::string_view data, bool text) {
   const std::size_t before = outbox_.size();
   append_message(data, text);
   queued_total_ += outbox_.size() - before;
+  if (metrics_ != nullptr) WebSocketMetrics::add(metrics_->messages_sent);
   writer_wake_.set();
   const std::uint64_t end = queued_total_;
   if (end <= written_total_ + options_.send_buffer_bytes) co_return true;
@@ -365,6 +377,10 @@ Task<void> WebSocketSession::finish(std::uint16_t code) {
     } catch (const TaskCanceled&) {
       // canceled again: the tasks are ending all the same
     }
+  }
+  if (metrics_ != nullptr) {
+    WebSocketMetrics::add(metrics_->ended);
+    metrics_->count_close(close_code_);
   }
 }
 

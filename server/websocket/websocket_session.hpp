@@ -21,6 +21,10 @@
 #include "http/internal/websocket/message_reader.hpp"
 #include "server/transport/connection_tracker.hpp"
 
+namespace tiffany {
+struct WebSocketMetrics;
+}
+
 namespace tiffany::http {
 
 /// The server's side of a WebSocket connection over a ByteStream, after
@@ -46,9 +50,10 @@ class WebSocketSession final : public WebSocket,
  public:
   /// `early_input`: bytes that came after the handshake request in its read
   /// (the client's first frames). `terms`: the subprotocol and
-  /// permessage-deflate agreed. `tracker`: told of a drain (1001); may be null.
+  /// permessage-deflate agreed. `tracker`: told of a drain (1001); `metrics`:
+  /// the listener's counters on this worker; either may be null.
   WebSocketSession(ByteStream& stream, std::string early_input, websocket::UpgradeTerms terms,
-                   const WebSocketOptions& options, ConnectionTracker* tracker);
+                   const WebSocketOptions& options, ConnectionTracker* tracker, WebSocketMetrics* metrics);
   ~WebSocketSession() override;
 
   /// Spawns the reader and writer on the current scheduler.
@@ -101,6 +106,7 @@ class WebSocketSession final : public WebSocket,
   websocket::UpgradeTerms terms_;
   WebSocketOptions options_;
   ConnectionTracker* tracker_;
+  WebSocketMetrics* metrics_;
   websocket::MessageReader reader_;
   // permessage-deflate with context takeover: this connection's own (made on first use).
   std::unique_ptr<websocket::MessageDeflater> deflater_;

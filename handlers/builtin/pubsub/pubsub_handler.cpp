@@ -3,6 +3,7 @@
 
 #include <picojson.h>
 
+#include <charconv>
 #include <optional>
 #include <utility>
 
@@ -16,10 +17,28 @@
 namespace tiffany::pubsub {
 namespace {
 
-std::shared_ptr<const std::string> reply(const char* key, const std::string& value) {
-  picojson::object object;
-  object[key] = picojson::value(value);
-  return std::make_shared<const std::string>(picojson::value(std::move(object)).serialize());
+// `redis`: "host:port" (a name, an IPv4 address, or [an IPv6 one]).
+std::optional<RedisSettings> redis_from(const HandlerParams& params) {
+  const std::string address = params.string_or("redis", "");
+  std::string prefix = params.string_or("redis_prefix", "tiffany.pubsub.");
+  if (address.empty()) return std::nullopt;
+  const std::size_t colon = address.rfind(':');
+  RedisSettings settings;
+  unsigned port = 0;
+  const char* digits = colon == std::string::npos ? nullptr : address.data() + colon + 1;
+  const auto [end, error] = digits == nullptr ? std::from_chars_result{nullptr, std::errc::invalid_argument}
+                                              : std::from_chars(digits, address.data() + address.size(), port);
+  if (colon == std::string::npos || colon == 0 || error != std::errc() || end != address.data() + address.size() ||
+      port == 0 || port > 65535) {
+    throw ParamError("redis", "expected \"host:port\" (as \"127.0.0.1:6379\"), got \"" + address + "\"");
+  }
+  settings.host = address.substr(0, colon);
+  if (settings.host.size() > 2 && settings.host.front() == '[' && settings.host.back() == ']') {
+    settings.host = settings.host.substr(1, settings.host.size() - 2);
+  }
+  settings.port = static_cast<std::uint16_t>(port);
+  settings.prefix = std::move(prefix);
+  return settings;
 }
 
 // Ends a client's subscriptions and delivery however the handler ends (a
@@ -49,7 +68,8 @@ PubSubHandler::PubSubHandler(const HandlerParams& params)
       bus_name_(params.string_or("bus", "default")),
       max_pending_(static_cast<std::size_t>(params.integer_or("max_pending", 256, 1, 1'000'000))),
       max_channels_(static_cast<std::size_t>(params.integer_or("max_channels", 64, 1, 100'000))),
-      max_channel_bytes_(static_cast<std::size_t>(params.integer_or("max_channel_bytes", 256, 1, 65'536))) {
+      max_channel_bytes_(static_cast<std::size_t>(params.integer_or("max_channel_bytes", 256, 1, 65'536))),
+      redis_(redis_from(params)) {
   if (bus_name_.empty()) throw ParamError("bus", "expected a non-empty name");
 }
 
@@ -58,7 +78,7 @@ PubSubHandler::~PubSubHandler() = default;
 Task<void> PubSubHandler::handle(http::Request& request, http::Response& response) {
   http::WebSocket* socket = co_await http::accept_websocket(request, response, options_);
   if (socket == nullptr) co_return;  // `response` holds the refusal
-  WorkerHub& hub = WorkerHub::for_this_worker(hub_, bus_name_);
+  WorkerHub& hub = WorkerHub::for_this_worker(hub_, bus_name_, redis_);
   auto subscriber = std::make_shared<Subscriber>(*socket, max_pending_);
   const Session session(hub, subscriber, Scheduler::current().spawn(Subscriber::deliver(subscriber)));
   for (;;) {
@@ -72,8 +92,8 @@ void PubSubHandler::command(const http::WebSocketMessage& message, WorkerHub& hu
   picojson::value parsed;
   const std::string parse_error = picojson::parse(parsed, message.data);
   if (!message.text || !parse_error.empty() || !parsed.is<picojson::object>()) {
-    subscriber.offer(reply("error", "expected a JSON object: {\"subscribe\": CHANNEL}, {\"unsubscribe\": CHANNEL} "
-                                    "or {\"publish\": CHANNEL, \"data\": ...}"));
+    subscriber.acknowledge("error", "expected a JSON object: {\"subscribe\": CHANNEL}, {\"unsubscribe\": CHANNEL} "
+                                    "or {\"publish\": CHANNEL, \"data\": ...}");
     return;
   }
   const picojson::object& object = parsed.get<picojson::object>();
@@ -82,33 +102,40 @@ void PubSubHandler::command(const http::WebSocketMessage& message, WorkerHub& hu
     if (found == object.end()) continue;
     if (!found->second.is<std::string>() || found->second.get<std::string>().empty() ||
         found->second.get<std::string>().size() > max_channel_bytes_) {
-      subscriber.offer(reply("error", std::string("\"") + verb + "\" takes a channel name of 1 to " +
-                                          std::to_string(max_channel_bytes_) + " bytes"));
+      subscriber.acknowledge("error", std::string("\"") + verb + "\" takes a channel name of 1 to " +
+                                          std::to_string(max_channel_bytes_) + " bytes");
       return;
     }
     const std::string& channel = found->second.get<std::string>();
     if (verb[0] == 's') {
       if (!subscriber.channels.contains(channel) && subscriber.channels.size() >= max_channels_) {
-        subscriber.offer(reply("error", "at most " + std::to_string(max_channels_) + " channels per client"));
+        subscriber.acknowledge("error", "at most " + std::to_string(max_channels_) + " channels per client");
         return;
       }
       subscriber.channels.insert(channel);
-      hub.subscribe(channel, subscriber);
-      subscriber.offer(reply("subscribed", channel));
+      // Why maybe later: with Redis, once it has confirmed; a message published after the answer is sure to arrive.
+      if (hub.subscribe(channel, subscriber)) subscriber.acknowledge("subscribed", channel);
     } else if (verb[0] == 'u') {
       subscriber.channels.erase(channel);
       hub.unsubscribe(channel, subscriber);
-      subscriber.offer(reply("unsubscribed", channel));
+      subscriber.acknowledge("unsubscribed", channel);
     } else {
       const auto data = object.find("data");
       picojson::object out;
       out["channel"] = picojson::value(channel);
       out["data"] = data == object.end() ? picojson::value() : data->second;
-      hub.publish(channel, std::make_shared<const std::string>(picojson::value(std::move(out)).serialize()));
+      const bool sent = hub.publish(channel, std::make_shared<const std::string>(picojson::value(std::move(out)).serialize()));
+      if (!sent) subscriber.acknowledge("error", "Redis is unreachable: nothing was published; try again");
     }
     return;
   }
-  subscriber.offer(reply("error", "expected one of \"subscribe\", \"unsubscribe\", \"publish\""));
+  subscriber.acknowledge("error", "expected one of \"subscribe\", \"unsubscribe\", \"publish\"");
+}
+
+void register_pubsub_handler(HandlerRegistry& registry) {
+  registry.add("pubsub", [](const HandlerParams& params) -> std::unique_ptr<Handler> {
+    return std::make_unique<PubSubHandler>(params);
+  });
 }
 
 }  // namespace tiffany::pubsub

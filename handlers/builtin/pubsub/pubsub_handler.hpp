@@ -3,11 +3,15 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <tiffany/handlers/handler.hpp>
 #include <tiffany/handlers/handler_params.hpp>
+#include <tiffany/handlers/handler_registry.hpp>
 #include <tiffany/http/websocket.hpp>
+
+#include "handlers/builtin/pubsub/redis_link.hpp"
 
 namespace tiffany::pubsub {
 
@@ -23,7 +27,10 @@ class Subscriber;
 /// Params: the WebSocket ones (websocket_options_from), `bus` (the name of
 /// the channel space, "default"; routes naming the same bus share channels),
 /// `max_pending` (messages waiting for one slow client before it is dropped,
-/// 256), `max_channels` (per client, 64), `max_channel_bytes` (256).
+/// 256), `max_channels` (per client, 64), `max_channel_bytes` (256), `redis`
+/// ("host:port": channels span every instance sharing that Redis, see
+/// RedisLink; without it they span this process) and `redis_prefix` (Redis
+/// channel names are the prefix and ours, "tiffany.pubsub.").
 class PubSubHandler final : public Handler {
  public:
   explicit PubSubHandler(const HandlerParams& params);
@@ -39,7 +46,11 @@ class PubSubHandler final : public Handler {
   std::size_t max_pending_;
   std::size_t max_channels_;
   std::size_t max_channel_bytes_;
+  std::optional<RedisSettings> redis_;
   std::shared_ptr<WorkerHub> hub_;  // this route's on this worker (a handler serves one worker), made on first use
 };
+
+/// Adds "pubsub" to `registry` (the server does, beside the built-ins).
+void register_pubsub_handler(HandlerRegistry& registry);
 
 }  // namespace tiffany::pubsub

@@ -1,6 +1,8 @@
 // Subscriber: the bounded queue, the drop of a slow client, and the delivery task.
 #include "handlers/builtin/pubsub/subscriber.hpp"
 
+#include <picojson.h>
+
 #include <utility>
 
 namespace tiffany::pubsub {
@@ -18,6 +20,12 @@ void Subscriber::offer(std::shared_ptr<const std::string> text) {
   }
   pending_.push_back(std::move(text));
   wake_.set();
+}
+
+void Subscriber::acknowledge(const char* key, const std::string& value) {
+  picojson::object object;
+  object[key] = picojson::value(value);
+  offer(std::make_shared<const std::string>(picojson::value(std::move(object)).serialize()));
 }
 
 void Subscriber::stop() noexcept {

@@ -24,6 +24,8 @@ class Subscriber {
 
   /// Queues `text` (shared with the other subscribers) for this client.
   void offer(std::shared_ptr<const std::string> text);
+  /// Queues the answer {"<key>": "<value>"} (subscribed, unsubscribed, error).
+  void acknowledge(const char* key, const std::string& value);
   /// Sends what is queued, until stop() or the connection ends. Run it in a
   /// task of its own; it must not touch the socket after stop().
   static Task<void> deliver(std::shared_ptr<Subscriber> self);

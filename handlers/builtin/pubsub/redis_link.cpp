@@ -1,0 +1,219 @@
+// RedisLink: connecting, subscribing again after a reconnect, relaying messages in and PUBLISH out.
+#include "handlers/builtin/pubsub/redis_link.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <tiffany/coro/sleep.hpp>
+#include <tiffany/handlers/plugin_logger.hpp>
+#include <tiffany/http/request_context.hpp>
+#include <tiffany/net/tcp_connect.hpp>
+
+#include "client/internal/redis/resp_command.hpp"
+#include "handlers/builtin/pubsub/worker_hub.hpp"
+
+namespace tiffany::pubsub {
+namespace {
+
+constexpr std::size_t kMaxPublishQueue = 8 * 1024 * 1024;
+constexpr std::chrono::milliseconds kFirstBackoff{100};
+constexpr std::chrono::milliseconds kMaxBackoff{5000};
+
+// Sets `flag` and wakes `signal` however the task that holds it ends.
+class DoneMark {
+ public:
+  DoneMark(bool& flag, WakeSignal& signal) noexcept : flag_(flag), signal_(signal) {}
+  DoneMark(const DoneMark&) = delete;
+  DoneMark& operator=(const DoneMark&) = delete;
+  ~DoneMark() {
+    flag_ = true;
+    signal_.set();
+  }
+
+ private:
+  bool& flag_;
+  WakeSignal& signal_;
+};
+
+void log_line(LogLevel level, const std::string& line) {
+  if (log_sink().enabled(level)) log_sink().write(level, line);
+}
+
+}  // namespace
+
+Task<void> RedisLink::run(std::shared_ptr<WorkerHub> hub, RedisLink& self) {
+  // Why: spawned inside the request that made the hub, it would log that request's id and route forever.
+  http::kRequestId.reset();
+  http::kRoute.reset();
+  const std::string where = self.settings_.host + ":" + std::to_string(self.settings_.port);
+  std::chrono::milliseconds backoff = kFirstBackoff;
+  bool ever_connected = false;
+  for (;;) {
+    ConnectOptions options;
+    options.timeout = std::chrono::seconds(2);
+    ConnectResult subscriber = co_await tcp_connect(self.settings_.host, self.settings_.port, options);
+    ConnectResult publisher = ConnectResult(ConnectError{});
+    if (subscriber) publisher = co_await tcp_connect(self.settings_.host, self.settings_.port, options);
+    if (!subscriber || !publisher) {
+      if (backoff == kFirstBackoff) {  // once per outage, not per try
+        log_line(LogLevel::warn, "pubsub: cannot reach Redis at " + where + ": " +
+                                     (subscriber ? publisher : subscriber).error().message + "; retrying");
+      }
+      co_await Sleep{backoff};
+      backoff = std::min(backoff * 2, kMaxBackoff);
+      continue;
+    }
+    self.subscriber_ = std::move(subscriber.stream());
+    self.publisher_ = std::move(publisher.stream());
+    if (ever_connected || backoff != kFirstBackoff) log_line(LogLevel::notice, "pubsub: connected to Redis at " + where);
+    ever_connected = true;
+    backoff = kFirstBackoff;
+    co_await self.relay();
+    self.subscriber_.reset();
+    self.publisher_.reset();
+    hub->redis_lost();
+    co_await Sleep{backoff};
+  }
+}
+
+Task<void> RedisLink::relay() {
+  failed_ = false;
+  subscriber_out_.clear();
+  publisher_out_.clear();
+  for (const std::string& channel : hub_.channels()) {
+    redis::append_command(subscriber_out_, {"SUBSCRIBE", settings_.prefix + channel});
+  }
+  connected_ = true;
+  // Three tasks, one per job; the first to fail ends the period for all.
+  bool reader_done = false;
+  bool writer_done = false;
+  bool drainer_done = false;
+  JoinHandle<void> reader = Scheduler::current().spawn(read_messages(*this, reader_done));
+  JoinHandle<void> writer = Scheduler::current().spawn(write_commands(*this, writer_done));
+  JoinHandle<void> drainer = Scheduler::current().spawn(drain_publish_replies(*this, drainer_done));
+  while (!failed_) co_await period_over_.wait();
+  connected_ = false;
+  reader.cancel();
+  writer.cancel();
+  drainer.cancel();
+  // Why wait for all three: they use the connections, which go when this returns.
+  while ((!reader_done && !reader.finished()) || (!writer_done && !writer.finished()) ||
+         (!drainer_done && !drainer.finished())) {
+    co_await period_over_.wait();
+  }
+}
+
+Task<void> RedisLink::read_messages(RedisLink& self, bool& done) {
+  const DoneMark mark(done, self.period_over_);
+  redis::RespReader reader;
+  while (!self.failed_) {
+    ReadLease input;
+    const IoResult got = co_await self.subscriber_->read_pooled(input);
+    if (!got || got.bytes() == 0) {
+      self.broken("the subscriber connection closed");
+      break;
+    }
+    reader.feed(input.bytes());
+    redis::RespValue reply;
+    for (;;) {
+      const redis::RespReader::Status status = reader.next(reply);
+      if (status == redis::RespReader::Status::value) {
+        self.on_subscriber_reply(reply);
+        continue;
+      }
+      if (status == redis::RespReader::Status::error) self.broken(reader.why().c_str());
+      break;
+    }
+  }
+}
+
+void RedisLink::on_subscriber_reply(const redis::RespValue& reply) {
+  // ["message", channel, text] or ["subscribe", channel, count]
+  if (!reply.is_array_of(3) || reply.elements[1].type != redis::RespValue::Type::bulk_string) return;
+  const std::string& channel = reply.elements[1].text;
+  if (channel.compare(0, settings_.prefix.size(), settings_.prefix) != 0) return;
+  const std::string name = channel.substr(settings_.prefix.size());
+  if (reply.elements[0].is_string("message") && reply.elements[2].type == redis::RespValue::Type::bulk_string) {
+    hub_.deliver_local(name, std::make_shared<const std::string>(reply.elements[2].text));
+  } else if (reply.elements[0].is_string("subscribe")) {
+    hub_.redis_confirmed(name);
+  }
+}
+
+void RedisLink::broken(const char* what) {
+  if (failed_) return;
+  failed_ = true;
+  connected_ = false;
+  log_line(LogLevel::warn, std::string("pubsub: lost Redis at ") + settings_.host + ":" +
+                               std::to_string(settings_.port) + ": " + what + "; reconnecting");
+  writer_wake_.set();
+  period_over_.set();
+}
+
+Task<void> RedisLink::write_commands(RedisLink& self, bool& done) {
+  const DoneMark mark(done, self.period_over_);
+  std::string writing;
+  while (!self.failed_) {
+    if (self.subscriber_out_.empty() && self.publisher_out_.empty()) {
+      co_await self.writer_wake_.wait();
+      continue;
+    }
+    for (const bool to_subscriber : {true, false}) {
+      std::string& out = to_subscriber ? self.subscriber_out_ : self.publisher_out_;
+      if (out.empty() || self.failed_) continue;
+      writing.swap(out);
+      out.clear();
+      ByteStream& stream = to_subscriber ? *self.subscriber_ : *self.publisher_;
+      const IoResult wrote = co_await stream.write(writing.data(), writing.size());
+      writing.clear();
+      if (!wrote) self.broken("a write failed");
+    }
+  }
+}
+
+Task<void> RedisLink::drain_publish_replies(RedisLink& self, bool& done) {
+  const DoneMark mark(done, self.period_over_);
+  redis::RespReader reader;
+  while (!self.failed_) {
+    ReadLease input;
+    const IoResult got = co_await self.publisher_->read_pooled(input);
+    if (!got || got.bytes() == 0) {
+      self.broken("the publisher connection closed");
+      break;
+    }
+    reader.feed(input.bytes());
+    redis::RespValue reply;
+    for (;;) {
+      const redis::RespReader::Status status = reader.next(reply);
+      if (status == redis::RespReader::Status::value) {
+        if (reply.type == redis::RespValue::Type::error) {
+          log_line(LogLevel::warn, "pubsub: Redis refused a PUBLISH: " + reply.text);
+        }
+        continue;
+      }
+      if (status == redis::RespReader::Status::error) self.broken(reader.why().c_str());
+      break;
+    }
+  }
+}
+
+bool RedisLink::publish(const std::string& channel, std::string_view text) {
+  if (!connected_ || publisher_out_.size() > kMaxPublishQueue) return false;
+  redis::append_command(publisher_out_, {"PUBLISH", settings_.prefix + channel, text});
+  writer_wake_.set();
+  return true;
+}
+
+void RedisLink::subscribe(const std::string& channel) {
+  if (!connected_) return;  // every channel is subscribed on connecting
+  redis::append_command(subscriber_out_, {"SUBSCRIBE", settings_.prefix + channel});
+  writer_wake_.set();
+}
+
+void RedisLink::unsubscribe(const std::string& channel) {
+  if (!connected_) return;
+  redis::append_command(subscriber_out_, {"UNSUBSCRIBE", settings_.prefix + channel});
+  writer_wake_.set();
+}
+
+}  // namespace tiffany::pubsub

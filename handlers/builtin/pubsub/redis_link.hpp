@@ -1,0 +1,75 @@
+// RedisLink: one worker's pub/sub traffic through Redis, so channels span every instance that shares it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/coro/wake_signal.hpp>
+#include <tiffany/net/byte_stream.hpp>
+
+#include "client/internal/redis/resp_reader.hpp"
+
+namespace tiffany::pubsub {
+
+class WorkerHub;
+
+/// Where Redis is, and how its channels are named.
+struct RedisSettings {
+  std::string host;
+  std::uint16_t port = 6379;
+  std::string prefix = "tiffany.pubsub.";  // Redis channel = prefix + channel
+};
+
+/// Two connections to Redis for one worker's hub: one in subscribed mode
+/// (SUBSCRIBE for each channel with a subscriber here; its messages are
+/// delivered to them), one for PUBLISH (replies read and dropped). Our own
+/// RESP2 client on the worker's reactor (RespReader), no library: two
+/// commands and two replies are all it needs, and it runs on any ByteStream.
+/// When Redis goes away (or restarts) both are closed and reconnected with
+/// back-off (100 ms doubling to 5 s); then every channel is subscribed
+/// again. While it is down, publishing fails and new subscriptions wait.
+/// Single-threaded: the worker's.
+class RedisLink {
+ public:
+  RedisLink(RedisSettings settings, WorkerHub& hub) : settings_(std::move(settings)), hub_(hub) {}
+  RedisLink(const RedisLink&) = delete;
+  RedisLink& operator=(const RedisLink&) = delete;
+
+  /// Runs the link until the worker stops: connect, relay, reconnect. Holds `hub` (and through it, this).
+  static Task<void> run(std::shared_ptr<WorkerHub> hub, RedisLink& self);
+
+  /// Queues PUBLISH; false while Redis is unreachable or its queue is over 8 MiB.
+  bool publish(const std::string& channel, std::string_view text);
+  /// Queues SUBSCRIBE (the hub's first subscriber of `channel`) or UNSUBSCRIBE (its last left).
+  void subscribe(const std::string& channel);
+  void unsubscribe(const std::string& channel);
+  bool connected() const noexcept { return connected_; }
+
+ private:
+  /// One connected period: relays until either connection fails.
+  Task<void> relay();
+  /// The period's three tasks: messages and confirmations in, commands out, PUBLISH replies dropped.
+  static Task<void> read_messages(RedisLink& self, bool& done);
+  static Task<void> write_commands(RedisLink& self, bool& done);
+  static Task<void> drain_publish_replies(RedisLink& self, bool& done);
+  void on_subscriber_reply(const redis::RespValue& reply);
+  void broken(const char* what);
+
+  RedisSettings settings_;
+  WorkerHub& hub_;
+  std::unique_ptr<ByteStream> subscriber_;
+  std::unique_ptr<ByteStream> publisher_;
+  std::string subscriber_out_;  // SUBSCRIBE / UNSUBSCRIBE waiting to go
+  std::string publisher_out_;   // PUBLISH waiting to go
+  WakeSignal writer_wake_;
+  WakeSignal period_over_;  // a task failed or ended: for relay()
+  bool connected_ = false;
+  bool failed_ = false;  // this connected period is over
+};
+
+}  // namespace tiffany::pubsub
