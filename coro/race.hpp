@@ -37,6 +37,9 @@ struct RaceState {
   // Why a bare signal: the outcome travels in the fields above, so a
   // TaskCanceled out of awaiting `done` can only be the race's own.
   Promise<void> done;
+  // The race's handles of every racer (its frame outlives them all): the
+  // first to finish cancels the others at once.
+  std::vector<JoinHandle<void>>* racers = nullptr;
 };
 
 // A racer: the first to finish (value, error or cancellation) settles the race.
@@ -54,6 +57,13 @@ Task<void> race_child(std::shared_ptr<RaceState<T>> state, std::size_t index, Ta
     error = std::current_exception();
   }
   if (!std::exchange(state->settled, true)) {
+    // Why now, not when the race resumes: a loser woken in this same turn
+    // (its value ready too) would otherwise run before the race and go past
+    // its suspension point, taking what it waited for (a queued message)
+    // into a result nobody reads. Canceled here, it unwinds at that point.
+    for (std::size_t other = 0; state->racers != nullptr && other < state->racers->size(); ++other) {
+      if (other != index) (*state->racers)[other].cancel();
+    }
     state->winner = index;
     if (error) {
       state->error = error;
@@ -86,6 +96,7 @@ Task<RaceResult<T>> race(std::vector<Task<T>> tasks) {
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     racers.push_back(co_await Spawn{detail::race_child(state, i, std::move(tasks[i]))});
   }
+  state->racers = &racers;  // before any racer runs: spawning does not suspend
   std::exception_ptr own_cancellation;
   try {
     co_await std::move(done);
@@ -102,6 +113,7 @@ Task<RaceResult<T>> race(std::vector<Task<T>> tasks) {
     } catch (...) {  // TaskCanceled, as intended
     }
   }
+  state->racers = nullptr;
   if (own_cancellation) std::rethrow_exception(own_cancellation);
   if (state->error) std::rethrow_exception(state->error);
   co_return RaceResult<T>{state->winner, std::move(*state->value)};

@@ -25,6 +25,13 @@ Task<WebSocket*> no_websocket() { co_return nullptr; }
 // connection's coroutine does the I/O.
 Task<WebSocket*> accept_websocket(Request& request, Response& response, WebSocketOptions options) {
   if (response.streaming()) throw std::logic_error("accept_websocket: the response has already started");
+  // Why before the handshake's checks: HTTP/2 forbids Upgrade and Connection
+  // (RFC 9113 §8.6), so they would answer a 426 asking for what the client
+  // cannot send; the answer is that this protocol cannot switch.
+  if (request.version_major >= 2) {
+    refuse(response, 501, "WebSocket is served over HTTP/1.1 only\n");
+    return no_websocket();
+  }
   websocket::HandshakeVerdict verdict = websocket::check_handshake(request, options.subprotocols);
   if (verdict.status != 0) {
     refuse(response, verdict.status, verdict.why);

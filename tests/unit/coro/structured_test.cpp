@@ -152,6 +152,19 @@ TEST_F(StructuredTest, RaceReturnsTheWinnerAtTheWinnersTime) {
   EXPECT_EQ(scheduler_.stats().canceled, 2u);
 }
 
+// Why: a loser woken in the same turn as the winner (its value was ready too)
+// must not run past its suspension point: what it took (a queued message, say)
+// would be lost, since the race reports the winner only.
+TEST_F(StructuredTest, ALoserWokenInTheWinnersTurnNeverRunsPastItsWait) {
+  Log log;
+  std::vector<Task<int>> tasks;
+  tasks.push_back(value_after(20ms, 1, &log));
+  tasks.push_back(value_after(20ms, 2, &log));
+  const RaceResult<int> result = run(race(std::move(tasks)));
+  EXPECT_EQ(log, (Log{"finished " + std::to_string(result.value)}));
+  EXPECT_EQ(scheduler_.stats().canceled, 1u);
+}
+
 TEST_F(StructuredTest, RacePropagatesTheFirstError) {
   Log log;
   std::vector<Task<int>> tasks;
