@@ -55,6 +55,9 @@ Task<void> RedisLink::run(std::shared_ptr<WorkerHub> hub, RedisLink& self) {
     ConnectResult publisher = ConnectResult(ConnectError{});
     if (subscriber) publisher = co_await tcp_connect(self.settings_.host, self.settings_.port, options);
     if (!subscriber || !publisher) {
+      // What waited for the first connection is dropped: it has failed, and publishing is refused from now on.
+      if (!self.ever_relayed_) self.publisher_out_.clear();
+      self.first_attempt_failed_ = true;
       if (backoff == kFirstBackoff) {  // once per outage, not per try
         log_line(LogLevel::warn, "pubsub: cannot reach Redis at " + where + ": " +
                                      (subscriber ? publisher : subscriber).error().message + "; retrying");
@@ -79,7 +82,10 @@ Task<void> RedisLink::run(std::shared_ptr<WorkerHub> hub, RedisLink& self) {
 Task<void> RedisLink::relay() {
   failed_ = false;
   subscriber_out_.clear();
-  publisher_out_.clear();
+  // Why keep it the first time: what was published while the worker's first connection was being
+  // made waits for it; after a loss, publishing was refused, and what a broken period left is dropped.
+  if (ever_relayed_) publisher_out_.clear();
+  ever_relayed_ = true;
   for (const std::string& channel : hub_.channels()) {
     redis::append_command(subscriber_out_, {"SUBSCRIBE", settings_.prefix + channel});
   }
@@ -198,7 +204,10 @@ Task<void> RedisLink::drain_publish_replies(RedisLink& self, bool& done) {
 }
 
 bool RedisLink::publish(const std::string& channel, std::string_view text) {
-  if (!connected_ || publisher_out_.size() > kMaxPublishQueue) return false;
+  // Why accept before the first connection: the link starts with the worker's first pub/sub
+  // request, so that request (a publish, say) must not find Redis "unreachable".
+  const bool connecting_first = !ever_relayed_ && !first_attempt_failed_;
+  if ((!connected_ && !connecting_first) || publisher_out_.size() > kMaxPublishQueue) return false;
   redis::append_command(publisher_out_, {"PUBLISH", settings_.prefix + channel, text});
   writer_wake_.set();
   return true;

@@ -43,7 +43,8 @@ class RedisLink {
   /// Runs the link until the worker stops: connect, relay, reconnect. Holds `hub` (and through it, this).
   static Task<void> run(std::shared_ptr<WorkerHub> hub, RedisLink& self);
 
-  /// Queues PUBLISH; false while Redis is unreachable or its queue is over 8 MiB.
+  /// Queues PUBLISH; false once Redis has been lost (until it is back) or the queue is over 8 MiB.
+  /// During the worker's first try to connect, it waits for that connection.
   bool publish(const std::string& channel, std::string_view text);
   /// Queues SUBSCRIBE (the hub's first subscriber of `channel`) or UNSUBSCRIBE (its last left).
   void subscribe(const std::string& channel);
@@ -69,7 +70,9 @@ class RedisLink {
   WakeSignal writer_wake_;
   WakeSignal period_over_;  // a task failed or ended: for relay()
   bool connected_ = false;
-  bool failed_ = false;  // this connected period is over
+  bool ever_relayed_ = false;          // the first connection was made (publishes before it wait for it)
+  bool first_attempt_failed_ = false;  // ... unless the first try to make it failed
+  bool failed_ = false;        // this connected period is over
 };
 
 }  // namespace tiffany::pubsub
