@@ -179,7 +179,8 @@ websocket::MessageDeflater& WebSocketSession::deflater() {
 websocket::MessageInflater& WebSocketSession::inflater() {
   const websocket::DeflateAgreement& agreed = *terms_.deflate;
   if (!agreed.client_context_takeover) return websocket::MessageInflater::shared();
-  if (!inflater_) inflater_ = std::make_unique<websocket::MessageInflater>(agreed.client_window_bits, true);
+  // Why at least 9: a zlib sender asked for an 8-bit window uses 9; inflating with a larger window is always valid.
+  if (!inflater_) inflater_ = std::make_unique<websocket::MessageInflater>(std::max(agreed.client_window_bits, 9), true);
   return *inflater_;
 }
 
@@ -353,6 +354,11 @@ Task<void> WebSocketSession::finish(std::uint16_t code) {
     listening_for_drain_ = false;
   }
   send_close(code, {});
+  // Why empty the inbox: a reader paused on a full one would never read the
+  // peer's close (nobody receives any more), and every close would wait out
+  // close_timeout; messages after our close are dropped anyway.
+  inbox_.clear();
+  inbox_room_.set();
   // The handshake: our close frame out and the peer's in (the reader ends
   // on it), or a failure, within close_timeout.
   {

@@ -86,25 +86,28 @@ Task<void> RedisLink::relay() {
   // made waits for it; after a loss, publishing was refused, and what a broken period left is dropped.
   if (ever_relayed_) publisher_out_.clear();
   ever_relayed_ = true;
+  unanswered_subscribes_.clear();
   for (const std::string& channel : hub_.channels()) {
     redis::append_command(subscriber_out_, {"SUBSCRIBE", settings_.prefix + channel});
+    ++unanswered_subscribes_[channel];
   }
   connected_ = true;
   // Three tasks, one per job; the first to fail ends the period for all.
-  bool reader_done = false;
-  bool writer_done = false;
-  bool drainer_done = false;
-  JoinHandle<void> reader = Scheduler::current().spawn(read_messages(*this, reader_done));
-  JoinHandle<void> writer = Scheduler::current().spawn(write_commands(*this, writer_done));
-  JoinHandle<void> drainer = Scheduler::current().spawn(drain_publish_replies(*this, drainer_done));
+  // Why their flags are members: when a worker stops, its scheduler destroys
+  // the frames left in any order; a flag in this frame could be written after
+  // it is gone. The link outlives them (the route's handler holds the hub).
+  reader_done_ = writer_done_ = drainer_done_ = false;
+  JoinHandle<void> reader = Scheduler::current().spawn(read_messages(*this, reader_done_));
+  JoinHandle<void> writer = Scheduler::current().spawn(write_commands(*this, writer_done_));
+  JoinHandle<void> drainer = Scheduler::current().spawn(drain_publish_replies(*this, drainer_done_));
   while (!failed_) co_await period_over_.wait();
   connected_ = false;
   reader.cancel();
   writer.cancel();
   drainer.cancel();
   // Why wait for all three: they use the connections, which go when this returns.
-  while ((!reader_done && !reader.finished()) || (!writer_done && !writer.finished()) ||
-         (!drainer_done && !drainer.finished())) {
+  while ((!reader_done_ && !reader.finished()) || (!writer_done_ && !writer.finished()) ||
+         (!drainer_done_ && !drainer.finished())) {
     co_await period_over_.wait();
   }
 }
@@ -142,6 +145,12 @@ void RedisLink::on_subscriber_reply(const redis::RespValue& reply) {
   if (reply.elements[0].is_string("message") && reply.elements[2].type == redis::RespValue::Type::bulk_string) {
     hub_.deliver_local(name, std::make_shared<const std::string>(reply.elements[2].text));
   } else if (reply.elements[0].is_string("subscribe")) {
+    // Why count: after an unsubscribe and a new subscribe of the same channel, the reply to the
+    // old SUBSCRIBE comes first, and Redis runs the UNSUBSCRIBE after it; only the last confirms.
+    const auto unanswered = unanswered_subscribes_.find(name);
+    if (unanswered == unanswered_subscribes_.end()) return;
+    if (--unanswered->second > 0) return;
+    unanswered_subscribes_.erase(unanswered);
     hub_.redis_confirmed(name);
   }
 }
@@ -216,6 +225,7 @@ bool RedisLink::publish(const std::string& channel, std::string_view text) {
 void RedisLink::subscribe(const std::string& channel) {
   if (!connected_) return;  // every channel is subscribed on connecting
   redis::append_command(subscriber_out_, {"SUBSCRIBE", settings_.prefix + channel});
+  ++unanswered_subscribes_[channel];
   writer_wake_.set();
 }
 

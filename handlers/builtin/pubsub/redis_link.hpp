@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
@@ -66,6 +67,7 @@ class RedisLink {
   std::unique_ptr<ByteStream> subscriber_;
   std::unique_ptr<ByteStream> publisher_;
   std::string subscriber_out_;  // SUBSCRIBE / UNSUBSCRIBE waiting to go
+  std::unordered_map<std::string, int> unanswered_subscribes_;  // SUBSCRIBEs sent, per channel, not yet answered
   std::string publisher_out_;   // PUBLISH waiting to go
   WakeSignal writer_wake_;
   WakeSignal period_over_;  // a task failed or ended: for relay()
@@ -73,6 +75,9 @@ class RedisLink {
   bool ever_relayed_ = false;          // the first connection was made (publishes before it wait for it)
   bool first_attempt_failed_ = false;  // ... unless the first try to make it failed
   bool failed_ = false;        // this connected period is over
+  bool reader_done_ = false;   // the period's tasks have ended (see relay())
+  bool writer_done_ = false;
+  bool drainer_done_ = false;
 };
 
 }  // namespace tiffany::pubsub
