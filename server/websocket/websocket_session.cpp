@@ -9,6 +9,7 @@
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/http/utf8.hpp>
 
+#include "coro/internal/done_mark.hpp"
 #include "handlers/internal/websocket_metrics.hpp"
 #include "http/internal/websocket/frame.hpp"
 
@@ -19,22 +20,6 @@ using websocket::Opcode;
 
 // The most one write takes, so its close_timeout is a limit on progress, not on a large queue.
 constexpr std::size_t kWritePiece = 64 * 1024;
-
-// Sets `flag` and wakes `signal` however the task that holds it ends.
-class DoneMark {
- public:
-  DoneMark(bool& flag, WakeSignal& signal) noexcept : flag_(flag), signal_(signal) {}
-  DoneMark(const DoneMark&) = delete;
-  DoneMark& operator=(const DoneMark&) = delete;
-  ~DoneMark() {
-    flag_ = true;
-    signal_.set();
-  }
-
- private:
-  bool& flag_;
-  WakeSignal& signal_;
-};
 
 }  // namespace
 

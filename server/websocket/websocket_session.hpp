@@ -72,7 +72,7 @@ class WebSocketSession final : public WebSocket,
   /// DrainListener: the server shuts down: close with 1001 Going Away.
   void on_drain(std::chrono::milliseconds idle_grace) override;
 
-  /// Bytes the writer has put on the wire, and the reader taken from it (for the access log).
+  /// Bytes the writer has put on the wire (for the access log).
   std::uint64_t bytes_written() const noexcept { return written_total_; }
 
  private:

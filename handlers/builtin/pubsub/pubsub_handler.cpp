@@ -3,43 +3,19 @@
 
 #include <picojson.h>
 
-#include <charconv>
 #include <optional>
 #include <utility>
 
 #include <tiffany/coro/scheduler.hpp>
-#include <tiffany/coro/spawn.hpp>
+#include <tiffany/handlers/pubsub.hpp>
 
+#include "handlers/builtin/pubsub/redis_link.hpp"
 #include "handlers/builtin/pubsub/subscriber.hpp"
-#include "handlers/builtin/pubsub/worker_hub.hpp"
 #include "handlers/builtin/websocket_params.hpp"
+#include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {
 namespace {
-
-// `redis`: "host:port" (a name, an IPv4 address, or [an IPv6 one]).
-std::optional<RedisSettings> redis_from(const HandlerParams& params) {
-  const std::string address = params.string_or("redis", "");
-  std::string prefix = params.string_or("redis_prefix", "tiffany.pubsub.");
-  if (address.empty()) return std::nullopt;
-  const std::size_t colon = address.rfind(':');
-  RedisSettings settings;
-  unsigned port = 0;
-  const char* digits = colon == std::string::npos ? nullptr : address.data() + colon + 1;
-  const auto [end, error] = digits == nullptr ? std::from_chars_result{nullptr, std::errc::invalid_argument}
-                                              : std::from_chars(digits, address.data() + address.size(), port);
-  if (colon == std::string::npos || colon == 0 || error != std::errc() || end != address.data() + address.size() ||
-      port == 0 || port > 65535) {
-    throw ParamError("redis", "expected \"host:port\" (as \"127.0.0.1:6379\"), got \"" + address + "\"");
-  }
-  settings.host = address.substr(0, colon);
-  if (settings.host.size() > 2 && settings.host.front() == '[' && settings.host.back() == ']') {
-    settings.host = settings.host.substr(1, settings.host.size() - 2);
-  }
-  settings.port = static_cast<std::uint16_t>(port);
-  settings.prefix = std::move(prefix);
-  return settings;
-}
 
 // Ends a client's subscriptions and delivery however the handler ends (a
 // cancellation included): nothing may send on the socket once it returns.
@@ -65,20 +41,17 @@ class Session {
 
 PubSubHandler::PubSubHandler(const HandlerParams& params)
     : options_(websocket_options_from(params)),
-      bus_name_(params.string_or("bus", "default")),
       max_pending_(static_cast<std::size_t>(params.integer_or("max_pending", 256, 1, 1'000'000))),
       max_channels_(static_cast<std::size_t>(params.integer_or("max_channels", 64, 1, 100'000))),
       max_channel_bytes_(static_cast<std::size_t>(params.integer_or("max_channel_bytes", 256, 1, 65'536))),
-      redis_(redis_from(params)) {
-  if (bus_name_.empty()) throw ParamError("bus", "expected a non-empty name");
-}
+      bus_(PubSubBus::named(BusSettings::from_params(params))) {}
 
 PubSubHandler::~PubSubHandler() = default;
 
 Task<void> PubSubHandler::handle(http::Request& request, http::Response& response) {
   http::WebSocket* socket = co_await http::accept_websocket(request, response, options_);
   if (socket == nullptr) co_return;  // `response` holds the refusal
-  WorkerHub& hub = WorkerHub::for_this_worker(hub_, bus_name_, redis_);
+  WorkerHub& hub = WorkerHub::for_this_worker(hub_, bus_);
   auto subscriber = std::make_shared<Subscriber>(*socket, max_pending_);
   const Session session(hub, subscriber, Scheduler::current().spawn(Subscriber::deliver(subscriber)));
   for (;;) {
@@ -124,7 +97,7 @@ void PubSubHandler::command(const http::WebSocketMessage& message, WorkerHub& hu
       picojson::object out;
       out["channel"] = picojson::value(channel);
       out["data"] = data == object.end() ? picojson::value() : data->second;
-      const bool sent = hub.publish(channel, std::make_shared<const std::string>(picojson::value(std::move(out)).serialize()));
+      const bool sent = hub.publish(Message(channel, picojson::value(std::move(out)).serialize()));
       if (!sent) subscriber.acknowledge("error", "Redis is unreachable: nothing was published; try again");
     }
     return;
@@ -133,6 +106,7 @@ void PubSubHandler::command(const http::WebSocketMessage& message, WorkerHub& hu
 }
 
 void register_pubsub_handler(HandlerRegistry& registry) {
+  set_relay_starter(&RedisLink::start);
   registry.add("pubsub", [](const HandlerParams& params) -> std::unique_ptr<Handler> {
     return std::make_unique<PubSubHandler>(params);
   });

@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include <tiffany/handlers/handler.hpp>
@@ -11,7 +10,7 @@
 #include <tiffany/handlers/handler_registry.hpp>
 #include <tiffany/http/websocket.hpp>
 
-#include "handlers/builtin/pubsub/redis_link.hpp"
+#include "handlers/internal/pubsub/pubsub_bus.hpp"
 
 namespace tiffany::pubsub {
 
@@ -25,12 +24,15 @@ class Subscriber;
 ///       on any worker, the publisher too if subscribed: {"channel": "room", "data": <the JSON>}
 ///   anything else            -> {"error": "<what was wrong>"}
 /// Params: the WebSocket ones (websocket_options_from), `bus` (the name of
-/// the channel space, "default"; routes naming the same bus share channels),
+/// the channel space, "default"; routes naming the same bus and Redis share
+/// channels, plugins' pubsub::Channels too),
 /// `max_pending` (messages waiting for one slow client before it is dropped,
 /// 256), `max_channels` (per client, 64), `max_channel_bytes` (256), `redis`
 /// ("host:port": channels span every instance sharing that Redis, see
 /// RedisLink; without it they span this process) and `redis_prefix` (Redis
-/// channel names are the prefix and ours, "tiffany.pubsub.").
+/// channel names are the prefix and ours, "tiffany.pubsub."): BusSettings.
+/// What it publishes is the whole outgoing JSON: a plugin subscribed to the
+/// same bus receives that as a message's data.
 class PubSubHandler final : public Handler {
  public:
   explicit PubSubHandler(const HandlerParams& params);
@@ -42,15 +44,15 @@ class PubSubHandler final : public Handler {
   void command(const http::WebSocketMessage& message, WorkerHub& hub, Subscriber& subscriber);
 
   http::WebSocketOptions options_;
-  std::string bus_name_;
   std::size_t max_pending_;
   std::size_t max_channels_;
   std::size_t max_channel_bytes_;
-  std::optional<RedisSettings> redis_;
+  std::shared_ptr<PubSubBus> bus_;
   std::shared_ptr<WorkerHub> hub_;  // this route's on this worker (a handler serves one worker), made on first use
 };
 
-/// Adds "pubsub" to `registry` (the server does, beside the built-ins).
+/// Adds "pubsub" to `registry` and installs Redis (RedisLink) for every
+/// bus naming it, plugins' too (the server does, beside the built-ins).
 void register_pubsub_handler(HandlerRegistry& registry);
 
 }  // namespace tiffany::pubsub

@@ -5,12 +5,14 @@
 #include <utility>
 
 #include <tiffany/coro/sleep.hpp>
+#include <tiffany/coro/with_timeout.hpp>
 #include <tiffany/handlers/plugin_logger.hpp>
 #include <tiffany/http/request_context.hpp>
 #include <tiffany/net/tcp_connect.hpp>
 
 #include "client/internal/redis/resp_command.hpp"
-#include "handlers/builtin/pubsub/worker_hub.hpp"
+#include "coro/internal/done_mark.hpp"
+#include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {
 namespace {
@@ -18,28 +20,20 @@ namespace {
 constexpr std::size_t kMaxPublishQueue = 8 * 1024 * 1024;
 constexpr std::chrono::milliseconds kFirstBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{5000};
-
-// Sets `flag` and wakes `signal` however the task that holds it ends.
-class DoneMark {
- public:
-  DoneMark(bool& flag, WakeSignal& signal) noexcept : flag_(flag), signal_(signal) {}
-  DoneMark(const DoneMark&) = delete;
-  DoneMark& operator=(const DoneMark&) = delete;
-  ~DoneMark() {
-    flag_ = true;
-    signal_.set();
-  }
-
- private:
-  bool& flag_;
-  WakeSignal& signal_;
-};
+constexpr std::chrono::milliseconds kWriteTimeout{5000};
 
 void log_line(LogLevel level, const std::string& line) {
   if (log_sink().enabled(level)) log_sink().write(level, line);
 }
 
 }  // namespace
+
+std::unique_ptr<ChannelRelay> RedisLink::start(const RedisSettings& settings, const std::shared_ptr<WorkerHub>& hub) {
+  auto link = std::make_unique<RedisLink>(settings, *hub);
+  // Why detached: it runs while the worker does; its frame holds the hub, which owns the link.
+  Scheduler::current().spawn(run(hub, *link)).reset();
+  return link;
+}
 
 Task<void> RedisLink::run(std::shared_ptr<WorkerHub> hub, RedisLink& self) {
   // Why: spawned inside the request that made the hub, it would log that request's id and route forever.
@@ -143,7 +137,7 @@ void RedisLink::on_subscriber_reply(const redis::RespValue& reply) {
   if (channel.compare(0, settings_.prefix.size(), settings_.prefix) != 0) return;
   const std::string name = channel.substr(settings_.prefix.size());
   if (reply.elements[0].is_string("message") && reply.elements[2].type == redis::RespValue::Type::bulk_string) {
-    hub_.deliver_local(name, std::make_shared<const std::string>(reply.elements[2].text));
+    hub_.deliver_local(Message(name, reply.elements[2].text));
   } else if (reply.elements[0].is_string("subscribe")) {
     // Why count: after an unsubscribe and a new subscribe of the same channel, the reply to the
     // old SUBSCRIBE comes first, and Redis runs the UNSUBSCRIBE after it; only the last confirms.
@@ -179,9 +173,17 @@ Task<void> RedisLink::write_commands(RedisLink& self, bool& done) {
       writing.swap(out);
       out.clear();
       ByteStream& stream = to_subscriber ? *self.subscriber_ : *self.publisher_;
-      const IoResult wrote = co_await stream.write(writing.data(), writing.size());
+      bool stuck = false;
+      try {
+        // Why a deadline: a Redis that stopped reading (or a peer gone without a reset) would
+        // otherwise hold every command, and the queues behind them, for as long as TCP keeps trying.
+        const IoResult wrote = co_await with_timeout(stream.write(writing.data(), writing.size()), kWriteTimeout);
+        if (!wrote) self.broken("a write failed");
+      } catch (const TimeoutError&) {
+        stuck = true;  // (no co_await inside a catch block)
+      }
       writing.clear();
-      if (!wrote) self.broken("a write failed");
+      if (stuck) self.broken("a write did not finish in 5 s");
     }
   }
 }

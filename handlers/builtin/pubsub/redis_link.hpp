@@ -2,7 +2,6 @@
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,17 +13,11 @@
 #include <tiffany/net/byte_stream.hpp>
 
 #include "client/internal/redis/resp_reader.hpp"
+#include "handlers/internal/pubsub/channel_relay.hpp"
 
 namespace tiffany::pubsub {
 
 class WorkerHub;
-
-/// Where Redis is, and how its channels are named.
-struct RedisSettings {
-  std::string host;
-  std::uint16_t port = 6379;
-  std::string prefix = "tiffany.pubsub.";  // Redis channel = prefix + channel
-};
 
 /// Two connections to Redis for one worker's hub: one in subscribed mode
 /// (SUBSCRIBE for each channel with a subscriber here; its messages are
@@ -34,22 +27,26 @@ struct RedisSettings {
 /// When Redis goes away (or restarts) both are closed and reconnected with
 /// back-off (100 ms doubling to 5 s); then every channel is subscribed
 /// again. While it is down, publishing fails and new subscriptions wait.
+/// A write that does not finish in 5 s (Redis stopped reading) counts as
+/// losing it, so the queues behind it stay bounded.
 /// Single-threaded: the worker's.
-class RedisLink {
+class RedisLink final : public ChannelRelay {
  public:
   RedisLink(RedisSettings settings, WorkerHub& hub) : settings_(std::move(settings)), hub_(hub) {}
   RedisLink(const RedisLink&) = delete;
   RedisLink& operator=(const RedisLink&) = delete;
 
+  /// Makes `hub`'s link and runs it (run()) while the worker does: the RelayStarter the server installs.
+  static std::unique_ptr<ChannelRelay> start(const RedisSettings& settings, const std::shared_ptr<WorkerHub>& hub);
   /// Runs the link until the worker stops: connect, relay, reconnect. Holds `hub` (and through it, this).
   static Task<void> run(std::shared_ptr<WorkerHub> hub, RedisLink& self);
 
   /// Queues PUBLISH; false once Redis has been lost (until it is back) or the queue is over 8 MiB.
   /// During the worker's first try to connect, it waits for that connection.
-  bool publish(const std::string& channel, std::string_view text);
+  bool publish(const std::string& channel, std::string_view text) override;
   /// Queues SUBSCRIBE (the hub's first subscriber of `channel`) or UNSUBSCRIBE (its last left).
-  void subscribe(const std::string& channel);
-  void unsubscribe(const std::string& channel);
+  void subscribe(const std::string& channel) override;
+  void unsubscribe(const std::string& channel) override;
   bool connected() const noexcept { return connected_; }
 
  private:

@@ -7,7 +7,7 @@
 
 namespace tiffany::pubsub {
 
-void Subscriber::offer(std::shared_ptr<const std::string> text) {
+void Subscriber::offer(const Message& message) {
   if (stopped_ || dropped_) return;
   if (pending_.size() >= max_pending_) {
     // Why drop, not wait: one slow client must not hold up the publisher, or
@@ -18,14 +18,14 @@ void Subscriber::offer(std::shared_ptr<const std::string> text) {
     wake_.set();
     return;
   }
-  pending_.push_back(std::move(text));
+  pending_.push_back(message);
   wake_.set();
 }
 
 void Subscriber::acknowledge(const char* key, const std::string& value) {
   picojson::object object;
   object[key] = picojson::value(value);
-  offer(std::make_shared<const std::string>(picojson::value(std::move(object)).serialize()));
+  offer(Message(value, picojson::value(std::move(object)).serialize()));
 }
 
 void Subscriber::stop() noexcept {
@@ -41,9 +41,9 @@ Task<void> Subscriber::deliver(std::shared_ptr<Subscriber> self) {
       co_await s.wake_.wait();
       continue;
     }
-    const std::shared_ptr<const std::string> text = std::move(s.pending_.front());
+    const Message message = std::move(s.pending_.front());
     s.pending_.pop_front();
-    const bool sent = co_await s.socket_.send_text(*text);  // waits while the client reads slowly
+    const bool sent = co_await s.socket_.send_text(message.data());  // waits while the client reads slowly
     if (!sent) break;
   }
 }

@@ -9,7 +9,10 @@
 
 #include <tiffany/coro/task.hpp>
 #include <tiffany/coro/wake_signal.hpp>
+#include <tiffany/handlers/pubsub.hpp>
 #include <tiffany/http/websocket.hpp>
+
+#include "handlers/internal/pubsub/listener.hpp"
 
 namespace tiffany::pubsub {
 
@@ -18,12 +21,14 @@ namespace tiffany::pubsub {
 /// from, as fast as the client reads; a client so slow that `max_pending`
 /// messages wait is dropped (closed with 1008) instead of slowing the
 /// publishers or growing without bound. Single-threaded: its worker's.
-class Subscriber {
+class Subscriber final : public Listener {
  public:
   Subscriber(http::WebSocket& socket, std::size_t max_pending) : socket_(socket), max_pending_(max_pending) {}
 
-  /// Queues `text` (shared with the other subscribers) for this client.
-  void offer(std::shared_ptr<const std::string> text);
+  /// Queues `message` (its data is the whole outgoing text, shared with the other subscribers).
+  void offer(const Message& message) override;
+  /// Redis confirmed the subscription: {"subscribed": "<channel>"}.
+  void confirmed(const std::string& channel) override { acknowledge("subscribed", channel); }
   /// Queues the answer {"<key>": "<value>"} (subscribed, unsubscribed, error).
   void acknowledge(const char* key, const std::string& value);
   /// Sends what is queued, until stop() or the connection ends. Run it in a
@@ -38,7 +43,7 @@ class Subscriber {
  private:
   http::WebSocket& socket_;
   std::size_t max_pending_;
-  std::deque<std::shared_ptr<const std::string>> pending_;
+  std::deque<Message> pending_;
   WakeSignal wake_;
   bool stopped_ = false;
   bool dropped_ = false;

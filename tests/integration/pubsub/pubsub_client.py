@@ -5,6 +5,7 @@ One scenario per run; prints one JSON object with what it saw, and exits 1 with 
   fanout  --ports A,B --subscribers N --messages M   subscribers spread over the ports; the last port publishes
   slow    --port A                                    a client that never reads is dropped; a reader gets all
   errors  --port A                                    bad commands get {"error": ...} and the connection lives
+  flood   --port A --messages M                       publishes M messages of 64 KB, as fast as accepted
   restart --ports A,B --redis-port R --redis-dir D    Redis stops (publishing fails), starts again, and the
                                                       subscribers from before receive again
 """
@@ -160,6 +161,15 @@ async def errors(args):
     print(json.dumps({"ok": True, "answers": answers}))
 
 
+async def flood(args):
+    ws = await websockets.connect(f"ws://127.0.0.1:{args.port}/pubsub")
+    big = "x" * 65536
+    for _ in range(args.messages):
+        await ws.send(json.dumps({"publish": "flood", "data": big}))
+    await close_all([ws])
+    print(json.dumps({"ok": True, "published": args.messages}))
+
+
 def redis(port, *words):
     return subprocess.run(["redis-cli", "-p", str(port), *words], capture_output=True, text=True, timeout=10)
 
@@ -208,7 +218,7 @@ async def restart(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=["fanout", "slow", "errors", "restart"])
+    parser.add_argument("scenario", choices=["fanout", "slow", "errors", "flood", "restart"])
     parser.add_argument("--port", type=int)
     parser.add_argument("--ports")
     parser.add_argument("--subscribers", type=int, default=8)
@@ -216,7 +226,7 @@ def main():
     parser.add_argument("--redis-port", type=int)
     parser.add_argument("--redis-dir")
     args = parser.parse_args()
-    asyncio.run({"fanout": fanout, "slow": slow, "errors": errors, "restart": restart}[args.scenario](args))
+    asyncio.run({"fanout": fanout, "slow": slow, "errors": errors, "flood": flood, "restart": restart}[args.scenario](args))
 
 
 if __name__ == "__main__":

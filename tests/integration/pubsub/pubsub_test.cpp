@@ -1,7 +1,8 @@
 // The pubsub handler end to end: Python's websockets clients (pubsub_client.py) against the real binary.
 // Channels span a process's workers; with Redis (a redis-server this test starts on loopback) they span
 // two Tiffany instances, and survive Redis restarting. A client that stops reading is dropped (1008)
-// while one that reads gets everything.
+// while one that reads gets everything. The chat example plugin (chat_client.py), on the SDK's channels,
+// does the same for rooms: across workers, and through Redis across instances.
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -25,6 +26,7 @@ namespace {
 using namespace std::chrono_literals;
 
 const std::string kDriver = std::string(TIFFANY_SOURCE_DIR) + "/tests/integration/pubsub/pubsub_client.py";
+const std::string kChatDriver = std::string(TIFFANY_SOURCE_DIR) + "/tests/integration/pubsub/chat_client.py";
 const std::string kPython = "/usr/bin/python3";  // Debian's python3-websockets belongs to it
 
 // A port nothing listens on now (the kernel's pick for a socket bound to port 0).
@@ -40,16 +42,21 @@ int unused_port() {
   return ntohs(address.sin_port);
 }
 
-std::string config(int workers, const std::string& with) {
-  return R"({"workers": )" + std::to_string(workers) + R"(, "drain_timeout_ms": 3000, "listeners": [
+const std::string kChatPlugin = std::string(TIFFANY_CHAT_PLUGIN);
+
+// The pubsub route with `with`, and the chat example plugin's route with `chat_with`.
+std::string config(int workers, const std::string& with, const std::string& chat_with = "{}") {
+  return R"({"workers": )" + std::to_string(workers) + R"(, "drain_timeout_ms": 3000, "plugins": [")" + kChatPlugin +
+         R"("], "listeners": [
       {"name": "ws", "address": "127.0.0.1:0", "protocol": "http",
        "routes": [{"method": "GET", "path": "/metrics", "handler": "metrics"},
-                  {"method": "GET", "path": "/pubsub", "handler": "pubsub", "with": )" + with + "}]}]}";
+                  {"method": "GET", "path": "/pubsub", "handler": "pubsub", "with": )" + with + R"(},
+                  {"method": "GET", "path": "/chat", "handler": "chat.room", "with": )" + chat_with + "}]}]}";
 }
 
-// Runs one scenario; fails the test unless it printed {"ok": true...}; returns its JSON.
-std::string drive(const std::vector<std::string>& scenario) {
-  std::vector<std::string> args{kDriver};
+// Runs one scenario of `driver`; fails the test unless it printed {"ok": true...}; returns its JSON.
+std::string drive(const std::vector<std::string>& scenario, const std::string& driver = kDriver) {
+  std::vector<std::string> args{driver};
   args.insert(args.end(), scenario.begin(), scenario.end());
   const RunResult run = run_program(kPython, args, 90s);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
@@ -111,6 +118,46 @@ TEST(PubSub, ABadRedisAddressIsAConfigErrorNamingTheKey) {
   EXPECT_TRUE(has(run.err, "$.listeners[0].routes[1].with.redis: expected \"host:port\"")) << run.err;
 }
 
+// The chat example plugin (handlers/example_plugins/chat.cpp), on the SDK's pubsub::Channels.
+TEST(ChatPlugin, EveryoneInARoomHearsEveryoneInOrderAcrossWorkers) {
+  ServerProcess server(config(2, "{}"));
+  const std::string port = std::to_string(server.port_of("ws"));
+  // Two ports of one process: the clients still spread over its two workers (SO_REUSEPORT).
+  const std::string seen = drive({"chat", "--ports", port + "," + port, "--clients", "8"}, kChatDriver);
+  EXPECT_TRUE(has(seen, "\"clients\": 8, \"heard\": 320")) << seen;  // 8 listeners x 8 speakers x 5 lines
+}
+
+TEST(ChatPlugin, ABadNameIsRefusedWith400AndABinaryMessageClosesWith1003) {
+  ServerProcess server(config(1, "{}"));
+  const std::string seen = drive({"refusals", "--port", std::to_string(server.port_of("ws"))}, kChatDriver);
+  EXPECT_TRUE(has(seen, "\"bad_name_status\": 400")) << seen;
+  EXPECT_TRUE(has(seen, "\"binary_close_code\": 1003")) << seen;
+}
+
+// A "Redis" that never reads: a listening socket nobody accepts from (the kernel completes the
+// connections and buffers what arrives until its buffers fill). A write stuck on it for 5 s counts
+// as losing Redis, so what queues behind it stays bounded.
+TEST(PubSub, ARedisThatStopsReadingIsDroppedAfterAWriteStuckFor5s) {
+  const int deaf = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  ASSERT_EQ(::bind(deaf, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(deaf, 16), 0);
+  ASSERT_EQ(::getsockname(deaf, reinterpret_cast<sockaddr*>(&address), &size), 0);
+  ServerProcess server(config(1, R"({"redis": "127.0.0.1:)" + std::to_string(ntohs(address.sin_port)) + R"("})"));
+  // 400 x 64 KB: far more than the socket buffers between us and the deaf listener hold.
+  drive({"flood", "--port", std::to_string(server.port_of("ws")), "--messages", "400"});
+  const auto deadline = std::chrono::steady_clock::now() + 15s;
+  while (!has(server.err(), "a write did not finish in 5 s") && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(has(server.err(), "pubsub: lost Redis at 127.0.0.1:")) << server.err();
+  EXPECT_TRUE(has(server.err(), "a write did not finish in 5 s")) << server.err();
+  ::close(deaf);
+}
+
 // Two Tiffany instances sharing a redis-server on loopback.
 class PubSubRedis : public ::testing::Test {
  protected:
@@ -127,8 +174,8 @@ class PubSubRedis : public ::testing::Test {
       std::this_thread::sleep_for(50ms);
     }
     const std::string with = R"({"redis": "127.0.0.1:)" + std::to_string(redis_port_) + R"("})";
-    first_ = std::make_unique<ServerProcess>(config(2, with));
-    second_ = std::make_unique<ServerProcess>(config(2, with));
+    first_ = std::make_unique<ServerProcess>(config(2, with, with));
+    second_ = std::make_unique<ServerProcess>(config(2, with, with));
   }
   void TearDown() override {
     first_.reset();
@@ -159,6 +206,20 @@ TEST_F(PubSubRedis, PublishingFailsWhileRedisIsDownAndSubscribersReceiveAgainAft
   // Each worker logs the loss once and the reconnect once.
   EXPECT_TRUE(has(first_->err(), "pubsub: lost Redis at 127.0.0.1:")) << first_->err();
   EXPECT_TRUE(has(first_->err(), "pubsub: connected to Redis at 127.0.0.1:")) << first_->err();
+}
+
+// Issue 19's "done when": a browser-style client chats through two instances sharing a Redis.
+TEST_F(PubSubRedis, AChatRoomSpansTwoInstances) {
+  const std::string seen = drive({"chat", "--ports", ports(), "--clients", "6"}, kChatDriver);
+  EXPECT_TRUE(has(seen, "\"clients\": 6, \"heard\": 180")) << seen;  // 6 x 6 x 5
+}
+
+TEST_F(PubSubRedis, WithRedisDownAChatRefusesWhatIsSaidAndClosesNewcomersWith1013) {
+  const std::string seen = drive(
+      {"redis_down", "--port", std::to_string(first_->port_of("ws")), "--redis-port", std::to_string(redis_port_)},
+      kChatDriver);
+  EXPECT_TRUE(has(seen, R"("said": {"error": "not delivered; try again", "room": "lobby"})")) << seen;
+  EXPECT_TRUE(has(seen, "\"late_close_code\": 1013")) << seen;
 }
 
 }  // namespace

@@ -1,25 +1,32 @@
 // PubSubBus: the registry of buses by name, and forwarding through the workers' remote queues.
-#include "handlers/builtin/pubsub/pubsub_bus.hpp"
+#include "handlers/internal/pubsub/pubsub_bus.hpp"
 
 #include <algorithm>
 #include <map>
 #include <utility>
 
-#include "handlers/builtin/pubsub/worker_hub.hpp"
+#include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {
 
-std::shared_ptr<PubSubBus> PubSubBus::named(const std::string& name) {
+std::shared_ptr<PubSubBus> PubSubBus::named(const std::string& name, const std::optional<RedisSettings>& redis) {
   static std::mutex registry_mutex;
-  static std::map<std::string, std::weak_ptr<PubSubBus>> registry;
+  static std::map<std::pair<std::string, std::string>, std::weak_ptr<PubSubBus>> registry;
   const std::lock_guard lock(registry_mutex);
-  std::weak_ptr<PubSubBus>& slot = registry[name];
+  const std::string where = redis ? redis->host + '\n' + std::to_string(redis->port) + '\n' + redis->prefix : "";
+  std::weak_ptr<PubSubBus>& slot = registry[{name, where}];
   std::shared_ptr<PubSubBus> bus = slot.lock();
   if (!bus) {
-    bus = std::make_shared<PubSubBus>();
+    bus = std::make_shared<PubSubBus>(redis);
     slot = bus;
   }
   return bus;
+}
+
+std::shared_ptr<PubSubBus> PubSubBus::named(const BusSettings& settings) {
+  std::optional<RedisSettings> redis;
+  if (!settings.redis_host.empty()) redis = RedisSettings{settings.redis_host, settings.redis_port, settings.redis_prefix};
+  return named(settings.bus, redis);
 }
 
 void PubSubBus::join(const std::shared_ptr<WorkerHub>& hub, std::shared_ptr<RemoteQueue> queue) {
@@ -32,8 +39,7 @@ void PubSubBus::leave(const WorkerHub* hub) {
   std::erase_if(members_, [hub](const Member& member) { return member.hub == hub; });
 }
 
-void PubSubBus::forward(const WorkerHub* from, const std::string& channel,
-                        const std::shared_ptr<const std::string>& text) {
+void PubSubBus::forward(const WorkerHub* from, const Message& message) {
   std::vector<Member> others;
   {
     const std::lock_guard lock(mutex_);
@@ -44,8 +50,8 @@ void PubSubBus::forward(const WorkerHub* from, const std::string& channel,
   }
   // Why outside the lock: a post may wake another thread, which must not wait on us.
   for (const Member& member : others) {
-    member.queue->post([hub = member.alive, channel, text] {
-      if (const std::shared_ptr<WorkerHub> alive = hub.lock()) alive->deliver_local(channel, text);
+    member.queue->post([hub = member.alive, message] {
+      if (const std::shared_ptr<WorkerHub> alive = hub.lock()) alive->deliver_local(message);
     });
   }
 }

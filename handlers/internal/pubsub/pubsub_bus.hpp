@@ -1,0 +1,55 @@
+// PubSubBus: the process's pub/sub channels across workers: each worker's hub, and how a message reaches the others.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tiffany/coro/remote_queue.hpp>
+#include <tiffany/handlers/pubsub.hpp>
+
+#include "handlers/internal/pubsub/channel_relay.hpp"
+
+namespace tiffany::pubsub {
+
+class WorkerHub;
+
+/// What every worker's hub of one bus shares: its Redis settings, if any,
+/// and without Redis the way a message published on one worker reaches the
+/// others: through each one's scheduler's RemoteQueue (the reactor's
+/// eventfd wakes it), delivered there to that worker's subscribers. The
+/// message's body is shared, never copied per worker. Thread-safe.
+class PubSubBus {
+ public:
+  explicit PubSubBus(std::optional<RedisSettings> redis) : redis_(std::move(redis)) {}
+
+  /// The process's bus named `name` on `redis` (or none), made on first
+  /// use, kept while anything holds it. Why Redis is part of the key: a
+  /// reload may move a bus to another Redis while the old routes still serve.
+  static std::shared_ptr<PubSubBus> named(const std::string& name, const std::optional<RedisSettings>& redis);
+
+  /// The bus `settings` name (with their Redis, if any).
+  static std::shared_ptr<PubSubBus> named(const BusSettings& settings);
+
+  const std::optional<RedisSettings>& redis() const noexcept { return redis_; }
+
+  /// `hub`, on the worker whose scheduler owns `queue`, hears of what other hubs publish.
+  void join(const std::shared_ptr<WorkerHub>& hub, std::shared_ptr<RemoteQueue> queue);
+  void leave(const WorkerHub* hub);
+  /// Hands `message` to every hub but `from`, each on its own worker.
+  void forward(const WorkerHub* from, const Message& message);
+
+ private:
+  struct Member {
+    const WorkerHub* hub;
+    std::weak_ptr<WorkerHub> alive;
+    std::shared_ptr<RemoteQueue> queue;
+  };
+  const std::optional<RedisSettings> redis_;
+  std::mutex mutex_;
+  std::vector<Member> members_;
+};
+
+}  // namespace tiffany::pubsub

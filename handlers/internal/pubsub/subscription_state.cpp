@@ -1,0 +1,75 @@
+// SubscriptionState: queueing with the overflow drop, joins released on Redis's confirmation, the end.
+#include "handlers/internal/pubsub/subscription_state.hpp"
+
+#include <utility>
+
+namespace tiffany::pubsub {
+
+void SubscriptionState::offer(const Message& message) {
+  if (ended_) return;
+  if (pending_.size() >= max_pending_) {
+    // Why drop, not wait: one slow subscriber must not hold up the publisher, or every other behind it.
+    overflowed_ = true;
+    end();
+    return;
+  }
+  pending_.push_back(message);
+  arrivals_.set();
+}
+
+void SubscriptionState::confirmed(const std::string& channel) { release_joins(channel); }
+
+Future<void> SubscriptionState::join(const std::string& channel) {
+  Promise<void> live;
+  Future<void> joined = live.future();
+  if (ended_ || (joined_.contains(channel) && !unconfirmed_.contains(channel))) {
+    live.set_value();
+  } else if (joined_.contains(channel)) {
+    unconfirmed_[channel].push_back(std::move(live));  // a second join of a channel still unconfirmed
+  } else {
+    joined_.insert(channel);
+    if (hub_->subscribe(channel, *this)) {
+      live.set_value();
+    } else {
+      unconfirmed_[channel].push_back(std::move(live));
+    }
+  }
+  return joined;
+}
+
+void SubscriptionState::leave(const std::string& channel) {
+  if (joined_.erase(channel) == 0) return;
+  hub_->unsubscribe(channel, *this);
+  release_joins(channel);
+}
+
+void SubscriptionState::end() {
+  if (std::exchange(ended_, true)) return;
+  const std::set<std::string> joined = std::move(joined_);
+  joined_.clear();
+  for (const std::string& channel : joined) hub_->unsubscribe(channel, *this);
+  auto waiting = std::move(unconfirmed_);
+  unconfirmed_.clear();
+  for (auto& [channel, joins] : waiting) {
+    for (Promise<void>& join : joins) join.set_value();
+  }
+  pending_.clear();
+  arrivals_.set();
+}
+
+std::optional<Message> SubscriptionState::take() {
+  if (pending_.empty()) return std::nullopt;
+  Message message = std::move(pending_.front());
+  pending_.pop_front();
+  return message;
+}
+
+void SubscriptionState::release_joins(const std::string& channel) {
+  const auto found = unconfirmed_.find(channel);
+  if (found == unconfirmed_.end()) return;
+  std::vector<Promise<void>> joins = std::move(found->second);
+  unconfirmed_.erase(found);
+  for (Promise<void>& join : joins) join.set_value();
+}
+
+}  // namespace tiffany::pubsub

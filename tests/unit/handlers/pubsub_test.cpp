@@ -1,0 +1,146 @@
+// The SDK's pub/sub (handlers/pubsub.hpp) on one worker: delivery in order, leave, the drop of a
+// subscription that falls behind, close, and Redis refused where no relay is installed (the test kit).
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tiffany/coro/manual_clock.hpp>
+#include <tiffany/coro/scheduler.hpp>
+#include <tiffany/handlers/pubsub.hpp>
+
+namespace tiffany::pubsub {
+namespace {
+
+// Takes every message queued now ("channel:data" each), stopping at the first wait.
+Task<void> drain(Subscription& subscription, std::vector<std::string>& seen, bool& ended) {
+  for (;;) {
+    std::optional<Message> message = co_await subscription.next();
+    if (!message) {
+      ended = true;
+      co_return;
+    }
+    seen.push_back(message->channel() + ":" + message->data());
+  }
+}
+
+BusSettings bus(const char* name) {
+  BusSettings settings;
+  settings.bus = name;
+  return settings;
+}
+
+class PubSubSdk : public ::testing::Test {
+ protected:
+  // Runs `body` as a task on the scheduler (the channels need a worker), then every task until idle.
+  template <class Body>
+  void on_worker(Body body) {
+    auto task = [](Body run) -> Task<void> {
+      run();
+      co_return;
+    };
+    scheduler_.spawn(task(std::move(body))).reset();
+    scheduler_.run_until_idle();
+  }
+
+  ManualClock clock_;
+  Scheduler scheduler_{SchedulerOptions{.clock = &clock_}};
+};
+
+TEST_F(PubSubSdk, APublishReachesEverySubscriptionOfItsChannelInOrder) {
+  Channels channels(bus("unit-order"));
+  std::optional<Subscription> room, both;
+  std::vector<std::string> room_seen, both_seen;
+  bool room_ended = false, both_ended = false;
+  on_worker([&] {
+    room.emplace(channels, 16);
+    both.emplace(channels, 16);
+    scheduler_.spawn(room->join("room")).reset();
+    scheduler_.spawn(both->join("room")).reset();
+    scheduler_.spawn(both->join("hall")).reset();
+  });
+  EXPECT_TRUE(room->is_joined("room"));
+  EXPECT_FALSE(room->is_joined("hall"));
+  on_worker([&] {
+    EXPECT_TRUE(channels.publish("room", "1"));
+    EXPECT_TRUE(channels.publish("hall", "2"));
+    EXPECT_TRUE(channels.publish("nobody", "3"));
+    EXPECT_TRUE(channels.publish("room", "4"));
+    scheduler_.spawn(drain(*room, room_seen, room_ended)).reset();
+    scheduler_.spawn(drain(*both, both_seen, both_ended)).reset();
+  });
+  EXPECT_EQ(room_seen, (std::vector<std::string>{"room:1", "room:4"}));
+  EXPECT_EQ(both_seen, (std::vector<std::string>{"room:1", "hall:2", "room:4"}));
+  EXPECT_FALSE(room_ended);  // waiting for more
+  on_worker([&] { room->close(); both->close(); });
+  EXPECT_TRUE(room_ended);
+  EXPECT_TRUE(both_ended);
+  EXPECT_FALSE(room->overflowed());
+}
+
+TEST_F(PubSubSdk, LeavingStopsDeliveryButWhatWasQueuedStillArrives) {
+  Channels channels(bus("unit-leave"));
+  std::optional<Subscription> subscription;
+  std::vector<std::string> seen;
+  bool ended = false;
+  on_worker([&] {
+    subscription.emplace(channels, 16);
+    scheduler_.spawn(subscription->join("room")).reset();
+  });
+  on_worker([&] {
+    channels.publish("room", "before");
+    subscription->leave("room");
+    channels.publish("room", "after");
+    scheduler_.spawn(drain(*subscription, seen, ended)).reset();
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"room:before"}));
+  EXPECT_FALSE(subscription->is_joined("room"));
+  on_worker([&] { subscription->close(); });
+}
+
+TEST_F(PubSubSdk, ASubscriptionThatFallsBehindIsDroppedAndTheOthersGetEverything) {
+  Channels channels(bus("unit-slow"));
+  std::optional<Subscription> slow, fast;
+  std::vector<std::string> slow_seen, fast_seen;
+  bool slow_ended = false, fast_ended = false;
+  on_worker([&] {
+    slow.emplace(channels, 2);
+    fast.emplace(channels, 100);
+    scheduler_.spawn(slow->join("room")).reset();
+    scheduler_.spawn(fast->join("room")).reset();
+  });
+  on_worker([&] {
+    for (const char* data : {"1", "2", "3", "4"}) channels.publish("room", data);
+    scheduler_.spawn(drain(*slow, slow_seen, slow_ended)).reset();
+    scheduler_.spawn(drain(*fast, fast_seen, fast_ended)).reset();
+  });
+  EXPECT_TRUE(slow->overflowed());
+  EXPECT_TRUE(slow_ended);
+  EXPECT_TRUE(slow_seen.empty());  // dropped, not handed a gap
+  EXPECT_FALSE(slow->is_joined("room"));
+  EXPECT_EQ(fast_seen, (std::vector<std::string>{"room:1", "room:2", "room:3", "room:4"}));
+  on_worker([&] { fast->close(); });
+}
+
+TEST_F(PubSubSdk, ABusOnRedisWhereNoRelayIsInstalledIsAParamErrorNamingRedis) {
+  try {
+    BusSettings on_redis = bus("unit-redis");
+    on_redis.redis_host = "127.0.0.1";
+    Channels channels(on_redis);
+    FAIL() << "a bus on Redis was made where no Redis relay is installed";
+  } catch (const ParamError& error) {
+    EXPECT_EQ(error.key(), "redis");
+    EXPECT_NE(std::string(error.what()).find("Redis is not available here"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(PubSubSdk, AMessageSharesOneBodyAmongItsCopies) {
+  const Message message("room", std::string(1000, 'x'));
+  const Message copy = message;  // NOLINT(performance-unnecessary-copy-initialization): the point
+  EXPECT_EQ(&copy.data(), &message.data());
+  EXPECT_EQ(copy.channel(), "room");
+}
+
+}  // namespace
+}  // namespace tiffany::pubsub
