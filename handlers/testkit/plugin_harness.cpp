@@ -2,8 +2,11 @@
 #include <tiffany/handlers/testkit/plugin_harness.hpp>
 
 #include <stdexcept>
+#include <utility>
 
 #include <tiffany/http/request_context.hpp>
+
+#include "handlers/testkit/internal/websocket_client_state.hpp"
 
 namespace tiffany::testkit {
 
@@ -66,6 +69,8 @@ class Wrapped final : public Handler {
   Middleware& middleware_;
   Handler& inner_;
 };
+
+constexpr std::string_view kHandlerLabel = "handler under test";
 
 // The server's per-request set-up: the request id and route as task-local values.
 Task<void> serve(Handler& handler, http::Request& request, http::Response& response, std::string id,
@@ -175,9 +180,8 @@ Outcome PluginHarness::run(Handler& handler, http::Request& request, std::string
   Outcome outcome;
   CollectingSink sink(outcome);
   outcome.response.attach(&sink);
-  const std::string label = "handler under test";
   JoinHandle<void> done = scheduler_->spawn(
-      serve(handler, request, outcome.response, std::move(request_id), http::RouteInfo{route, label}));
+      serve(handler, request, outcome.response, std::move(request_id), http::RouteInfo{route, kHandlerLabel}));
   scheduler_->run_until_idle();
   const auto real_limit = std::chrono::steady_clock::now() + kRealTimeLimit;
   for (std::chrono::milliseconds waited{0}; !done.finished();) {
@@ -227,6 +231,32 @@ Outcome PluginHarness::run(Handler& handler, const RequestBuilder& request, std:
   ScriptedBody body(request.body_pieces(), request.body_ending());
   if (request.streams_body()) built.body_reader().attach(&body);
   return run(handler, built, route);
+}
+
+WebSocketClient PluginHarness::open_websocket(Handler& handler, const RequestBuilder& request,
+                                              std::string_view route) {
+  http::Request built = request.build();
+  for (const auto& [name, value] : {std::pair{"Upgrade", "websocket"}, std::pair{"Connection", "Upgrade"},
+                                    std::pair{"Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="},
+                                    std::pair{"Sec-WebSocket-Version", "13"}}) {
+    if (!built.headers.contains(name)) built.headers.add(name, value);
+  }
+  auto state = std::make_unique<WebSocketClient::State>(*this, std::move(built), std::string(route));
+  state->outcome.response.attach(&state->sink);
+  state->done = scheduler_->spawn(serve(handler, state->request, state->outcome.response, "test-request",
+                                        http::RouteInfo{state->route, kHandlerLabel}));
+  scheduler_->run_until_idle();
+  for (std::chrono::milliseconds waited{0}; !state->done.finished() && state->sink.socket() == nullptr;
+       waited += std::chrono::milliseconds(1)) {
+    if (waited >= std::chrono::seconds(60)) {
+      state->done.cancel();
+      scheduler_->run_until_idle();
+      throw std::runtime_error("the handler had neither accepted the WebSocket nor answered after 60 s of virtual time");
+    }
+    scheduler_->advance(std::chrono::milliseconds(1));
+  }
+  if (state->done.finished() && state->sink.socket() == nullptr) state->take_result();
+  return WebSocketClient(std::move(state));
 }
 
 std::vector<LogLine> PluginHarness::logs() const { return sink_->lines(); }

@@ -21,6 +21,7 @@
 #include <tiffany/handlers/plugin_api.hpp>
 #include <tiffany/handlers/testkit/request_builder.hpp>
 #include <tiffany/handlers/testkit/scripted_body.hpp>
+#include <tiffany/handlers/testkit/websocket_client.hpp>
 #include <tiffany/http/response.hpp>
 
 namespace tiffany::testkit {
@@ -113,6 +114,17 @@ class PluginHarness {
   /// A body given with RequestBuilder::body_in_pieces is read through a
   /// ScriptedBody, piece by piece.
   Outcome run(Handler& handler, const RequestBuilder& request, std::string_view route = "/test");
+
+  /// Runs `handler` on `request` made a WebSocket handshake (Upgrade,
+  /// Connection, Sec-WebSocket-Key and Sec-WebSocket-Version are added
+  /// unless it sets them) until it has accepted it, or answered otherwise
+  /// (then it has finished: see handshake()); virtual time moves on as in
+  /// run(). The handler goes on as a task: drive it with run_until_idle()
+  /// and advance(), and talk to it through the WebSocketClient (its
+  /// WebSocket is a scripted one: whole messages, no wire). run() answers
+  /// a handshake 501, as a connection that cannot switch protocols would.
+  /// Rethrows what the handler throws before accepting.
+  WebSocketClient open_websocket(Handler& handler, const RequestBuilder& request, std::string_view route = "/test");
 
   /// Builds the middleware the plugin registered as `name` from an entry's
   /// settings (every key but "use"); errors as handler().

@@ -174,6 +174,7 @@ TEST_F(InstalledSdk, EveryLibraryThePublicHeadersIncludeIsDeclaredByFindPackage)
 TEST_F(InstalledSdk, InstallsTheTestKitLibraryAndItsHeaders) {
   EXPECT_TRUE(fs::exists(prefix_ + "/lib/libtiffany_testkit.a") || fs::exists(prefix_ + "/lib64/libtiffany_testkit.a"));
   for (const char* header : {"handlers/testkit/plugin_harness.hpp", "handlers/testkit/request_builder.hpp",
+                             "handlers/testkit/websocket_client.hpp", "handlers/pubsub.hpp",
                              "handlers/plugin_context.hpp", "handlers/plugin_logger.hpp", "http/json_body.hpp",
                              "http/multipart.hpp", "http/cookies.hpp"}) {
     EXPECT_TRUE(fs::exists(prefix_ + "/include/tiffany/" + header)) << header;
@@ -187,6 +188,15 @@ TEST_F(InstalledSdk, APluginsUnitTestsBuiltAgainstTheInstalledTestKitPass) {
   const RunResult run = run_program(plugins_ + "/kv_test", {}, 120s);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("[  PASSED  ] 6 tests."), std::string::npos) << run.out;
+}
+
+// The example project's chat_test: WebSocket handlers on the SDK's pub/sub, tested with the
+// installed test kit's scripted WebSockets (PluginHarness::open_websocket), out of tree.
+TEST_F(InstalledSdk, AWebSocketPluginsUnitTestsBuiltAgainstTheInstalledTestKitPass) {
+  ASSERT_TRUE(fs::exists(plugins_ + "/chat_test")) << "the example project did not build chat_test";
+  const RunResult run = run_program(plugins_ + "/chat_test", {}, 120s);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("[  PASSED  ] 4 tests."), std::string::npos) << run.out;
 }
 
 class PluginServer : public InstalledSdk {
