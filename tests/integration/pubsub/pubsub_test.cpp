@@ -29,17 +29,23 @@ const std::string kDriver = std::string(TIFFANY_SOURCE_DIR) + "/tests/integratio
 const std::string kChatDriver = std::string(TIFFANY_SOURCE_DIR) + "/tests/integration/pubsub/chat_client.py";
 const std::string kPython = "/usr/bin/python3";  // Debian's python3-websockets belongs to it
 
-// A port nothing listens on now (the kernel's pick for a socket bound to port 0).
-int unused_port() {
-  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+// Binds `fd` to 127.0.0.1 on a port the kernel picks; returns the port.
+int bind_loopback(int fd) {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t size = sizeof address;
-  EXPECT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  EXPECT_EQ(::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &size), 0);
-  ::close(probe);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size), 0);
   return ntohs(address.sin_port);
+}
+
+// A port nothing listens on now.
+int unused_port() {
+  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int port = bind_loopback(probe);
+  ::close(probe);
+  return port;
 }
 
 const std::string kChatPlugin = std::string(TIFFANY_CHAT_PLUGIN);
@@ -139,14 +145,9 @@ TEST(ChatPlugin, ABadNameIsRefusedWith400AndABinaryMessageClosesWith1003) {
 // as losing Redis, so what queues behind it stays bounded.
 TEST(PubSub, ARedisThatStopsReadingIsDroppedAfterAWriteStuckFor5s) {
   const int deaf = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  ASSERT_EQ(::bind(deaf, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  const int port = bind_loopback(deaf);
   ASSERT_EQ(::listen(deaf, 16), 0);
-  ASSERT_EQ(::getsockname(deaf, reinterpret_cast<sockaddr*>(&address), &size), 0);
-  ServerProcess server(config(1, R"({"redis": "127.0.0.1:)" + std::to_string(ntohs(address.sin_port)) + R"("})"));
+  ServerProcess server(config(1, R"({"redis": "127.0.0.1:)" + std::to_string(port) + R"("})"));
   // 400 x 64 KB: far more than the socket buffers between us and the deaf listener hold.
   drive({"flood", "--port", std::to_string(server.port_of("ws")), "--messages", "400"});
   const auto deadline = std::chrono::steady_clock::now() + 15s;
