@@ -70,16 +70,17 @@ Task<IoResult> TlsStream::flush() {
   // Why take turns: two sends of the same pending bytes would put them on
   // the wire twice. The one under way sends until nothing is pending, so
   // what this one has to send is usually gone by the time it wakes.
-  while (flushing_) co_await flushed_.wait();
+  const std::shared_ptr<FlushTurn> turns = flush_turn_;  // outlives the stream if it must (see FlushTurn)
+  while (turns->flushing) co_await turns->flushed.wait();
   // Hands the turn on however this flush ends, a cancellation included.
   struct Turn {
-    TlsStream& stream;
-    explicit Turn(TlsStream& owner) noexcept : stream(owner) { stream.flushing_ = true; }
+    FlushTurn& turns;
+    explicit Turn(FlushTurn& state) noexcept : turns(state) { turns.flushing = true; }
     ~Turn() {
-      stream.flushing_ = false;
-      stream.flushed_.set();
+      turns.flushing = false;
+      turns.flushed.set();
     }
-  } turn(*this);
+  } turn(*turns);
   for (;;) {
     const std::string_view pending = ciphertext_.output();
     if (pending.empty()) co_return IoResult{0};

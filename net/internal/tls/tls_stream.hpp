@@ -2,6 +2,7 @@
 // (CiphertextBuffers); the reactor does all socket I/O with RecvPooled and Send.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -104,8 +105,15 @@ class TlsStream final : public ByteStream {
   CiphertextBuffers ciphertext_;  // before ssl_: the SSL's BIO points at it
   SslPtr ssl_;
   bool established_ = false;
-  bool flushing_ = false;  // a flush() is sending: another waits for flushed_
-  WakeSignal flushed_;
+  /// Whose turn it is to flush. Why shared with each flush's frame: when a
+  /// worker is forced to stop, its scheduler destroys the frames left in any
+  /// order, and a flush's frame may go after the connection that owned this
+  /// stream; handing the turn on then touches only this.
+  struct FlushTurn {
+    bool flushing = false;  // a flush() is sending: another waits for `flushed`
+    WakeSignal flushed;
+  };
+  std::shared_ptr<FlushTurn> flush_turn_ = std::make_shared<FlushTurn>();
   unsigned long failure_ = 0;  // the OpenSSL error that ended the handshake (a code: no string per connection)
 };
 
