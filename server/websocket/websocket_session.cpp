@@ -27,7 +27,7 @@ WebSocketSession::WebSocketSession(ByteStream& stream, std::string early_input, 
                                    const WebSocketOptions& options, ConnectionTracker* tracker,
                                    WebSocketMetrics* metrics)
     : stream_(stream),
-      early_input_(std::move(early_input)),
+      held_input_(std::move(early_input)),
       terms_(std::move(terms)),
       options_(options),
       tracker_(tracker),
@@ -52,10 +52,6 @@ void WebSocketSession::start() {
 Task<void> WebSocketSession::read_loop(std::shared_ptr<WebSocketSession> self) {
   WebSocketSession& s = *self;
   const DoneMark done(s.reader_done_, s.closed_);
-  if (!s.early_input_.empty()) {
-    const std::string early = std::exchange(s.early_input_, {});
-    s.consume(early);
-  }
   while (!s.reader_.done() && !s.failed_ && !s.input_refused_) {
     if (s.inbox_.size() >= s.options_.receive_queue_messages) {
       // Why stop reading: the handler is behind; TCP slows the client instead of our memory growing.
@@ -63,6 +59,11 @@ Task<void> WebSocketSession::read_loop(std::shared_ptr<WebSocketSession> self) {
       co_await s.inbox_room_.wait();
       s.reader_paused_ = false;
       s.last_input_ = Scheduler::current().now();  // the silence was ours
+      continue;
+    }
+    if (!s.held_input_.empty()) {
+      const std::string held = std::exchange(s.held_input_, {});
+      s.consume(held);
       continue;
     }
     ReadLease input;
@@ -81,6 +82,12 @@ Task<void> WebSocketSession::read_loop(std::shared_ptr<WebSocketSession> self) {
 
 void WebSocketSession::consume(std::string_view input) {
   while (!reader_.done() && !input_refused_) {
+    if (inbox_.size() >= options_.receive_queue_messages) {
+      // Why hold the rest: one read may carry many messages, and compressed ones may each
+      // inflate to max_message_bytes; the inbox's bound holds only if parsing stops with it.
+      held_input_.assign(input);
+      return;
+    }
     websocket::Event event = reader_.next(input);
     switch (event.kind) {
       case websocket::Event::Kind::need_more:

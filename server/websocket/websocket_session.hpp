@@ -102,7 +102,7 @@ class WebSocketSession final : public WebSocket,
   void wake_senders() noexcept;
 
   ByteStream& stream_;
-  std::string early_input_;
+  std::string held_input_;  // read, not yet parsed: the handshake's leftovers, or what follows a message that filled the inbox
   websocket::UpgradeTerms terms_;
   WebSocketOptions options_;
   ConnectionTracker* tracker_;

@@ -5,6 +5,7 @@
 //   "wsprobe.race":       echoes, each receive() racing a 1 ms Sleep (most receives lose the race);
 //   "wsprobe.concurrent": echoes while a spawned task sends "tick 0".."tick 99" on the same socket;
 //   "wsprobe.late":       sleeps 500 ms before accepting (a drain may begin meanwhile), then echoes;
+//   "wsprobe.deaf":       accepts, then sleeps 2 s without receiving, and returns;
 //   "wsprobe.flood":      sends 64 KiB messages without waiting for them (each send races a 1 ms
 //                         Sleep), past max_queued_bytes (1 MiB) when the client does not read.
 #include <chrono>
@@ -132,6 +133,16 @@ class Late final : public tiffany::Handler {
   }
 };
 
+class Deaf final : public tiffany::Handler {
+ public:
+  explicit Deaf(const tiffany::HandlerParams&) {}
+  Task<void> handle(tiffany::http::Request& request, tiffany::http::Response& response) override {
+    WebSocket* socket = co_await tiffany::http::accept_websocket(request, response);
+    if (socket == nullptr) co_return;
+    co_await tiffany::Sleep(std::chrono::seconds(2));
+  }
+};
+
 Task<bool> false_after(std::chrono::milliseconds wait) {
   co_await tiffany::Sleep(wait);
   co_return false;
@@ -177,4 +188,5 @@ extern "C" void tiffany_plugin_init(tiffany::PluginRegistrar& registrar, unsigne
   registrar.add_handler("wsprobe.concurrent", &make<Concurrent>);
   registrar.add_handler("wsprobe.late", &make<Late>);
   registrar.add_handler("wsprobe.flood", &make<Flood>);
+  registrar.add_handler("wsprobe.deaf", &make<Deaf>);
 }

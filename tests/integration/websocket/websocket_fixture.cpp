@@ -41,7 +41,9 @@ std::string websocket_config(const std::string& cert, const std::string& key, in
       {"method": "GET", "path": "/race", "handler": "wsprobe.race"},
       {"method": "GET", "path": "/concurrent", "handler": "wsprobe.concurrent"},
       {"method": "GET", "path": "/late", "handler": "wsprobe.late"},
-      {"method": "GET", "path": "/flood", "handler": "wsprobe.flood"}])";
+      {"method": "GET", "path": "/flood", "handler": "wsprobe.flood"},
+      {"method": "GET", "path": "/deaf", "handler": "wsprobe.deaf"},
+      {"method": "GET", "path": "/metrics", "handler": "metrics"}])";
   return R"({"workers": 1, "drain_timeout_ms": )" + std::to_string(drain_timeout_ms) + R"(, "plugins": [")" +
          plugin + R"("], "listeners": [
       {"name": "ws", "address": "127.0.0.1:0", "protocol": "http", "http2": {"enabled": true}, )" + routes + R"(},

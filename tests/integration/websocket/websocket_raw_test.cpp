@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <chrono>
 #include <cstdint>
@@ -332,6 +333,44 @@ TEST_F(WebSocketRawTest, AClientThatNeverReadsCannotMakeTheServerGrow) {
     RecordProperty(std::string(transport(tls)) + "_sent_bytes", std::to_string(sent));
     RecordProperty(std::string(transport(tls)) + "_rss_growth_kib", std::to_string(after_kib - before_kib));
   }
+}
+
+// 100 KB of zeros, compressed raw (permessage-deflate's way: no zlib header, no final empty block's tail).
+std::string deflated_zeros() {
+  const std::string zeros(100'000, '\0');
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(1024, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(zeros.data()));
+  z.avail_in = static_cast<uInt>(zeros.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_SYNC_FLUSH), Z_OK);
+  out.resize(out.size() - z.avail_out);
+  deflateEnd(&z);
+  EXPECT_EQ(out.substr(out.size() - 4), std::string("\0\0\xff\xff", 4));
+  out.resize(out.size() - 4);  // RFC 7692 §7.2.1
+  return out;
+}
+
+// A read full of small compressed messages that each inflate to 100 KB: the server parses only
+// as many as its inbox holds (receive_queue_messages, 16) while the handler does not receive, so
+// one read cannot make it inflate hundreds of them (a few KB in, tens of MB held).
+TEST_F(WebSocketRawTest, ManyCompressedMessagesInOneReadAreInflatedOnlyAsTheInboxHasRoom) {
+  const std::string bomb = ws_frame(0x2, deflated_zeros(), true, true, 0x40);
+  ASSERT_LT(bomb.size(), 200u);
+  WsRawClient client(port(false), false);
+  ASSERT_TRUE(client.handshake("/deaf", "Sec-WebSocket-Extensions: permessage-deflate\r\n"));
+  std::string bombs;
+  for (int i = 0; i < 300; ++i) bombs += bomb;  // ~60 KB: one or a few reads
+  ASSERT_TRUE(client.send(bombs));
+  std::this_thread::sleep_for(500ms);  // the handler sleeps 2 s without receiving
+  const std::string url = "http://127.0.0.1:" + std::to_string(port(false)) + "/metrics";
+  const std::string metrics = run_program("curl", {"-sS", "--max-time", "5", url}).out;
+  const std::string key = "tiffany_websocket_messages_total{listener=\"ws\",direction=\"received\"} ";
+  const std::size_t at = metrics.find(key);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  EXPECT_EQ(std::stoi(metrics.substr(at + key.size())), 16) << metrics;  // the inbox full, the rest held
 }
 
 TEST_F(WebSocketRawTest, AClientThatStopsReadingIsDroppedOnceTheServersWritesStall) {
