@@ -1,7 +1,7 @@
 // pubsub: the SDK's channels and subscriptions, on the worker hubs of handlers/internal/pubsub.
-#include "handlers/pubsub.hpp"
+#include <tiffany/handlers/pubsub.hpp>
 
-#include <charconv>
+#include <atomic>
 #include <stdexcept>
 #include <utility>
 
@@ -12,31 +12,6 @@
 #include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {
-
-BusSettings BusSettings::from_params(const HandlerParams& params) {
-  BusSettings settings;
-  settings.bus = params.string_or("bus", "default");
-  if (settings.bus.empty()) throw ParamError("bus", "expected a non-empty name");
-  settings.redis_prefix = params.string_or("redis_prefix", settings.redis_prefix);
-  // `redis`: "host:port" (a name, an IPv4 address, or [an IPv6 one]).
-  const std::string address = params.string_or("redis", "");
-  if (address.empty()) return settings;
-  const std::size_t colon = address.rfind(':');
-  unsigned port = 0;
-  const char* digits = colon == std::string::npos ? nullptr : address.data() + colon + 1;
-  const auto [end, error] = digits == nullptr ? std::from_chars_result{nullptr, std::errc::invalid_argument}
-                                              : std::from_chars(digits, address.data() + address.size(), port);
-  if (colon == std::string::npos || colon == 0 || error != std::errc() || end != address.data() + address.size() ||
-      port == 0 || port > 65535) {
-    throw ParamError("redis", "expected \"host:port\" (as \"127.0.0.1:6379\"), got \"" + address + "\"");
-  }
-  settings.redis_host = address.substr(0, colon);
-  if (settings.redis_host.size() > 2 && settings.redis_host.front() == '[' && settings.redis_host.back() == ']') {
-    settings.redis_host = settings.redis_host.substr(1, settings.redis_host.size() - 2);
-  }
-  settings.redis_port = static_cast<std::uint16_t>(port);
-  return settings;
-}
 
 struct Message::Body {
   std::string channel;
@@ -51,22 +26,40 @@ const std::string& Message::data() const noexcept { return body_->data; }
 struct Channels::State {
   std::shared_ptr<PubSubBus> bus;
   std::shared_ptr<WorkerHub> hub;  // made on first use, on the worker that uses it
-  Scheduler* worker = nullptr;
+  std::atomic<Scheduler*> worker{nullptr};
 };
 
-Channels::Channels(BusSettings settings) : state_(std::make_unique<State>()) {
+namespace {
+
+std::shared_ptr<PubSubBus> bus_for(const BusSettings& settings) {
   if (!settings.redis_host.empty() && relay_starter() == nullptr) {
     throw ParamError("redis", "Redis is not available here (the SDK's test kit has none; the server has)");
   }
-  state_->bus = PubSubBus::named(settings);
+  return PubSubBus::named(settings);
+}
+
+}  // namespace
+
+Channels::Channels(const HandlerParams& params, std::string default_bus) : state_(std::make_unique<State>()) {
+  state_->bus = bus_for(bus_settings_from(params, default_bus));
+}
+
+Channels::Channels(std::string bus) : state_(std::make_unique<State>()) {
+  if (bus.empty()) throw std::invalid_argument("pubsub::Channels: a bus needs a name");
+  BusSettings settings;
+  settings.bus = std::move(bus);
+  state_->bus = bus_for(settings);
 }
 
 Channels::~Channels() = default;
 
 WorkerHub& Channels::hub() {
-  Scheduler& current = Scheduler::current();
-  if (state_->worker == nullptr) state_->worker = &current;
-  if (state_->worker != &current) {
+  Scheduler* current = Scheduler::current_or_null();
+  if (current == nullptr) {
+    throw std::logic_error("pubsub::Channels used outside a worker: use it from handle() or a task of its worker");
+  }
+  Scheduler* first = nullptr;
+  if (!state_->worker.compare_exchange_strong(first, current) && first != current) {
     throw std::logic_error("pubsub::Channels used on another worker than its first: keep one per handler");
   }
   return WorkerHub::for_this_worker(state_->hub, state_->bus);
@@ -77,23 +70,29 @@ bool Channels::publish(const std::string& channel, std::string data) {
 }
 
 Subscription::Subscription(Channels& channels, std::size_t max_pending)
-    : state_(std::make_unique<SubscriptionState>(channels.hub().shared_from_this(),
+    : state_(std::make_shared<SubscriptionState>(channels.hub().shared_from_this(),
                                                  max_pending == 0 ? 1 : max_pending)) {}
 
-Subscription::~Subscription() = default;
+Subscription::~Subscription() { state_->end(); }
 
-Task<void> Subscription::join(std::string channel) {
-  Future<void> live = state_->join(channel);
+Task<bool> Subscription::join(std::string channel) {
+  const std::shared_ptr<SubscriptionState> state = state_;  // Why a copy: see next()
+  Future<void> live = state->join(channel);
   co_await std::move(live);
+  co_return state->is_live(channel);
 }
 
 void Subscription::leave(const std::string& channel) { state_->leave(channel); }
 
 Task<std::optional<Message>> Subscription::next() {
+  // Why a copy: a task waiting here may be woken by the Subscription's destructor (which
+  // ends it) and resume after the Subscription is gone; it must find the state alive.
+  const std::shared_ptr<SubscriptionState> state = state_;
+  const SubscriptionState::Receiving receiving(*state);  // one next() at a time
   for (;;) {
-    std::optional<Message> message = state_->take();
-    if (message || state_->ended()) co_return message;
-    co_await state_->arrivals().wait();
+    std::optional<Message> message = state->take();
+    if (message || state->ended()) co_return message;
+    co_await state->arrivals().wait();
   }
 }
 

@@ -1,6 +1,9 @@
 // UTF-8 validation and replacement, and JSON string escaping built on it.
 #include <tiffany/http/utf8.hpp>
 
+#include <cstdint>
+#include <cstring>
+
 namespace tiffany::http {
 
 std::size_t utf8_sequence_length(std::string_view text) noexcept {
@@ -33,6 +36,16 @@ std::size_t utf8_sequence_length(std::string_view text) noexcept {
 
 bool is_valid_utf8(std::string_view text) noexcept {
   for (std::size_t i = 0; i < text.size();) {
+    // Why eight at a time: most text is ASCII, and one test passes eight bytes of it (a pub/sub
+    // message is checked once per subscriber it is sent to).
+    std::uint64_t word = 0;
+    if (text.size() - i >= sizeof word) {
+      std::memcpy(&word, text.data() + i, sizeof word);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        i += sizeof word;
+        continue;
+      }
+    }
     if (static_cast<unsigned char>(text[i]) < 0x80) {
       ++i;
       continue;

@@ -12,8 +12,8 @@
 //   A name or room that is not 1 to 32 letters, digits, '-' or '_' is
 //   answered 400 before any upgrade; a binary message closes with 1003; a
 //   client that falls `max_behind` messages behind (default 64) is closed
-//   with 1008. Route keys: those of pubsub::BusSettings (`bus`, `redis`,
-//   `redis_prefix`), `max_behind`.
+//   with 1008. Route keys: those of pubsub::Channels (`bus`, "chat" here;
+//   `redis`, `redis_prefix`), `max_behind`.
 #include <picojson.h>
 
 #include <algorithm>
@@ -28,6 +28,7 @@
 #include <tiffany/handlers/plugin_api.hpp>
 #include <tiffany/handlers/pubsub.hpp>
 #include <tiffany/http/json_body.hpp>
+#include <tiffany/http/utf8.hpp>
 #include <tiffany/http/websocket.hpp>
 
 namespace {
@@ -53,7 +54,7 @@ std::string event(const std::string& room, std::initializer_list<std::pair<const
 class ChatRoom final : public tiffany::Handler {
  public:
   explicit ChatRoom(const tiffany::HandlerParams& params)
-      : channels_(tiffany::pubsub::BusSettings::from_params(params)),
+      : channels_(params, "chat"),  // its own bus unless the route names one
         max_behind_(static_cast<std::size_t>(params.integer_or("max_behind", 64, 1, 100'000))) {}
 
   Task<void> handle(tiffany::http::Request& request, tiffany::http::Response& response) override {
@@ -115,6 +116,8 @@ class ChatRoom final : public tiffany::Handler {
     for (;;) {
       std::optional<tiffany::pubsub::Message> message = co_await subscription.next();
       if (!message) break;  // fell max_behind behind
+      // Why check: whatever else publishes on the bus (or in Redis) may send bytes that are not text.
+      if (!tiffany::http::is_valid_utf8(message->data())) continue;
       const bool sent = co_await socket.send_text(message->data());
       if (!sent) co_return true;
     }

@@ -44,7 +44,7 @@ PubSubHandler::PubSubHandler(const HandlerParams& params)
       max_pending_(static_cast<std::size_t>(params.integer_or("max_pending", 256, 1, 1'000'000))),
       max_channels_(static_cast<std::size_t>(params.integer_or("max_channels", 64, 1, 100'000))),
       max_channel_bytes_(static_cast<std::size_t>(params.integer_or("max_channel_bytes", 256, 1, 65'536))),
-      bus_(PubSubBus::named(BusSettings::from_params(params))) {}
+      bus_(PubSubBus::named(bus_settings_from(params, "default"))) {}
 
 PubSubHandler::~PubSubHandler() = default;
 

@@ -30,7 +30,8 @@ class Subscriber;
 /// 256), `max_channels` (per client, 64), `max_channel_bytes` (256), `redis`
 /// ("host:port": channels span every instance sharing that Redis, see
 /// RedisLink; without it they span this process) and `redis_prefix` (Redis
-/// channel names are the prefix and ours, "tiffany.pubsub."): BusSettings.
+/// channel names are the prefix, the bus, "." and ours; "tiffany.pubsub."):
+/// BusSettings.
 /// What it publishes is the whole outgoing JSON: a plugin subscribed to the
 /// same bus receives that as a message's data.
 class PubSubHandler final : public Handler {

@@ -5,6 +5,8 @@
 
 #include <utility>
 
+#include <tiffany/http/utf8.hpp>
+
 namespace tiffany::pubsub {
 
 void Subscriber::offer(const Message& message) {
@@ -43,7 +45,10 @@ Task<void> Subscriber::deliver(std::shared_ptr<Subscriber> self) {
     }
     const Message message = std::move(s.pending_.front());
     s.pending_.pop_front();
-    const bool sent = co_await s.socket_.send_text(message.data());  // waits while the client reads slowly
+    // Why binary for bytes that are not UTF-8: anything on the bus (a plugin, or Redis) may publish
+    // them; a text frame would be refused, a binary one delivers them as they are.
+    const bool text = http::is_valid_utf8(message.data());
+    const bool sent = co_await s.socket_.send(message.data(), text);  // waits while the client reads slowly
     if (!sent) break;
   }
 }

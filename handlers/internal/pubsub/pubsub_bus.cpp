@@ -2,12 +2,38 @@
 #include "handlers/internal/pubsub/pubsub_bus.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <utility>
 
 #include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {
+
+BusSettings bus_settings_from(const HandlerParams& params, const std::string& default_bus) {
+  BusSettings settings;
+  settings.bus = params.string_or("bus", default_bus);
+  if (settings.bus.empty()) throw ParamError("bus", "expected a non-empty name");
+  settings.redis_prefix = params.string_or("redis_prefix", settings.redis_prefix);
+  // `redis`: "host:port" (a name, an IPv4 address, or [an IPv6 one]).
+  const std::string address = params.string_or("redis", "");
+  if (address.empty()) return settings;
+  const std::size_t colon = address.rfind(':');
+  unsigned port = 0;
+  const char* digits = colon == std::string::npos ? nullptr : address.data() + colon + 1;
+  const auto [end, error] = digits == nullptr ? std::from_chars_result{nullptr, std::errc::invalid_argument}
+                                              : std::from_chars(digits, address.data() + address.size(), port);
+  if (colon == std::string::npos || colon == 0 || error != std::errc() || end != address.data() + address.size() ||
+      port == 0 || port > 65535) {
+    throw ParamError("redis", "expected \"host:port\" (as \"127.0.0.1:6379\"), got \"" + address + "\"");
+  }
+  settings.redis_host = address.substr(0, colon);
+  if (settings.redis_host.size() > 2 && settings.redis_host.front() == '[' && settings.redis_host.back() == ']') {
+    settings.redis_host = settings.redis_host.substr(1, settings.redis_host.size() - 2);
+  }
+  settings.redis_port = static_cast<std::uint16_t>(port);
+  return settings;
+}
 
 std::shared_ptr<PubSubBus> PubSubBus::named(const std::string& name, const std::optional<RedisSettings>& redis) {
   static std::mutex registry_mutex;
@@ -25,7 +51,9 @@ std::shared_ptr<PubSubBus> PubSubBus::named(const std::string& name, const std::
 
 std::shared_ptr<PubSubBus> PubSubBus::named(const BusSettings& settings) {
   std::optional<RedisSettings> redis;
-  if (!settings.redis_host.empty()) redis = RedisSettings{settings.redis_host, settings.redis_port, settings.redis_prefix};
+  if (!settings.redis_host.empty()) {
+    redis = RedisSettings{settings.redis_host, settings.redis_port, settings.redis_prefix + settings.bus + "."};
+  }
   return named(settings.bus, redis);
 }
 

@@ -1,6 +1,7 @@
 // PubSubBus: the process's pub/sub channels across workers: each worker's hub, and how a message reaches the others.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include <tiffany/coro/remote_queue.hpp>
+#include <tiffany/handlers/handler_params.hpp>
 #include <tiffany/handlers/pubsub.hpp>
 
 #include "handlers/internal/pubsub/channel_relay.hpp"
@@ -15,6 +17,18 @@
 namespace tiffany::pubsub {
 
 class WorkerHub;
+
+/// Where a route's channels live (see Channels).
+struct BusSettings {
+  std::string bus = "default";
+  std::string redis_host;  // empty: this process only
+  std::uint16_t redis_port = 6379;
+  std::string redis_prefix = "tiffany.pubsub.";
+};
+
+/// From a route's params `bus` (`default_bus` when absent), `redis` and
+/// `redis_prefix`; throws ParamError naming the key.
+BusSettings bus_settings_from(const HandlerParams& params, const std::string& default_bus);
 
 /// What every worker's hub of one bus shares: its Redis settings, if any,
 /// and without Redis the way a message published on one worker reaches the
@@ -30,7 +44,8 @@ class PubSubBus {
   /// reload may move a bus to another Redis while the old routes still serve.
   static std::shared_ptr<PubSubBus> named(const std::string& name, const std::optional<RedisSettings>& redis);
 
-  /// The bus `settings` name (with their Redis, if any).
+  /// The bus `settings` name (with their Redis, if any: its channels there
+  /// are named redis_prefix + bus + "." + channel, so buses stay apart).
   static std::shared_ptr<PubSubBus> named(const BusSettings& settings);
 
   const std::optional<RedisSettings>& redis() const noexcept { return redis_; }

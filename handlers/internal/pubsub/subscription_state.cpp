@@ -1,6 +1,7 @@
 // SubscriptionState: queueing with the overflow drop, joins released on Redis's confirmation, the end.
 #include "handlers/internal/pubsub/subscription_state.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 namespace tiffany::pubsub {
@@ -15,6 +16,12 @@ void SubscriptionState::offer(const Message& message) {
   }
   pending_.push_back(message);
   arrivals_.set();
+}
+
+SubscriptionState::Receiving::Receiving(SubscriptionState& state) : state_(state) {
+  // Why refuse: the arrivals signal wakes one waiter; a second would silently break the first.
+  if (state_.receiving_) throw std::logic_error("pubsub::Subscription::next: another task is already waiting in next()");
+  state_.receiving_ = true;
 }
 
 void SubscriptionState::confirmed(const std::string& channel) { release_joins(channel); }

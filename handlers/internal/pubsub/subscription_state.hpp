@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -39,6 +40,21 @@ class SubscriptionState final : public Listener {
   bool ended() const noexcept { return ended_; }
   bool overflowed() const noexcept { return overflowed_; }
   bool is_joined(const std::string& channel) const { return joined_.contains(channel); }
+  /// Joined, and no longer waiting for Redis's confirmation.
+  bool is_live(const std::string& channel) const {
+    return !ended_ && joined_.contains(channel) && !unconfirmed_.contains(channel);
+  }
+  /// Marks a next() under way for its lifetime; a second at once is a std::logic_error.
+  class Receiving {
+   public:
+    explicit Receiving(SubscriptionState& state);
+    Receiving(const Receiving&) = delete;
+    Receiving& operator=(const Receiving&) = delete;
+    ~Receiving() { state_.receiving_ = false; }
+
+   private:
+    SubscriptionState& state_;
+  };
   /// The oldest queued message, if any.
   std::optional<Message> take();
   WakeSignal& arrivals() noexcept { return arrivals_; }
@@ -54,6 +70,7 @@ class SubscriptionState final : public Listener {
   WakeSignal arrivals_;  // a message came, or the end
   bool ended_ = false;
   bool overflowed_ = false;
+  bool receiving_ = false;  // a next() waits
 };
 
 }  // namespace tiffany::pubsub

@@ -2,6 +2,8 @@
 #include "handlers/internal/pubsub/worker_hub.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <map>
 #include <stdexcept>
 
 #include <tiffany/coro/scheduler.hpp>
@@ -9,24 +11,36 @@
 namespace tiffany::pubsub {
 namespace {
 
-RelayStarter g_relay_starter = nullptr;
+// Why atomic: the server installs it at each (re)load while earlier generations' workers read it.
+std::atomic<RelayStarter> g_relay_starter{nullptr};
+
+// This worker's hubs by bus: routes (and plugins) on one bus share one hub, and with Redis its
+// two connections. Weak: the handlers that use a hub keep it.
+std::map<const PubSubBus*, std::weak_ptr<WorkerHub>>& hubs_of_this_worker() {
+  thread_local std::map<const PubSubBus*, std::weak_ptr<WorkerHub>> hubs;
+  return hubs;
+}
 
 }  // namespace
 
-void set_relay_starter(RelayStarter starter) noexcept { g_relay_starter = starter; }
-RelayStarter relay_starter() noexcept { return g_relay_starter; }
+void set_relay_starter(RelayStarter starter) noexcept { g_relay_starter.store(starter); }
+RelayStarter relay_starter() noexcept { return g_relay_starter.load(); }
 
 WorkerHub::~WorkerHub() { bus_->leave(this); }
 
 WorkerHub& WorkerHub::for_this_worker(std::shared_ptr<WorkerHub>& slot, const std::shared_ptr<PubSubBus>& bus) {
-  if (!slot) {
-    slot = std::make_shared<WorkerHub>(bus);
-    if (bus->redis()) {
-      if (g_relay_starter == nullptr) throw std::logic_error("pubsub: a bus on Redis, and no Redis relay installed");
-      slot->relay_ = g_relay_starter(*bus->redis(), slot);
-    } else {
-      slot->bus_->join(slot, Scheduler::current().remote_queue());
-    }
+  if (slot) return *slot;
+  std::weak_ptr<WorkerHub>& shared = hubs_of_this_worker()[bus.get()];
+  slot = shared.lock();
+  if (slot) return *slot;
+  slot = std::make_shared<WorkerHub>(bus);
+  shared = slot;
+  if (bus->redis()) {
+    const RelayStarter starter = g_relay_starter.load();
+    if (starter == nullptr) throw std::logic_error("pubsub: a bus on Redis, and no Redis relay installed");
+    slot->relay_ = starter(*bus->redis(), slot);
+  } else {
+    bus->join(slot, Scheduler::current().remote_queue());
   }
   return *slot;
 }

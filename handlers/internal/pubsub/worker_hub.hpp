@@ -1,4 +1,4 @@
-// WorkerHub: one worker's pub/sub channels of one route, and their subscribers.
+// WorkerHub: one worker's pub/sub channels of one bus, and their subscribers.
 #pragma once
 
 #include <memory>
@@ -15,7 +15,8 @@
 
 namespace tiffany::pubsub {
 
-/// The channels of one route on one worker: who is subscribed to what.
+/// The channels of one bus on one worker (shared by the routes naming it):
+/// who is subscribed to what.
 /// Without Redis, publishing delivers to this worker's subscribers at once
 /// and hands the message to the bus for the other workers. With Redis,
 /// every message goes through it (the ChannelRelay): this worker subscribes
@@ -31,7 +32,8 @@ class WorkerHub : public std::enable_shared_from_this<WorkerHub> {
   WorkerHub& operator=(const WorkerHub&) = delete;
   ~WorkerHub();
 
-  /// The hub of `bus` on the calling worker, made and started on first use; `slot` keeps it.
+  /// The hub of `bus` on the calling worker (a worker's routes on one bus
+  /// share it), made and started on first use; `slot` keeps it.
   static WorkerHub& for_this_worker(std::shared_ptr<WorkerHub>& slot, const std::shared_ptr<PubSubBus>& bus);
 
   /// Subscribes; true when it is live at once, false when the hub will

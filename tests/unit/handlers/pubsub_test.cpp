@@ -9,6 +9,7 @@
 #include <tiffany/coro/manual_clock.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/handlers/pubsub.hpp>
+#include <tiffany/handlers/testkit/plugin_harness.hpp>
 
 namespace tiffany::pubsub {
 namespace {
@@ -23,12 +24,6 @@ Task<void> drain(Subscription& subscription, std::vector<std::string>& seen, boo
     }
     seen.push_back(message->channel() + ":" + message->data());
   }
-}
-
-BusSettings bus(const char* name) {
-  BusSettings settings;
-  settings.bus = name;
-  return settings;
 }
 
 class PubSubSdk : public ::testing::Test {
@@ -49,7 +44,7 @@ class PubSubSdk : public ::testing::Test {
 };
 
 TEST_F(PubSubSdk, APublishReachesEverySubscriptionOfItsChannelInOrder) {
-  Channels channels(bus("unit-order"));
+  Channels channels("unit-order");
   std::optional<Subscription> room, both;
   std::vector<std::string> room_seen, both_seen;
   bool room_ended = false, both_ended = false;
@@ -80,7 +75,7 @@ TEST_F(PubSubSdk, APublishReachesEverySubscriptionOfItsChannelInOrder) {
 }
 
 TEST_F(PubSubSdk, LeavingStopsDeliveryButWhatWasQueuedStillArrives) {
-  Channels channels(bus("unit-leave"));
+  Channels channels("unit-leave");
   std::optional<Subscription> subscription;
   std::vector<std::string> seen;
   bool ended = false;
@@ -100,7 +95,7 @@ TEST_F(PubSubSdk, LeavingStopsDeliveryButWhatWasQueuedStillArrives) {
 }
 
 TEST_F(PubSubSdk, ASubscriptionThatFallsBehindIsDroppedAndTheOthersGetEverything) {
-  Channels channels(bus("unit-slow"));
+  Channels channels("unit-slow");
   std::optional<Subscription> slow, fast;
   std::vector<std::string> slow_seen, fast_seen;
   bool slow_ended = false, fast_ended = false;
@@ -123,16 +118,87 @@ TEST_F(PubSubSdk, ASubscriptionThatFallsBehindIsDroppedAndTheOthersGetEverything
   on_worker([&] { fast->close(); });
 }
 
-TEST_F(PubSubSdk, ABusOnRedisWhereNoRelayIsInstalledIsAParamErrorNamingRedis) {
+// A detached task still in next() when its Subscription goes (a plugin that spawned and forgot
+// it): its wake-up was queued by a publish, the destructor ends the subscription, and the task
+// resumes to find the state alive and the subscription over (ASan would see a use after free).
+TEST_F(PubSubSdk, ATaskStillWaitingInNextWhenItsSubscriptionGoesGetsNothing) {
+  Channels channels("unit-gone");
+  std::optional<Subscription> subscription;
+  std::vector<std::string> seen;
+  bool ended = false;
+  on_worker([&] {
+    subscription.emplace(channels, 4);
+    scheduler_.spawn(subscription->join("room")).reset();
+  });
+  on_worker([&] { scheduler_.spawn(drain(*subscription, seen, ended)).reset(); });
+  EXPECT_FALSE(ended);
+  on_worker([&] {
+    channels.publish("room", "late");
+    subscription.reset();
+  });
+  EXPECT_TRUE(ended);
+  EXPECT_TRUE(seen.empty());
+}
+
+TEST_F(PubSubSdk, ASecondTaskWaitingInNextAtOnceIsALogicError) {
+  Channels channels("unit-twice");
+  std::optional<Subscription> subscription;
+  std::vector<std::string> seen;
+  bool ended = false, refused = false;
+  on_worker([&] {
+    subscription.emplace(channels, 4);
+    scheduler_.spawn(drain(*subscription, seen, ended)).reset();
+  });
+  on_worker([&] {
+    auto second = [](Subscription& s, bool& threw) -> Task<void> {
+      try {
+        (void)co_await s.next();
+      } catch (const std::logic_error&) {
+        threw = true;
+      }
+    };
+    scheduler_.spawn(second(*subscription, refused)).reset();
+  });
+  EXPECT_TRUE(refused);
+  on_worker([&] { subscription->close(); });
+  EXPECT_TRUE(ended);
+}
+
+TEST_F(PubSubSdk, JoinSaysWhetherTheSubscriptionIsLive) {
+  Channels channels("unit-join");
+  std::optional<Subscription> subscription;
+  std::optional<bool> live, after_close;
+  auto joining = [](Subscription& s, std::string channel, std::optional<bool>& out) -> Task<void> {
+    out = co_await s.join(std::move(channel));
+  };
+  on_worker([&] {
+    subscription.emplace(channels, 4);
+    scheduler_.spawn(joining(*subscription, "room", live)).reset();
+  });
+  EXPECT_EQ(live, true);
+  on_worker([&] {
+    subscription->close();
+    scheduler_.spawn(joining(*subscription, "hall", after_close)).reset();
+  });
+  EXPECT_EQ(after_close, false);
+}
+
+TEST(PubSubSdkParams, ABusOnRedisWhereNoRelayIsInstalledIsAParamErrorNamingRedis) {
+  testkit::PluginHarness harness;
   try {
-    BusSettings on_redis = bus("unit-redis");
-    on_redis.redis_host = "127.0.0.1";
-    Channels channels(on_redis);
+    Channels channels(harness.params(R"({"redis": "127.0.0.1:6379"})"));
     FAIL() << "a bus on Redis was made where no Redis relay is installed";
   } catch (const ParamError& error) {
     EXPECT_EQ(error.key(), "redis");
     EXPECT_NE(std::string(error.what()).find("Redis is not available here"), std::string::npos) << error.what();
   }
+  EXPECT_THROW(Channels(harness.params(R"({"redis": "nowhere"})")), ParamError);
+  EXPECT_THROW(Channels(harness.params(R"({"bus": ""})")), ParamError);
+}
+
+TEST(PubSubSdkParams, UsedOutsideAWorkerItSaysSoInsteadOfCrashing) {
+  Channels channels("unit-outside");
+  EXPECT_THROW(channels.publish("room", "x"), std::logic_error);  // a constructor, say: no scheduler here
 }
 
 TEST_F(PubSubSdk, AMessageSharesOneBodyAmongItsCopies) {
