@@ -12,8 +12,8 @@
 # -m broadcast: Tiffany's pubsub beside Node's `ws` running the same small JSON protocol (one
 # process); loadtest/ws_broadcast_load: -c subscribers on one channel and one publisher keeping
 # -w messages in flight, every delivery checked. Prints deliveries/s (summed over the
-# subscribers), server CPU microseconds per delivery and deliveries per CPU-second, and the
-# ratio Tiffany ÷ Node deliveries per CPU-second.
+# subscribers), server CPU microseconds per delivery (over the publishing alone) and deliveries
+# per CPU-second, and the ratio Tiffany ÷ Node deliveries per CPU-second.
 # Every server must pass a one-second checked run before any load (ws_load and echo_load with
 # --verify; ws_broadcast_load always checks); a client error or a server dying stops the run
 # with its log.
@@ -94,7 +94,7 @@ load_command() {
   local name=$1 duration=$2 client=(ws_load)
   case $name in
     tiffany_echo) client=(echo_load) ;;
-    *pubsub) client=(ws_broadcast_load --path /pubsub --window "$window") ;;
+    *pubsub) client=(ws_broadcast_load --path /pubsub --window "$window" --server-pid "${pids[$(peer_of "$name")]}") ;;
   esac
   load_cmd=(timeout $((duration + 30)) taskset -c 1 "$build_dir/loadtest/${client[0]}" "${client[@]:1}"
     --port "$(port_of "$name")" --connections "$connections" --size "$size" --duration "$duration" "${@:3}")
@@ -155,7 +155,8 @@ check_and_warm_up() {
 
 # measure SERVER: one load run; appends "server rate cpu_us_per_unit third errors", where the
 # unit is a message (echo) or a delivery (broadcast) and third is the p99 in microseconds
-# (echo) or messages published per second (broadcast).
+# (echo) or messages published per second (broadcast). Broadcast CPU is the server's over the
+# publishing alone (ws_broadcast_load reads it), without the subscribers' upgrades and closes.
 measure() {
   local name=$1 peer count cpu third
   peer=$(peer_of "$name")
@@ -164,10 +165,11 @@ measure() {
   alive "$peer" || die_with_log "$peer" "died during the $name run"
   count=$(client_field "$(count_field)" "$measured_output")
   ((count > 0)) || die_with_log "$peer" "$name delivered no message: $measured_output"
-  cpu=$(cpu_us_per "$measured_ticks" "$count")
   if [ "$mode" = echo ]; then
+    cpu=$(cpu_us_per "$measured_ticks" "$count")
     third=$(client_field p99 "$measured_output")
   else
+    cpu=$(echo "scale=4; $(client_field server_cpu_us "$measured_output") / $count" | bc)
     third=$(echo "scale=1; $(client_field published "$measured_output") / $(client_field duration "$measured_output")" | bc)
   fi
   echo "$name $(client_field "$(rate_field)" "$measured_output") $cpu $third" \
@@ -204,15 +206,16 @@ summarize() {
   fi
   versions | sed 's/^/  /'
   echo "  CPU used by other processes just before the run: ${background_load}%"
-  local unit=msgs rate=msgs/s third=p99_us ours=tiffany_ws theirs=node_ws goal=" (goal >= 3)"
+  # unit: what is counted (plural), each: one of them, in the column names.
+  local unit=msgs each=msg rate=msgs/s third=p99_us ours=tiffany_ws theirs=node_ws goal=" (goal >= 3)"
   if [ "$mode" = broadcast ]; then
-    unit=deliv rate=deliveries/s third=published/s ours=tiffany_pubsub theirs=node_ws_pubsub goal=""
+    unit=deliveries each=deliv rate=deliveries/s third=published/s ours=tiffany_pubsub theirs=node_ws_pubsub goal=""
   fi
-  echo "averages over the rounds; $unit/cpu_s is per second of the server's CPU (1e6 / cpu_us/$unit)"
+  echo "averages over the rounds; ${unit:0:5}/cpu_s is $unit per second of the server's CPU (1e6 / cpu_us/$each)"
   # Columns after the key: 1 rate, 2 cpu_us per unit, 3 p99_us (echo) or published/s (broadcast), 4 errors.
   report 1 '
     END {
-      printf "%-15s %12s %12s %12s %12s %8s\n", "server", rate, "cpu_us/" unit, unit "/cpu_s", third, "errors"
+      printf "%-15s %12s %12s %12s %12s %8s\n", "server", rate, "cpu_us/" each, substr(unit, 1, 5) "/cpu_s", third, "errors"
       for (k = 1; k <= keys; k++) {
         key = order[k]
         printf "%-15s %12.0f %12.3f %12.0f %12.1f %8d\n", key, avg(key, 1), avg(key, 2),
@@ -223,7 +226,7 @@ summarize() {
         ratio_line("tiffany_ws cpu/msg / tiffany_echo cpu/msg (goal <= 1.3):", avg("tiffany_ws", 2), avg("tiffany_echo", 2))
       ratio_line(ours " " unit " per cpu-second / " theirs goal ":", avg(theirs, 2), avg(ours, 2))
       ratio_line(ours " " rate " / " theirs " " rate ":", avg(ours, 1), avg(theirs, 1))
-    }' "$work/results" unit="$unit" rate="$rate" third="$third" ours="$ours" theirs="$theirs" goal="$goal"
+    }' "$work/results" unit="$unit" each="$each" rate="$rate" third="$third" ours="$ours" theirs="$theirs" goal="$goal"
 }
 
 main() {

@@ -6,14 +6,19 @@
 // received by every subscriber: the slowest subscriber bounds the window), until the
 // duration is over. Every delivery is checked: the text published, in order per subscriber.
 // Prints deliveries (summed over the subscribers), deliveries_per_sec, published and errors
-// as `key=value` fields.
+// as `key=value` fields; with --server-pid, also the server's CPU time over the publishing alone
+// (server_cpu_us), which leaves out the upgrades and closes of the subscribers.
 #include <netinet/in.h>
 #include <sys/socket.h>
+
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,7 +45,26 @@ struct Options {
   std::size_t message_size = 512;
   std::size_t window = 16;
   std::string path = "/pubsub";
+  long server_pid = 0;  // 0: none
 };
+
+// The CPU time (utime+stime, all threads) process `pid` has used, in microseconds; -1 when unreadable.
+long long cpu_us_of(long pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::size_t name_end = stat.rfind(')');  // Why from the last ')': the command name may hold spaces
+  if (name_end == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(name_end + 2));
+  std::string field;
+  long long utime = 0;
+  long long stime = 0;
+  for (int number = 3; number <= 15 && fields >> field; ++number) {
+    if (number == 14) utime = std::atoll(field.c_str());
+    if (number == 15) stime = std::atoll(field.c_str());
+  }
+  if (!fields) return -1;
+  return (utime + stime) * 1'000'000 / ::sysconf(_SC_CLK_TCK);
+}
 
 // What the subscribers, the publisher and the watchdog share (one thread).
 struct Run {
@@ -62,6 +86,7 @@ struct Run {
   std::vector<int> fds; // each connection's socket while it is open (-1: none), the publisher's last
   Clock::time_point started{};
   Clock::time_point finished{};
+  long long server_cpu_us = -1;  // with --server-pid: the server's CPU from started to finished
 
   std::size_t subscribers() const { return static_cast<std::size_t>(options.load.connections); }
 
@@ -157,6 +182,7 @@ Task<void> publish(Run& run, const sockaddr_in& server) {
   run.fds[me] = connection.fd();
   while (run.ready < run.subscribers() && !run.failed) co_await run.progress.wait();
   run.started = Clock::now();
+  if (run.options.server_pid > 0) run.server_cpu_us = -cpu_us_of(run.options.server_pid);
   const auto deadline =
       run.started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.options.load.duration_seconds));
   while (!run.failed && Clock::now() < deadline) {
@@ -174,6 +200,7 @@ Task<void> publish(Run& run, const sockaddr_in& server) {
   }
   while (!run.failed && run.completed < run.published) co_await run.progress.wait();
   run.finished = Clock::now();
+  if (run.options.server_pid > 0) run.server_cpu_us += cpu_us_of(run.options.server_pid);
   if (!run.failed) {
     run.end_text = json_with_data("channel", "end");
     const bool sent = co_await connection.send(ws::Opcode::text, json_with_data("publish", "end"));
@@ -209,7 +236,8 @@ Task<void> watch(Run& run) {
 
 void parse_options(int argc, char** argv, Options& options, sockaddr_in& server) {
   const loadtest::CommandLine command_line("ws_broadcast_load", options.load,
-                                           "[--size 512] [--window 16] [--path /pubsub]  (--connections: subscribers)");
+                                           "[--size 512] [--window 16] [--path /pubsub] [--server-pid PID]\n"
+                                           "                         (--connections: subscribers)");
   command_line.parse(argc, argv, options.load, server, {}, [&](std::string_view flag, const char* value) {
     if (flag == "--size") {
       options.message_size = static_cast<std::size_t>(std::atol(value));
@@ -217,6 +245,8 @@ void parse_options(int argc, char** argv, Options& options, sockaddr_in& server)
       options.window = static_cast<std::size_t>(std::atol(value));
     } else if (flag == "--path") {
       options.path = value;
+    } else if (flag == "--server-pid") {
+      options.server_pid = std::atol(value);
     } else {
       return false;
     }
@@ -227,6 +257,7 @@ void parse_options(int argc, char** argv, Options& options, sockaddr_in& server)
   }
   if (options.window < 1 || options.window > 100'000) command_line.fail("window must be from 1 to 100000");
   if (options.path.empty() || options.path.front() != '/') command_line.fail("path must start with /");
+  if (options.server_pid != 0 && cpu_us_of(options.server_pid) < 0) command_line.fail("no process to read at --server-pid");
 }
 
 }  // namespace
@@ -250,9 +281,9 @@ int main(int argc, char** argv) {
       run.finished > run.started ? std::chrono::duration<double>(run.finished - run.started).count() : 0.0;
   std::printf(
       "subscribers=%zu size=%zu window=%zu duration=%.2fs published=%llu deliveries=%llu deliveries_per_sec=%.0f "
-      "errors=%llu\n",
+      "server_cpu_us=%lld errors=%llu\n",
       subscribers, options.message_size, options.window, elapsed, static_cast<unsigned long long>(run.published),
       static_cast<unsigned long long>(run.deliveries), elapsed > 0 ? static_cast<double>(run.deliveries) / elapsed : 0.0,
-      static_cast<unsigned long long>(run.errors));
+      run.server_cpu_us, static_cast<unsigned long long>(run.errors));
   return run.errors == 0 && run.deliveries > 0 ? 0 : 1;
 }

@@ -82,11 +82,13 @@ messages=$(client_field messages "$output")
   die_with_log tiffany "ws_load echoed $messages messages: $output"
 echo "loadtest_smoke: ws_load echoed $messages WebSocket messages through websocket_echo, verified"
 # ws_broadcast_load (ws_bench.sh -m broadcast's client): 50 subscribers, one publisher, every
-# delivery checked (the text published, in order); each published message reaches all 50.
+# delivery checked (the text published, in order); each published message reaches all 50, and
+# Tiffany's CPU over the publishing is read (--server-pid, as ws_bench.sh -m broadcast reads it).
 output=$(timeout 30 "$build_dir/loadtest/ws_broadcast_load" --port "$port" --path /pubsub --connections 50 --size 512 \
-  --window 16 --duration 1 2>&1) || die_with_log tiffany "ws_broadcast_load failed: $output"
+  --window 16 --duration 1 --server-pid "${pids[tiffany]}" 2>&1) || die_with_log tiffany "ws_broadcast_load failed: $output"
 deliveries=$(client_field deliveries "$output")
-((deliveries > 0 && deliveries == 50 * $(client_field published "$output"))) && [ "$(client_field errors "$output")" = 0 ] ||
+((deliveries > 0 && deliveries == 50 * $(client_field published "$output"))) && [ "$(client_field errors "$output")" = 0 ] &&
+  [[ $(client_field server_cpu_us "$output") =~ ^[1-9][0-9]*$ ]] ||
   die_with_log tiffany "ws_broadcast_load delivered $deliveries messages: $output"
 echo "loadtest_smoke: ws_broadcast_load had $deliveries messages delivered through pubsub to 50 subscribers, checked"
 # idle_clients --mode websocket (idle_memory_bench.sh -m websocket): 20 upgrades held, then closed.
