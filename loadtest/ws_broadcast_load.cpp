@@ -103,7 +103,7 @@ struct Run {
   }
 };
 
-// `{"PREFIX": "bench", "data": "<data>"}` as the server serializes it (no spaces).
+// `{"KEY":"bench","data":"DATA"}`, as the server serializes it (no spaces).
 std::string json_with_data(std::string_view key, std::string_view data) {
   std::string text = "{\"";
   text.append(key).append("\":\"").append(kChannel).append("\",\"data\":\"").append(data).append("\"}");
@@ -129,11 +129,12 @@ Task<void> subscribe(Run& run, const sockaddr_in& server, std::size_t index) {
   }
   run.fds[index] = connection.fd();
   const std::string subscription = "{\"subscribe\":\"" + std::string(kChannel) + "\"}";
+  const std::string confirmation = "{\"subscribed\":\"" + std::string(kChannel) + "\"}";
   const bool sent = co_await connection.send(ws::Opcode::text, subscription);
   ws::Event event;
   if (sent) event = co_await connection.next();
-  if (!sent || event.kind != ws::Event::Kind::message || event.payload != "{\"subscribed\":\"bench\"}") {
-    if (!run.failed) run.fail("subscribing: expected {\"subscribed\":\"bench\"}, got " + event.payload + event.why);
+  if (!sent || event.kind != ws::Event::Kind::message || event.payload != confirmation) {
+    if (!run.failed) run.fail("subscribing: expected " + confirmation + ", got " + event.payload + event.why);
     run.fds[index] = -1;
     co_return;
   }
@@ -269,8 +270,8 @@ int main(int argc, char** argv) {
 
   Run run(options);
   const std::size_t subscribers = run.subscribers();
-  // Why a deadline far away: each task ends itself (the publisher at the duration, the
-  // subscribers on the end message); the duration counts from the last subscription.
+  // Why the loop's deadline is not used: each task ends itself (the publisher at the duration,
+  // counted from the last subscription; the subscribers on the end message; the watchdog after both).
   (void)loadtest::run_until_deadline(static_cast<int>(subscribers + 2), 1, [&, task = std::size_t{0}](Clock::time_point) mutable {
     const std::size_t index = task++;
     if (index < subscribers) return subscribe(run, server, index);
