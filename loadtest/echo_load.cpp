@@ -3,10 +3,7 @@
 // duration is over; prints messages/s and round-trip latency percentiles.
 #include <netinet/in.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,45 +11,17 @@
 #include <tiffany/reactor/recv.hpp>
 #include <tiffany/reactor/send.hpp>
 
-#include "loadtest/load_options.hpp"
 #include "loadtest/load_run.hpp"
+#include "loadtest/round_trips.hpp"
 
 namespace {
 
 using namespace tiffany;
 using loadtest::Clock;
 
-struct Options {
-  loadtest::LoadOptions load{.port = 7000, .connections = 50};
-  std::size_t message_size = 512;
-  bool verify = false;
-};
-
-struct Totals {
-  std::uint64_t messages = 0;
-  std::uint64_t errors = 0;
-  std::vector<float> latencies_us;  // one per message
-};
-
-// Parses the command line into `options` and the server's address; exits with the usage on a problem.
-void parse_options(int argc, char** argv, Options& options, sockaddr_in& server) {
-  const loadtest::CommandLine command_line("echo_load", options.load, "[--size 512] [--verify]");
-  command_line.parse(argc, argv, options.load, server, {"--verify"}, [&](std::string_view flag, const char* value) {
-    if (flag == "--size") {
-      options.message_size = static_cast<std::size_t>(std::atol(value));
-    } else if (flag == "--verify") {
-      options.verify = true;
-    } else {
-      return false;
-    }
-    return true;
-  });
-  if (options.message_size < 1) command_line.fail("size must be positive");
-}
-
 // One connection: send, read the echo back in full, repeat until `deadline`.
-Task<void> drive_connection(const Options& options, const sockaddr_in& server, Clock::time_point deadline,
-                            Totals& totals) {
+Task<void> drive_connection(const loadtest::RoundTripOptions& options, const sockaddr_in& server,
+                            Clock::time_point deadline, loadtest::RoundTrips& totals) {
   const UniqueFd fd = co_await loadtest::connect_tcp(server, "echo_load");
   if (!fd) {
     ++totals.errors;
@@ -81,37 +50,20 @@ Task<void> drive_connection(const Options& options, const sockaddr_in& server, C
       got += r.bytes();
     }
     if (options.verify && reply != message) ++totals.errors;
-    ++totals.messages;
-    totals.latencies_us.push_back(std::chrono::duration<float, std::micro>(Clock::now() - start).count());
+    totals.done(start);
   }
-}
-
-float percentile(std::vector<float>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  const auto index = static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1));
-  return sorted[index];
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options options;
+  loadtest::RoundTripOptions options{.load = {.port = 7000, .connections = 50}};
   sockaddr_in server{};
-  parse_options(argc, argv, options, server);
+  (void)options.parse("echo_load", argc, argv, server, "", [](std::string_view, const char*) { return false; });
 
-  Totals totals;
-  totals.latencies_us.reserve(1 << 20);
+  loadtest::RoundTrips totals;
   const double elapsed = loadtest::run_until_deadline(
       options.load.connections, options.load.duration_seconds,
       [&](Clock::time_point deadline) { return drive_connection(options, server, deadline, totals); });
-
-  std::sort(totals.latencies_us.begin(), totals.latencies_us.end());
-  std::printf(
-      "connections=%d size=%zu duration=%.2fs messages=%llu msgs_per_sec=%.0f latency_us p50=%.1f p90=%.1f "
-      "p99=%.1f max=%.1f errors=%llu\n",
-      options.load.connections, options.message_size, elapsed, static_cast<unsigned long long>(totals.messages),
-      static_cast<double>(totals.messages) / elapsed, percentile(totals.latencies_us, 0.50),
-      percentile(totals.latencies_us, 0.90), percentile(totals.latencies_us, 0.99),
-      totals.latencies_us.empty() ? 0.0f : totals.latencies_us.back(), static_cast<unsigned long long>(totals.errors));
-  return totals.errors == 0 ? 0 : 1;
+  return totals.report(options, elapsed);
 }

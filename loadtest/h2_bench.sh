@@ -35,29 +35,15 @@ usage: loadtest/h2_bench.sh [-d SECONDS] [-r ROUNDS] [-p BASE_PORT] [-s SERVERS]
 EOF
 }
 
-# in_range NAME VALUE LOW HIGH: dies unless VALUE is an integer in [LOW, HIGH].
-in_range() {
-  if [[ ! $2 =~ ^[1-9][0-9]{0,5}$ ]] || (($2 < $3 || $2 > $4)); then
-    die "$1 must be an integer from $3 to $4, got '$2'"
-  fi
-}
-
 parse_args() {
   seconds=5 rounds=2 base_port=18280 png=$root_dir/loadtest/results/h2_bench.png
-  local option name
-  while getopts 'd:r:p:s:o:h' option; do
-    case $option in
-      d) seconds=$OPTARG ;;
-      r) rounds=$OPTARG ;;
-      p) base_port=$OPTARG ;;
-      s) IFS=, read -r -a servers <<<"$OPTARG" ;;
-      o) [[ $OPTARG == /* ]] && png=$OPTARG || png=$invocation_dir/$OPTARG ;;
-      h) usage && exit 0 ;;
-      *) usage >&2 && exit 2 ;;
-    esac
-  done
-  shift $((OPTIND - 1))
-  [ $# -eq 0 ] || { usage >&2 && exit 2; }
+  local name server_list
+  server_list=$(
+    IFS=,
+    echo "${servers[*]}"
+  )
+  parse_options 'd=seconds r=rounds p=base_port s=server_list o=/png' "$@"
+  IFS=, read -r -a servers <<<"$server_list"
   in_range seconds "$seconds" 1 30
   in_range rounds "$rounds" 1 5
   in_range base_port "$base_port" 1024 65000

@@ -49,30 +49,9 @@ usage: loadtest/http_bench.sh [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-w WORK
 EOF
 }
 
-# in_range NAME VALUE LOW HIGH: dies unless VALUE is an integer in [LOW, HIGH].
-in_range() {
-  if [[ ! $2 =~ ^[1-9][0-9]{0,5}$ ]] || (($2 < $3 || $2 > $4)); then
-    die "$1 must be an integer from $3 to $4, got '$2'"
-  fi
-}
-
 parse_args() {
   seconds=5 rounds=2 connections=64 workers=1 base_port=18180 png=
-  local option
-  while getopts 'd:r:c:w:p:o:h' option; do
-    case $option in
-      d) seconds=$OPTARG ;;
-      r) rounds=$OPTARG ;;
-      c) connections=$OPTARG ;;
-      w) workers=$OPTARG ;;
-      p) base_port=$OPTARG ;;
-      o) [[ $OPTARG == /* ]] && png=$OPTARG || png=$invocation_dir/$OPTARG ;;
-      h) usage && exit 0 ;;
-      *) usage >&2 && exit 2 ;;
-    esac
-  done
-  shift $((OPTIND - 1))
-  [ $# -eq 0 ] || { usage >&2 && exit 2; }
+  parse_options 'd=seconds r=rounds c=connections w=workers p=base_port o=/png' "$@"
   in_range seconds "$seconds" 1 30
   in_range rounds "$rounds" 1 5
   in_range connections "$connections" 1 1024

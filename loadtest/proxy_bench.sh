@@ -40,13 +40,6 @@ usage: loadtest/proxy_bench.sh [-s PROXIES] [-d SECONDS] [-r ROUNDS] [-c CONNECT
 EOF
 }
 
-# in_range NAME VALUE LOW HIGH: dies unless VALUE is an integer in [LOW, HIGH].
-in_range() {
-  if [[ ! $2 =~ ^[1-9][0-9]{0,5}$ ]] || (($2 < $3 || $2 > $4)); then
-    die "$1 must be an integer from $3 to $4, got '$2'"
-  fi
-}
-
 # parse_proxies LIST: sets proxies to LIST's names in the order of all_proxies; dies on an
 # unknown or repeated name, or an empty list.
 parse_proxies() {
@@ -67,25 +60,12 @@ parse_proxies() {
 
 parse_args() {
   seconds=5 rounds=2 connections=64 base_port=18280 png=
-  local option selection
+  local selection
   selection=$(
     IFS=,
     echo "${all_proxies[*]}"
   )
-  while getopts 's:d:r:c:p:o:h' option; do
-    case $option in
-      s) selection=$OPTARG ;;
-      d) seconds=$OPTARG ;;
-      r) rounds=$OPTARG ;;
-      c) connections=$OPTARG ;;
-      p) base_port=$OPTARG ;;
-      o) [[ $OPTARG == /* ]] && png=$OPTARG || png=$invocation_dir/$OPTARG ;;
-      h) usage && exit 0 ;;
-      *) usage >&2 && exit 2 ;;
-    esac
-  done
-  shift $((OPTIND - 1))
-  [ $# -eq 0 ] || { usage >&2 && exit 2; }
+  parse_options 's=selection d=seconds r=rounds c=connections p=base_port o=/png' "$@"
   parse_proxies "$selection"
   in_range seconds "$seconds" 1 30
   in_range rounds "$rounds" 1 5

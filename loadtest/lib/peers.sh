@@ -252,8 +252,7 @@ CONF
 
 # write_node_ws_echo: $work/node_ws/echo.js, a WebSocket echo server on Node's `ws` (every
 # message sent back as it came, text or binary; no permessage-deflate, one process: one core),
-# and `ws` (major version 8) installed beside it from the npm registry (npm's cache makes later
-# runs quick). Never installed into the repository: node_modules lives in the temp dir.
+# and `ws` beside it (install_node_ws).
 write_node_ws_echo() {
   mkdir -p "$work/node_ws"
   cat >"$work/node_ws/echo.js" <<'JS'
@@ -266,6 +265,51 @@ server.on('connection', (socket) => {
   socket.on('error', () => socket.terminate());
 });
 JS
+  install_node_ws
+}
+
+# write_node_ws_pubsub: $work/node_ws/pubsub.js, a pub/sub server on Node's `ws` speaking the
+# JSON protocol of Tiffany's `pubsub` handler (docs/http.md, "Pub/sub") as the broadcast
+# benchmark uses it: {"subscribe": C} -> {"subscribed": C}; {"publish": C, "data": D} sends
+# {"channel": C, "data": D}, stringified once, to every socket in C's Set. No permessage-deflate,
+# one process; and `ws` beside it (install_node_ws).
+write_node_ws_pubsub() {
+  mkdir -p "$work/node_ws"
+  cat >"$work/node_ws/pubsub.js" <<'JS'
+// A pub/sub WebSocket server for Tiffany's broadcast benchmark: node pubsub.js PORT, on 127.0.0.1.
+const { WebSocketServer } = require('ws');
+const port = Number(process.argv[2]);
+const server = new WebSocketServer({ host: '127.0.0.1', port, perMessageDeflate: false, backlog: 4096 });
+const channels = new Map();  // channel name -> Set of sockets
+server.on('connection', (socket) => {
+  const mine = new Set();
+  socket.on('message', (data, isBinary) => {
+    let command = null;
+    try { command = isBinary ? null : JSON.parse(data); } catch (e) { command = null; }
+    if (command && typeof command.subscribe === 'string') {
+      if (!channels.has(command.subscribe)) channels.set(command.subscribe, new Set());
+      channels.get(command.subscribe).add(socket);
+      mine.add(command.subscribe);
+      socket.send(JSON.stringify({ subscribed: command.subscribe }));
+    } else if (command && typeof command.publish === 'string') {
+      const text = JSON.stringify({ channel: command.publish, data: command.data });
+      for (const subscriber of channels.get(command.publish) || []) subscriber.send(text);
+    } else {
+      socket.send(JSON.stringify({ error: 'expected {"subscribe": CHANNEL} or {"publish": CHANNEL, "data": ...}' }));
+    }
+  });
+  socket.on('close', () => { for (const name of mine) channels.get(name).delete(socket); });
+  socket.on('error', () => socket.terminate());
+});
+JS
+  install_node_ws
+}
+
+# install_node_ws: `ws` (major version 8) into $work/node_ws from the npm registry, unless it is
+# there (npm's cache makes later runs quick). Never installed into the repository:
+# node_modules lives in the temp dir.
+install_node_ws() {
+  [ ! -f "$work/node_ws/node_modules/ws/package.json" ] || return 0
   echo '{ "name": "tiffany-bench-node-ws", "private": true }' >"$work/node_ws/package.json"
   (cd "$work/node_ws" && timeout 300 npm install --no-audit --no-fund --loglevel=error ws@8 >"$work/npm.log" 2>&1) ||
     die "npm install ws failed: $(tail -n 5 "$work/npm.log")"
@@ -274,7 +318,8 @@ JS
 
 # peer_command PEER PORT [ARGS...]: sets the array peer_cmd to the command line that runs PEER
 # from its generated config (limit_server takes PORT and ARGS, e.g. `echo`; nginx_NAME runs
-# $work/nginx_NAME.conf, a second nginx; node_ws runs write_node_ws_echo's server on PORT).
+# $work/nginx_NAME.conf, a second nginx; node_ws runs write_node_ws_echo's server on PORT,
+# node_ws_pubsub write_node_ws_pubsub's).
 peer_command() {
   case $1 in
     tiffany) peer_cmd=("$build_dir/server/tiffany" --config "$work/tiffany.json") ;;
@@ -284,6 +329,7 @@ peer_command() {
     h2o) peer_cmd=(h2o --mode worker --conf "$work/h2o.conf") ;;
     limit_server) peer_cmd=("$build_dir/limit_server" "$2" "${@:3}") ;;
     node_ws) peer_cmd=(node "$work/node_ws/echo.js" "$2") ;;
+    node_ws_pubsub) peer_cmd=(node "$work/node_ws/pubsub.js" "$2") ;;
     *) die "unknown peer '$1'" ;;
   esac
 }

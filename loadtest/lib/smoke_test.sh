@@ -6,7 +6,8 @@
 # Tiffany for one second of wrk with no error, and Tiffany's proxy config checked by
 # the binary (--check-config); h2load (HTTP/1.1) read by parse_h2load, and h2_bench.sh's
 # HTTP/2 config checked by the binary; ws_load (ws_bench.sh's client) echoing through
-# websocket_echo with --verify, and idle_clients' websocket mode (idle_memory_bench.sh -m
+# websocket_echo with --verify, ws_broadcast_load (ws_bench.sh -m broadcast's client)
+# through pubsub, every delivery checked, and idle_clients' websocket mode (idle_memory_bench.sh -m
 # websocket) upgrading and holding a few. About 8 s; nothing installed or built
 # (CTest runs it on the build it tests).
 # usage: loadtest/lib/smoke_test.sh BUILD_DIR
@@ -23,7 +24,8 @@ port=$((20000 + RANDOM % 10000))
 write_tiffany_conf 1 <<JSON
     { "name": "smoke", "address": "127.0.0.1:$port", "protocol": "http",
       "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } },
-                  { "method": "GET", "path": "/ws", "handler": "websocket_echo" } ] }
+                  { "method": "GET", "path": "/ws", "handler": "websocket_echo" },
+                  { "method": "GET", "path": "/pubsub", "handler": "pubsub" } ] }
 JSON
 start_peer tiffany "$port" "0-$(($(nproc) - 1))"
 wait_ready tiffany answers_http "http://127.0.0.1:$port/plaintext"
@@ -79,6 +81,16 @@ messages=$(client_field messages "$output")
 ((messages > 0)) && [ "$(client_field errors "$output")" = 0 ] ||
   die_with_log tiffany "ws_load echoed $messages messages: $output"
 echo "loadtest_smoke: ws_load echoed $messages WebSocket messages through websocket_echo, verified"
+# ws_broadcast_load (ws_bench.sh -m broadcast's client): 50 subscribers, one publisher, every
+# delivery checked (the text published, in order); each published message reaches all 50, and
+# Tiffany's CPU over the publishing is read (--server-pid, as ws_bench.sh -m broadcast reads it).
+output=$(timeout 30 "$build_dir/loadtest/ws_broadcast_load" --port "$port" --path /pubsub --connections 50 --size 512 \
+  --window 16 --duration 1 --server-pid "${pids[tiffany]}" 2>&1) || die_with_log tiffany "ws_broadcast_load failed: $output"
+deliveries=$(client_field deliveries "$output")
+((deliveries > 0 && deliveries == 50 * $(client_field published "$output"))) && [ "$(client_field errors "$output")" = 0 ] &&
+  [[ $(client_field server_cpu_us "$output") =~ ^[1-9][0-9]*$ ]] ||
+  die_with_log tiffany "ws_broadcast_load delivered $deliveries messages: $output"
+echo "loadtest_smoke: ws_broadcast_load had $deliveries messages delivered through pubsub to 50 subscribers, checked"
 # idle_clients --mode websocket (idle_memory_bench.sh -m websocket): 20 upgrades held, then closed.
 output=$(timeout 20 "$build_dir/loadtest/idle_clients" --port "$port" --counts 20 --mode websocket --path /ws \
   </dev/null 2>&1) || die_with_log tiffany "idle_clients --mode websocket failed: $output"
