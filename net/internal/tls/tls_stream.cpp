@@ -70,6 +70,7 @@ Task<IoResult> TlsStream::flush() {
   // Why take turns: two sends of the same pending bytes would put them on
   // the wire twice. The one under way sends until nothing is pending, so
   // what this one has to send is usually gone by the time it wakes.
+  if (!flush_turn_) flush_turn_ = std::make_shared<FlushTurn>();
   const std::shared_ptr<FlushTurn> turns = flush_turn_;  // outlives the stream if it must (see FlushTurn)
   while (turns->flushing) co_await turns->flushed.wait();
   // Hands the turn on however this flush ends, a cancellation included.

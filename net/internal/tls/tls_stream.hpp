@@ -113,7 +113,7 @@ class TlsStream final : public ByteStream {
     bool flushing = false;  // a flush() is sending: another waits for `flushed`
     WakeSignal flushed;
   };
-  std::shared_ptr<FlushTurn> flush_turn_ = std::make_shared<FlushTurn>();
+  std::shared_ptr<FlushTurn> flush_turn_;  // made by the first flush (a silent connection never needs it)
   unsigned long failure_ = 0;  // the OpenSSL error that ended the handshake (a code: no string per connection)
 };
 
