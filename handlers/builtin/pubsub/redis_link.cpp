@@ -21,6 +21,7 @@ constexpr std::size_t kMaxPublishQueue = 8 * 1024 * 1024;
 constexpr std::chrono::milliseconds kFirstBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{5000};
 constexpr std::chrono::milliseconds kWriteTimeout{5000};
+constexpr std::chrono::milliseconds kShortPeriod{1000};  // a connected period shorter than this backs off
 
 void log_line(LogLevel level, const std::string& line) {
   if (log_sink().enabled(level)) log_sink().write(level, line);
@@ -64,11 +65,15 @@ Task<void> RedisLink::run(std::shared_ptr<WorkerHub> hub, RedisLink& self) {
     self.publisher_ = std::move(publisher.stream());
     if (ever_connected || backoff != kFirstBackoff) log_line(LogLevel::notice, "pubsub: connected to Redis at " + where);
     ever_connected = true;
-    backoff = kFirstBackoff;
+    const auto period_began = Scheduler::current().now();
     co_await self.relay();
     self.subscriber_.reset();
     self.publisher_.reset();
     hub->redis_lost();
+    // Why back off after a short period too: a Redis that refuses what we ask at once (an ACL)
+    // would otherwise be reconnected to, and logged, ten times a second.
+    const bool short_lived = Scheduler::current().now() - period_began < kShortPeriod;
+    backoff = short_lived ? std::min(backoff * 2, kMaxBackoff) : kFirstBackoff;
     co_await Sleep{backoff};
   }
 }
@@ -131,6 +136,13 @@ Task<void> RedisLink::read_messages(RedisLink& self, bool& done) {
 }
 
 void RedisLink::on_subscriber_reply(const redis::RespValue& reply) {
+  if (reply.type == redis::RespValue::Type::error) {
+    // Why treat it as losing Redis: the reply does not say which SUBSCRIBE it refuses (an ACL
+    // without the channel, say), and a subscriber waiting for it must not wait unseen; this
+    // logs why and tries again with back-off.
+    broken(("it refused a SUBSCRIBE: " + reply.text).c_str());
+    return;
+  }
   // ["message", channel, text] or ["subscribe", channel, count]
   if (!reply.is_array_of(3) || reply.elements[1].type != redis::RespValue::Type::bulk_string) return;
   const std::string& channel = reply.elements[1].text;

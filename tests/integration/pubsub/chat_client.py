@@ -8,12 +8,18 @@ One scenario per run; prints one JSON object with what it saw, and exits 1 with 
   refusals   --port A                  a bad name is answered 400; a binary message closes with 1003
   redis_down --port A --redis-port R   with Redis stopped, what a client says is refused, and a new
                                        client is closed with 1013 (try again later)
+  refused    --port A                  a client whose room Redis refuses is closed with 1013
+  restart    --ports A,B --redis-port R --redis-dir D
+                                       Redis restarts under two chatting clients (one per instance);
+                                       once it is back, each hears the other again
 """
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
+import time
 
 import websockets
 
@@ -110,15 +116,59 @@ async def redis_down(args):
     print(json.dumps({"ok": True, "said": answer, "late_close_code": late_code}))
 
 
+async def refused(args):
+    ws = await websockets.connect(f"ws://127.0.0.1:{args.port}/chat?room=lobby&name=ann")
+    try:
+        while True:
+            await next_event(ws, 10)
+    except websockets.exceptions.ConnectionClosed as closed:
+        print(json.dumps({"ok": True, "close_code": closed.code}))
+
+
+async def restart(args):
+    ports = [int(p) for p in args.ports.split(",")]
+    ann = await enter(ports[0], "lobby", "ann")
+    bob = await enter(ports[1], "lobby", "bob")
+    await next_event(ann)  # bob joined
+    subprocess.run(["redis-cli", "-p", str(args.redis_port), "shutdown", "nosave"], capture_output=True, timeout=10)
+    await asyncio.sleep(0.5)
+    await ann.send("lost?")
+    during = await next_event(ann)
+    subprocess.run(["redis-server", "--port", str(args.redis_port), "--bind", "127.0.0.1", "--save", "",
+                    "--appendonly", "no", "--daemonize", "yes", "--dir", args.redis_dir,
+                    "--pidfile", os.path.join(args.redis_dir, "redis.pid")], check=True, timeout=10)
+    started = time.time()
+    heard = set()
+    # Until both workers holding them have reconnected and subscribed again, a line may be refused or missed.
+    while time.time() - started < 15 and heard != {"ann", "bob"}:
+        for ws, name in ((ann, "ann"), (bob, "bob")):
+            if name not in heard:
+                await ws.send(f"back from {name}")
+        for ws, other in ((ann, "bob"), (bob, "ann")):
+            try:
+                while True:
+                    event = await next_event(ws, 0.3)
+                    if event == {"room": "lobby", "from": other, "text": f"back from {other}"}:
+                        heard.add(other)
+            except asyncio.TimeoutError:
+                pass
+    if heard != {"ann", "bob"}:
+        fail(f"after Redis came back within 15 s only {sorted(heard)} were heard")
+    await close_all([ann, bob])
+    print(json.dumps({"ok": True, "during": during, "recovered_after_s": round(time.time() - started, 2)}))
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=["chat", "refusals", "redis_down"])
+    parser.add_argument("scenario", choices=["chat", "refusals", "redis_down", "refused", "restart"])
     parser.add_argument("--port", type=int)
     parser.add_argument("--ports")
     parser.add_argument("--clients", type=int, default=6)
     parser.add_argument("--redis-port", type=int)
+    parser.add_argument("--redis-dir")
     args = parser.parse_args()
-    asyncio.run({"chat": chat, "refusals": refusals, "redis_down": redis_down}[args.scenario](args))
+    asyncio.run({"chat": chat, "refusals": refusals, "redis_down": redis_down, "refused": refused,
+                 "restart": restart}[args.scenario](args))
 
 
 if __name__ == "__main__":

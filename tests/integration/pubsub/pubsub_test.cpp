@@ -223,5 +223,24 @@ TEST_F(PubSubRedis, WithRedisDownAChatRefusesWhatIsSaidAndClosesNewcomersWith101
   EXPECT_TRUE(has(seen, "\"late_close_code\": 1013")) << seen;
 }
 
+TEST_F(PubSubRedis, AChatSurvivesRedisRestartingAndItsClientsHearEachOtherAfterwards) {
+  const std::string seen = drive({"restart", "--ports", ports(), "--redis-port", std::to_string(redis_port_),
+                                  "--redis-dir", dir_.path()},
+                                 kChatDriver);
+  EXPECT_TRUE(has(seen, R"("during": {"error": "not delivered; try again", "room": "lobby"})")) << seen;
+}
+
+// Redis refusing our SUBSCRIBE (an ACL without the channel): logged with Redis's reason, and the
+// chat client that cannot join is closed with 1013 instead of waiting unseen.
+TEST_F(PubSubRedis, ARedisThatRefusesTheSubscribeIsLoggedAndTheChatClientToldToTryAgain) {
+  const RunResult acl = run_program("redis-cli", {"-p", std::to_string(redis_port_), "ACL", "SETUSER", "default",
+                                                  "resetchannels", "&elsewhere.*"}, 10s);
+  ASSERT_EQ(acl.out, "OK\n") << acl.out << acl.err;
+  const std::string seen =
+      drive({"refused", "--port", std::to_string(first_->port_of("ws"))}, kChatDriver);
+  EXPECT_TRUE(has(seen, "\"close_code\": 1013")) << seen;
+  EXPECT_TRUE(has(first_->err(), "it refused a SUBSCRIBE: NOPERM")) << first_->err();
+}
+
 }  // namespace
 }  // namespace tiffany::testing
