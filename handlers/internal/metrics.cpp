@@ -11,6 +11,8 @@
 #include <tiffany/coro/scheduler_stats.hpp>
 #include <tiffany/handlers/server_stats.hpp>
 
+#include "handlers/internal/prometheus_text.hpp"
+
 namespace tiffany {
 
 // Label values escape backslash, quote and newline (exposition format).
@@ -33,29 +35,12 @@ namespace {
 
 std::string label(std::string_view value) { return prometheus_label(value); }
 
-void family(std::string& out, const char* name, const char* type, const char* help) {
-  out += "# HELP ";
-  out += name;
-  out += ' ';
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += ' ';
-  out += type;
-  out += '\n';
-}
-
 void sample(std::string& out, const std::string& name_and_labels, double value) {
-  char number[64];
-  std::snprintf(number, sizeof number, "%.17g", value);
-  out += name_and_labels;
-  out += ' ';
-  out += number;
-  out += '\n';
+  prometheus::sample(out, name_and_labels, value);
 }
 
 void metric(std::string& out, const char* name, const char* type, const char* help, double value) {
-  family(out, name, type, help);
+  prometheus::family(out, name, type, help);
   sample(out, name, value);
 }
 
@@ -132,7 +117,7 @@ std::string Metrics::render_prometheus() const {
         same->second[i] += route.by_class[i].load(std::memory_order_relaxed);
       }
     }
-    family(out, "tiffany_requests_total", "counter", "HTTP responses by listener, route and status class.");
+    prometheus::family(out, "tiffany_requests_total", "counter", "HTTP responses by listener, route and status class.");
     static constexpr const char* kClasses[] = {"1xx", "2xx", "3xx", "4xx", "5xx"};
     for (const auto& [route, by_class] : sums) {
       for (std::size_t i = 0; i < by_class.size(); ++i) {
@@ -142,14 +127,14 @@ std::string Metrics::render_prometheus() const {
                static_cast<double>(by_class[i]));
       }
     }
-    family(out, "tiffany_io_backend", "gauge", "The I/O backend in use (1 for the one named).");
+    prometheus::family(out, "tiffany_io_backend", "gauge", "The I/O backend in use (1 for the one named).");
     sample(out, "tiffany_io_backend{backend=\"" + label(backend_.empty() ? "unknown" : backend_) + "\"}", 1);
     render_upstreams(out);
     render_http2(out);
     render_websocket(out);
   }
   const StatTotals stats = stat_totals();
-  family(out, "tiffany_request_duration_seconds", "histogram",
+  prometheus::family(out, "tiffany_request_duration_seconds", "histogram",
          "Time from a complete request to its response being ready.");
   std::uint64_t cumulative = 0;
   for (std::size_t i = 0; i < kDurationBounds.size(); ++i) {
@@ -167,13 +152,13 @@ std::string Metrics::render_prometheus() const {
     const StatDescription& stat = stat_descriptions()[i];
     const std::string name(stat.metric);
     if (i == 0 || stat.metric != stat_descriptions()[i - 1].metric) {  // a family's first sample
-      family(out, name.c_str(), stat.gauge ? "gauge" : "counter", std::string(stat.help).c_str());
+      prometheus::family(out, name.c_str(), stat.gauge ? "gauge" : "counter", std::string(stat.help).c_str());
     }
     sample(out, stat.labels.empty() ? name : name + "{" + std::string(stat.labels) + "}",
            static_cast<double>(stats.values[i]));
   }
   const TaskTotals tasks = task_totals();
-  family(out, "tiffany_tasks_total", "counter", "Tasks of all workers' schedulers, by how they ended.");
+  prometheus::family(out, "tiffany_tasks_total", "counter", "Tasks of all workers' schedulers, by how they ended.");
   sample(out, "tiffany_tasks_total{state=\"spawned\"}", static_cast<double>(tasks.spawned));
   sample(out, "tiffany_tasks_total{state=\"completed\"}", static_cast<double>(tasks.completed));
   sample(out, "tiffany_tasks_total{state=\"failed\"}", static_cast<double>(tasks.failed));

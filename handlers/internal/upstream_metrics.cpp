@@ -5,19 +5,15 @@
 #include <vector>
 
 #include "handlers/internal/metrics.hpp"
+#include "handlers/internal/prometheus_text.hpp"
 
 namespace tiffany {
 namespace {
 
 
+// name{labels} value
 void line(std::string& out, const std::string& name, const std::string& labels, double value) {
-  char number[64];
-  std::snprintf(number, sizeof number, "%.17g", value);
-  out += name + "{" + labels + "} " + number + "\n";
-}
-
-void head(std::string& out, const char* name, const char* type, const char* help) {
-  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+  prometheus::sample(out, name + "{" + labels + "}", value);
 }
 
 struct Sum {
@@ -27,44 +23,41 @@ struct Sum {
   std::array<std::uint64_t, UpstreamServerMetrics::kBuckets.size() + 1> buckets{};
 };
 
-std::uint64_t get(const std::atomic<std::uint64_t>& counter) { return counter.load(std::memory_order_relaxed); }
-
 }  // namespace
 
 void Metrics::render_upstreams(std::string& out) const {
   if (upstream_servers_.empty()) return;
-  std::vector<std::pair<std::string, Sum>> sums;  // labels -> sum, in the order servers were added
-  for (const UpstreamServerMetrics& m : upstream_servers_) {
-    const std::string labels = "upstream=\"" + prometheus_label(m.upstream) + "\",server=\"" + prometheus_label(m.server) + "\"";
-    auto it = sums.begin();
-    while (it != sums.end() && it->first != labels) ++it;
-    if (it == sums.end()) it = sums.insert(sums.end(), {labels, Sum{}});
-    Sum& sum = it->second;
-    sum.requests += get(m.requests);
-    sum.latency_micros += get(m.latency_micros_sum);
-    sum.hedges_sent += get(m.hedges_sent);
-    sum.hedges_won += get(m.hedges_won);
-    sum.retries += get(m.retries);
-    sum.refusals += get(m.budget_refusals);
-    sum.probes += get(m.probes);
-    sum.probe_failures += get(m.probe_failures);
-    sum.active += get(m.pool_active);
-    sum.idle += get(m.pool_idle);
-    sum.up_workers += get(m.up);
-    sum.workers += 1;
-    for (std::size_t i = 0; i < sum.errors.size(); ++i) sum.errors[i] += get(m.errors[i]);
-    for (std::size_t i = 0; i < sum.buckets.size(); ++i) sum.buckets[i] += get(m.latency_buckets[i]);
-  }
-  head(out, "tiffany_upstream_requests_total", "counter", "Attempts sent to an upstream server (retries and hedges included).");
+  const auto sums = prometheus::sums_by_labels<Sum>(
+      upstream_servers_,
+      [](const UpstreamServerMetrics& m) {
+        return "upstream=\"" + prometheus_label(m.upstream) + "\",server=\"" + prometheus_label(m.server) + "\"";
+      },
+      [](Sum& sum, const UpstreamServerMetrics& m) {
+        sum.requests += prometheus::read(m.requests);
+        sum.latency_micros += prometheus::read(m.latency_micros_sum);
+        sum.hedges_sent += prometheus::read(m.hedges_sent);
+        sum.hedges_won += prometheus::read(m.hedges_won);
+        sum.retries += prometheus::read(m.retries);
+        sum.refusals += prometheus::read(m.budget_refusals);
+        sum.probes += prometheus::read(m.probes);
+        sum.probe_failures += prometheus::read(m.probe_failures);
+        sum.active += prometheus::read(m.pool_active);
+        sum.idle += prometheus::read(m.pool_idle);
+        sum.up_workers += prometheus::read(m.up);
+        sum.workers += 1;
+        for (std::size_t i = 0; i < sum.errors.size(); ++i) sum.errors[i] += prometheus::read(m.errors[i]);
+        for (std::size_t i = 0; i < sum.buckets.size(); ++i) sum.buckets[i] += prometheus::read(m.latency_buckets[i]);
+      });
+  prometheus::family(out, "tiffany_upstream_requests_total", "counter", "Attempts sent to an upstream server (retries and hedges included).");
   for (const auto& [labels, sum] : sums) line(out, "tiffany_upstream_requests_total", labels, static_cast<double>(sum.requests));
-  head(out, "tiffany_upstream_errors_total", "counter", "Failed attempts by kind (connect, timeout, protocol, truncated, 5xx, other).");
+  prometheus::family(out, "tiffany_upstream_errors_total", "counter", "Failed attempts by kind (connect, timeout, protocol, truncated, 5xx, other).");
   for (const auto& [labels, sum] : sums) {
     for (std::size_t i = 0; i < sum.errors.size(); ++i) {
       line(out, "tiffany_upstream_errors_total",
            labels + ",kind=\"" + UpstreamServerMetrics::kErrorKinds[i] + "\"", static_cast<double>(sum.errors[i]));
     }
   }
-  head(out, "tiffany_upstream_response_seconds", "histogram", "Time from an attempt's start to its response head.");
+  prometheus::family(out, "tiffany_upstream_response_seconds", "histogram", "Time from an attempt's start to its response head.");
   for (const auto& [labels, sum] : sums) {
     std::uint64_t cumulative = 0;
     for (std::size_t i = 0; i < sum.buckets.size(); ++i) {
@@ -89,15 +82,15 @@ void Metrics::render_upstreams(std::string& out) const {
       {"tiffany_upstream_probes_total", &Sum::probes},
       {"tiffany_upstream_probe_failures_total", &Sum::probe_failures}};
   for (const auto& [name, field] : counters) {
-    head(out, name, "counter", "Proxy attempts and probes per upstream server (see docs/operations.md).");
+    prometheus::family(out, name, "counter", "Proxy attempts and probes per upstream server (see docs/operations.md).");
     for (const auto& [labels, sum] : sums) line(out, name, labels, static_cast<double>(sum.*field));
   }
-  head(out, "tiffany_upstream_connections", "gauge", "Pooled connections to the server, busy (active) or idle, summed over workers.");
+  prometheus::family(out, "tiffany_upstream_connections", "gauge", "Pooled connections to the server, busy (active) or idle, summed over workers.");
   for (const auto& [labels, sum] : sums) {
     line(out, "tiffany_upstream_connections", labels + ",state=\"active\"", static_cast<double>(sum.active));
     line(out, "tiffany_upstream_connections", labels + ",state=\"idle\"", static_cast<double>(sum.idle));
   }
-  head(out, "tiffany_upstream_up", "gauge", "The share of workers on which the server takes requests (1: all, 0: down).");
+  prometheus::family(out, "tiffany_upstream_up", "gauge", "The share of workers on which the server takes requests (1: all, 0: down).");
   for (const auto& [labels, sum] : sums) {
     line(out, "tiffany_upstream_up", labels, static_cast<double>(sum.up_workers) / static_cast<double>(sum.workers));
   }

@@ -96,9 +96,9 @@ Task<void> RedisLink::relay() {
   // the frames left in any order; a flag in this frame could be written after
   // it is gone. The link outlives them (the route's handler holds the hub).
   reader_done_ = writer_done_ = drainer_done_ = false;
-  JoinHandle<void> reader = Scheduler::current().spawn(read_messages(*this, reader_done_));
+  JoinHandle<void> reader = Scheduler::current().spawn(read_replies(*this, Connection::subscriber, reader_done_));
   JoinHandle<void> writer = Scheduler::current().spawn(write_commands(*this, writer_done_));
-  JoinHandle<void> drainer = Scheduler::current().spawn(drain_publish_replies(*this, drainer_done_));
+  JoinHandle<void> drainer = Scheduler::current().spawn(read_replies(*this, Connection::publisher, drainer_done_));
   while (!failed_) co_await period_over_.wait();
   connected_ = false;
   reader.cancel();
@@ -111,14 +111,16 @@ Task<void> RedisLink::relay() {
   }
 }
 
-Task<void> RedisLink::read_messages(RedisLink& self, bool& done) {
+Task<void> RedisLink::read_replies(RedisLink& self, Connection which, bool& done) {
   const DoneMark mark(done, self.period_over_);
+  const bool subscriber = which == Connection::subscriber;
+  ByteStream& stream = subscriber ? *self.subscriber_ : *self.publisher_;
   redis::RespReader reader;
   while (!self.failed_) {
     ReadLease input;
-    const IoResult got = co_await self.subscriber_->read_pooled(input);
+    const IoResult got = co_await stream.read_pooled(input);
     if (!got || got.bytes() == 0) {
-      self.broken("the subscriber connection closed");
+      self.broken(subscriber ? "the subscriber connection closed" : "the publisher connection closed");
       break;
     }
     reader.feed(input.bytes());
@@ -126,7 +128,11 @@ Task<void> RedisLink::read_messages(RedisLink& self, bool& done) {
     for (;;) {
       const redis::RespReader::Status status = reader.next(reply);
       if (status == redis::RespReader::Status::value) {
-        self.on_subscriber_reply(reply);
+        if (subscriber) {
+          self.on_subscriber_reply(reply);
+        } else if (reply.type == redis::RespValue::Type::error) {
+          log_line(LogLevel::warn, "pubsub: Redis refused a PUBLISH: " + reply.text);
+        }
         continue;
       }
       if (status == redis::RespReader::Status::error) self.broken(reader.why().c_str());
@@ -196,32 +202,6 @@ Task<void> RedisLink::write_commands(RedisLink& self, bool& done) {
       }
       writing.clear();
       if (stuck) self.broken("a write did not finish in 5 s");
-    }
-  }
-}
-
-Task<void> RedisLink::drain_publish_replies(RedisLink& self, bool& done) {
-  const DoneMark mark(done, self.period_over_);
-  redis::RespReader reader;
-  while (!self.failed_) {
-    ReadLease input;
-    const IoResult got = co_await self.publisher_->read_pooled(input);
-    if (!got || got.bytes() == 0) {
-      self.broken("the publisher connection closed");
-      break;
-    }
-    reader.feed(input.bytes());
-    redis::RespValue reply;
-    for (;;) {
-      const redis::RespReader::Status status = reader.next(reply);
-      if (status == redis::RespReader::Status::value) {
-        if (reply.type == redis::RespValue::Type::error) {
-          log_line(LogLevel::warn, "pubsub: Redis refused a PUBLISH: " + reply.text);
-        }
-        continue;
-      }
-      if (status == redis::RespReader::Status::error) self.broken(reader.why().c_str());
-      break;
     }
   }
 }

@@ -52,10 +52,13 @@ class RedisLink final : public ChannelRelay {
  private:
   /// One connected period: relays until either connection fails.
   Task<void> relay();
-  /// The period's three tasks: messages and confirmations in, commands out, PUBLISH replies dropped.
-  static Task<void> read_messages(RedisLink& self, bool& done);
+  // The period's three tasks: each connection's replies in, commands out.
+  enum class Connection { subscriber, publisher };
+  /// Reads one connection's replies: the subscriber's messages and
+  /// confirmations (on_subscriber_reply), or PUBLISH's counts (dropped;
+  /// a refusal logged).
+  static Task<void> read_replies(RedisLink& self, Connection which, bool& done);
   static Task<void> write_commands(RedisLink& self, bool& done);
-  static Task<void> drain_publish_replies(RedisLink& self, bool& done);
   void on_subscriber_reply(const redis::RespValue& reply);
   void broken(const char* what);
 
