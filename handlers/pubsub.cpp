@@ -77,8 +77,8 @@ Subscription::~Subscription() { state_->end(); }
 
 Task<bool> Subscription::join(std::string channel) {
   const std::shared_ptr<SubscriptionState> state = state_;  // Why a copy: see next()
-  Future<void> live = state->join(channel);
-  co_await std::move(live);
+  const SharedFuture<void> live = state->join(channel);
+  co_await live;
   co_return state->is_live(channel);
 }
 

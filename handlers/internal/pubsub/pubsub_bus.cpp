@@ -6,9 +6,18 @@
 #include <map>
 #include <utility>
 
+#include <tiffany/handlers/plugin_logger.hpp>
+
 #include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {
+namespace {
+
+void log_line(LogLevel level, const std::string& line) {
+  if (log_sink().enabled(level)) log_sink().write(level, line);
+}
+
+}  // namespace
 
 BusSettings bus_settings_from(const HandlerParams& params, const std::string& default_bus) {
   BusSettings settings;
@@ -59,7 +68,7 @@ std::shared_ptr<PubSubBus> PubSubBus::named(const BusSettings& settings) {
 
 void PubSubBus::join(const std::shared_ptr<WorkerHub>& hub, std::shared_ptr<RemoteQueue> queue) {
   const std::lock_guard lock(mutex_);
-  members_.push_back(Member{hub.get(), hub, std::move(queue)});
+  members_.push_back(Member{hub.get(), hub, std::move(queue), std::make_shared<std::atomic<std::size_t>>(0)});
 }
 
 void PubSubBus::leave(const WorkerHub* hub) {
@@ -77,11 +86,27 @@ void PubSubBus::forward(const WorkerHub* from, const Message& message) {
     }
   }
   // Why outside the lock: a post may wake another thread, which must not wait on us.
+  bool dropped_any = false;
   for (const Member& member : others) {
-    member.queue->post([hub = member.alive, message] {
+    if (member.in_flight->load(std::memory_order_relaxed) >= kMaxInFlight) {
+      dropped_any = true;
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      if (!dropping_.exchange(true)) {
+        log_line(LogLevel::warn, "pubsub: a worker is " + std::to_string(kMaxInFlight) +
+                                     " messages behind; what it cannot take now is dropped");
+      }
+      continue;
+    }
+    member.in_flight->fetch_add(1, std::memory_order_relaxed);
+    const bool posted = member.queue->post([hub = member.alive, in_flight = member.in_flight, message] {
+      in_flight->fetch_sub(1, std::memory_order_relaxed);
       if (const std::shared_ptr<WorkerHub> alive = hub.lock()) alive->deliver_local(message);
     });
+    if (!posted) member.in_flight->fetch_sub(1, std::memory_order_relaxed);  // that worker is gone
   }
+  // The run of drops is over: the next one warns again. (Read first: a store on every publish
+  // would bounce the cache line between the workers.)
+  if (!dropped_any && dropping_.load(std::memory_order_relaxed)) dropping_.store(false);
 }
 
 }  // namespace tiffany::pubsub

@@ -1,6 +1,8 @@
 // PubSubBus: the process's pub/sub channels across workers: each worker's hub, and how a message reaches the others.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -34,9 +36,14 @@ BusSettings bus_settings_from(const HandlerParams& params, const std::string& de
 /// and without Redis the way a message published on one worker reaches the
 /// others: through each one's scheduler's RemoteQueue (the reactor's
 /// eventfd wakes it), delivered there to that worker's subscribers. The
-/// message's body is shared, never copied per worker. Thread-safe.
+/// message's body is shared, never copied per worker. A worker that falls
+/// kMaxInFlight messages behind (stalled) loses what comes past that, with a
+/// warning, rather than the queue growing without bound. Thread-safe.
 class PubSubBus {
  public:
+  /// Messages handed to one worker and not yet delivered there, at most.
+  static constexpr std::size_t kMaxInFlight = 65'536;
+
   explicit PubSubBus(std::optional<RedisSettings> redis) : redis_(std::move(redis)) {}
 
   /// The process's bus named `name` on `redis` (or none), made on first
@@ -55,16 +62,21 @@ class PubSubBus {
   void leave(const WorkerHub* hub);
   /// Hands `message` to every hub but `from`, each on its own worker.
   void forward(const WorkerHub* from, const Message& message);
+  /// Messages a worker did not get for being kMaxInFlight behind.
+  std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
 
  private:
   struct Member {
     const WorkerHub* hub;
     std::weak_ptr<WorkerHub> alive;
     std::shared_ptr<RemoteQueue> queue;
+    std::shared_ptr<std::atomic<std::size_t>> in_flight;  // posted to it, not yet run there
   };
   const std::optional<RedisSettings> redis_;
   std::mutex mutex_;
   std::vector<Member> members_;
+  std::atomic<std::uint64_t> dropped_{0};
+  std::atomic<bool> dropping_{false};  // warned of this run of drops
 };
 
 }  // namespace tiffany::pubsub

@@ -26,22 +26,18 @@ SubscriptionState::Receiving::Receiving(SubscriptionState& state) : state_(state
 
 void SubscriptionState::confirmed(const std::string& channel) { release_joins(channel); }
 
-Future<void> SubscriptionState::join(const std::string& channel) {
-  Promise<void> live;
-  Future<void> joined = live.future();
-  if (ended_ || (joined_.contains(channel) && !unconfirmed_.contains(channel))) {
-    live.set_value();
-  } else if (joined_.contains(channel)) {
-    unconfirmed_[channel].push_back(std::move(live));  // a second join of a channel still unconfirmed
-  } else {
+SharedFuture<void> SubscriptionState::join(const std::string& channel) {
+  if (!ended_ && !joined_.contains(channel)) {
     joined_.insert(channel);
-    if (hub_->subscribe(channel, *this)) {
-      live.set_value();
-    } else {
-      unconfirmed_[channel].push_back(std::move(live));
-    }
+    if (!hub_->subscribe(channel, *this)) unconfirmed_.try_emplace(channel);  // its future: ready on confirmation
   }
-  return joined;
+  // Why one shared future per channel: joins repeated while Redis is away wait together, not one promise each.
+  const auto waiting = unconfirmed_.find(channel);
+  if (waiting != unconfirmed_.end()) return waiting->second.live;
+  Promise<void> now;
+  SharedFuture<void> ready = std::move(now.future()).share();
+  now.set_value();
+  return ready;
 }
 
 void SubscriptionState::leave(const std::string& channel) {
@@ -57,9 +53,7 @@ void SubscriptionState::end() {
   for (const std::string& channel : joined) hub_->unsubscribe(channel, *this);
   auto waiting = std::move(unconfirmed_);
   unconfirmed_.clear();
-  for (auto& [channel, joins] : waiting) {
-    for (Promise<void>& join : joins) join.set_value();
-  }
+  for (auto& [channel, joins] : waiting) joins.promise.set_value();
   pending_.clear();
   arrivals_.set();
 }
@@ -74,9 +68,9 @@ std::optional<Message> SubscriptionState::take() {
 void SubscriptionState::release_joins(const std::string& channel) {
   const auto found = unconfirmed_.find(channel);
   if (found == unconfirmed_.end()) return;
-  std::vector<Promise<void>> joins = std::move(found->second);
+  Promise<void> joins = std::move(found->second.promise);
   unconfirmed_.erase(found);
-  for (Promise<void>& join : joins) join.set_value();
+  joins.set_value();
 }
 
 }  // namespace tiffany::pubsub

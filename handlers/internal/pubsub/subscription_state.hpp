@@ -31,8 +31,8 @@ class SubscriptionState final : public Listener {
   void offer(const Message& message) override;
   void confirmed(const std::string& channel) override;
 
-  /// Subscribes; a future that is ready once the subscription is live.
-  Future<void> join(const std::string& channel);
+  /// Subscribes; a future that is ready once the subscription is live (or over).
+  SharedFuture<void> join(const std::string& channel);
   void leave(const std::string& channel);
   /// Leaves everything and wakes every waiter: the subscription is over.
   void end();
@@ -65,7 +65,11 @@ class SubscriptionState final : public Listener {
   std::shared_ptr<WorkerHub> hub_;
   std::size_t max_pending_;
   std::set<std::string> joined_;
-  std::unordered_map<std::string, std::vector<Promise<void>>> unconfirmed_;  // joins waiting for Redis
+  struct Unconfirmed {
+    Promise<void> promise;  // set when Redis confirms, the channel is left, or the subscription ends
+    SharedFuture<void> live{std::move(promise.future()).share()};
+  };
+  std::unordered_map<std::string, Unconfirmed> unconfirmed_;  // joins waiting for Redis
   std::deque<Message> pending_;
   WakeSignal arrivals_;  // a message came, or the end
   bool ended_ = false;

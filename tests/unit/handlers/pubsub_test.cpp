@@ -2,14 +2,22 @@
 // subscription that falls behind, close, and Redis refused where no relay is installed (the test kit).
 #include <gtest/gtest.h>
 
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include <tiffany/coro/manual_clock.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/handlers/pubsub.hpp>
 #include <tiffany/handlers/testkit/plugin_harness.hpp>
+
+#include "handlers/internal/pubsub/channel_relay.hpp"
+#include "handlers/internal/pubsub/pubsub_bus.hpp"
+#include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {
 namespace {
@@ -181,6 +189,126 @@ TEST_F(PubSubSdk, JoinSaysWhetherTheSubscriptionIsLive) {
     scheduler_.spawn(joining(*subscription, "hall", after_close)).reset();
   });
   EXPECT_EQ(after_close, false);
+}
+
+// A worker that stops taking messages (its scheduler stalled, on its own thread) is handed at most
+// kMaxInFlight of them; the rest are dropped and counted, rather than its queue growing without bound.
+TEST(PubSubBusLimits, AStalledWorkerIsHandedAtMostMaxInFlightMessages) {
+  Channels here("unit-stalled");
+  Channels there("unit-stalled");
+  std::promise<void> joined;
+  std::promise<void> release;
+  std::size_t delivered_there = 0;
+  std::thread stalled([&] {
+    ManualClock clock;
+    Scheduler scheduler(SchedulerOptions{.clock = &clock});
+    Subscription subscription(there, PubSubBus::kMaxInFlight + 1000);
+    scheduler.spawn(subscription.join("room")).reset();
+    scheduler.run_until_idle();
+    joined.set_value();
+    release.get_future().wait();  // stalled: nothing runs here meanwhile
+    scheduler.run_until_idle();   // now it takes what it was handed
+    scheduler.spawn([](Subscription& s, std::size_t& count) -> Task<void> {
+      while (s.overflowed() == false) {
+        std::optional<Message> message = co_await s.next();
+        if (!message) break;
+        ++count;
+      }
+    }(subscription, delivered_there)).reset();
+    scheduler.run_until_idle();
+    subscription.close();
+    scheduler.run_until_idle();
+  });
+  joined.get_future().wait();
+  ManualClock clock;
+  Scheduler scheduler(SchedulerOptions{.clock = &clock});
+  constexpr std::size_t kPublished = PubSubBus::kMaxInFlight + 500;
+  auto publish_all = [](Channels& channels) -> Task<void> {
+    for (std::size_t i = 0; i < kPublished; ++i) channels.publish("room", std::to_string(i));
+    co_return;
+  };
+  scheduler.spawn(publish_all(here)).reset();
+  scheduler.run_until_idle();
+  const std::shared_ptr<PubSubBus> bus = PubSubBus::named("unit-stalled", std::nullopt);
+  EXPECT_EQ(bus->dropped(), 500u);
+  release.set_value();
+  stalled.join();
+  EXPECT_EQ(delivered_there, PubSubBus::kMaxInFlight);  // the first ones, all of them
+}
+
+// A relay standing in for Redis: it records what the hub asks of it; the test confirms and delivers.
+class FakeRelay final : public ChannelRelay {
+ public:
+  bool publish(const std::string& channel, std::string_view data) override {
+    published.push_back(channel + ":" + std::string(data));
+    return true;
+  }
+  void subscribe(const std::string& channel) override { subscribed.push_back(channel); }
+  void unsubscribe(const std::string& channel) override { unsubscribed.push_back(channel); }
+  std::vector<std::string> published, subscribed, unsubscribed;
+};
+
+FakeRelay* g_fake_relay = nullptr;
+std::weak_ptr<WorkerHub> g_fake_hub;
+
+std::unique_ptr<ChannelRelay> start_fake_relay(const RedisSettings&, const std::shared_ptr<WorkerHub>& hub) {
+  auto relay = std::make_unique<FakeRelay>();
+  g_fake_relay = relay.get();
+  g_fake_hub = hub;
+  return relay;
+}
+
+// With a relay (Redis), a join returns only once the relay confirms the channel; joins repeated
+// meanwhile wait on the same confirmation; a message comes back through the relay, not locally.
+TEST(PubSubSdkRelay, AJoinWaitsForTheRelaysConfirmationAndMessagesComeBackThroughIt) {
+  set_relay_starter(&start_fake_relay);
+  {
+    testkit::PluginHarness harness;
+    Channels channels(harness.params(R"({"bus": "unit-relay", "redis": "127.0.0.1:1"})"));
+    std::optional<Subscription> subscription;
+    std::vector<std::optional<bool>> joins(3);
+    auto joining = [](Subscription& s, std::string channel, std::optional<bool>& out) -> Task<void> {
+      out = co_await s.join(std::move(channel));
+    };
+    auto on_worker = [&](auto body) {
+      auto task = [](decltype(body) run) -> Task<void> {
+        run();
+        co_return;
+      };
+      harness.scheduler().spawn(task(body)).reset();
+      harness.run_until_idle();
+    };
+    on_worker([&] {
+      subscription.emplace(channels, 8);
+      harness.scheduler().spawn(joining(*subscription, "room", joins[0])).reset();
+      harness.scheduler().spawn(joining(*subscription, "room", joins[1])).reset();
+      harness.scheduler().spawn(joining(*subscription, "hall", joins[2])).reset();
+    });
+    ASSERT_NE(g_fake_relay, nullptr);
+    EXPECT_EQ(g_fake_relay->subscribed, (std::vector<std::string>{"room", "hall"}));
+    EXPECT_FALSE(joins[0] || joins[1] || joins[2]);  // all waiting for Redis
+    on_worker([&] {
+      g_fake_hub.lock()->redis_confirmed("room");
+      subscription->leave("hall");  // before its confirmation
+    });
+    EXPECT_EQ(joins[0], true);
+    EXPECT_EQ(joins[1], true);
+    EXPECT_EQ(joins[2], false);
+    EXPECT_EQ(g_fake_relay->unsubscribed, (std::vector<std::string>{"hall"}));
+    std::vector<std::string> seen;
+    bool ended = false;
+    on_worker([&] {
+      EXPECT_TRUE(channels.publish("room", "hi"));
+      g_fake_hub.lock()->deliver_local(Message("room", "from redis"));
+      harness.scheduler().spawn(drain(*subscription, seen, ended)).reset();
+    });
+    EXPECT_EQ(g_fake_relay->published, (std::vector<std::string>{"room:hi"}));  // not delivered locally
+    EXPECT_EQ(seen, (std::vector<std::string>{"room:from redis"}));
+    on_worker([&] { subscription.reset(); });
+    EXPECT_TRUE(ended);
+  }
+  set_relay_starter(nullptr);
+  g_fake_relay = nullptr;
 }
 
 TEST(PubSubSdkParams, ABusOnRedisWhereNoRelayIsInstalledIsAParamErrorNamingRedis) {
