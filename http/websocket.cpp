@@ -25,14 +25,17 @@ Task<WebSocket*> no_websocket() { co_return nullptr; }
 // connection's coroutine does the I/O.
 Task<WebSocket*> accept_websocket(Request& request, Response& response, WebSocketOptions options) {
   if (response.streaming()) throw std::logic_error("accept_websocket: the response has already started");
+  auto* connection = dynamic_cast<websocket::ConnectionUpgrade*>(response.sink());
+  const bool by_connect = connection != nullptr && connection->websocket_by_connect();
   // Why before the handshake's checks: HTTP/2 forbids Upgrade and Connection
   // (RFC 9113 §8.6), so they would answer a 426 asking for what the client
-  // cannot send; the answer is that this protocol cannot switch.
-  if (request.version_major >= 2) {
-    refuse(response, 501, "WebSocket is served over HTTP/1.1 only\n");
+  // cannot send; over HTTP/2 a WebSocket is asked for by CONNECT.
+  if (request.version_major >= 2 && !by_connect) {
+    refuse(response, 400, "over HTTP/2 a WebSocket is opened by an extended CONNECT (RFC 8441)\n");
     return no_websocket();
   }
-  websocket::HandshakeVerdict verdict = websocket::check_handshake(request, options.subprotocols);
+  websocket::HandshakeVerdict verdict = by_connect ? websocket::check_connect_handshake(request, options.subprotocols)
+                                                   : websocket::check_handshake(request, options.subprotocols);
   if (verdict.status != 0) {
     refuse(response, verdict.status, verdict.why);
     // Why Upgrade on both 426s: RFC 9110 §15.5.22 requires it, naming the protocol to ask for.
@@ -40,18 +43,21 @@ Task<WebSocket*> accept_websocket(Request& request, Response& response, WebSocke
     if (verdict.wrong_version) response.headers.set("Sec-WebSocket-Version", "13");
     return no_websocket();
   }
-  auto* connection = dynamic_cast<websocket::ConnectionUpgrade*>(response.sink());
   if (connection == nullptr) {
-    refuse(response, 501, "WebSocket is served over HTTP/1.1 only\n");
+    refuse(response, 501, "WebSocket is not served on this connection\n");
     return no_websocket();
   }
   websocket::UpgradeTerms terms;
   terms.subprotocol = std::move(verdict.subprotocol);
   terms.deflate = websocket::negotiate_deflate(request.headers, options.compression);
-  response.status = 101;
   response.body.clear();
-  response.headers.set("Upgrade", "websocket");
-  response.headers.set("Sec-WebSocket-Accept", verdict.accept);
+  if (by_connect) {
+    response.status = 200;  // RFC 8441 §5: a 2xx opens the tunnel
+  } else {
+    response.status = 101;
+    response.headers.set("Upgrade", "websocket");
+    response.headers.set("Sec-WebSocket-Accept", verdict.accept);
+  }
   if (!terms.subprotocol.empty()) response.headers.set("Sec-WebSocket-Protocol", terms.subprotocol);
   if (terms.deflate) response.headers.set("Sec-WebSocket-Extensions", terms.deflate->response);
   return connection->upgrade_to_websocket(response, std::move(terms), std::move(options));

@@ -82,6 +82,8 @@ bool Http2Connection::open_session() {
       {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
       // Why: RFC 9113 deprecates the priority tree; telling the client spares us its cost.
       {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
+      // Why: a WebSocket over HTTP/2 is opened by an extended CONNECT (RFC 8441).
+      {NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, 1},
   };
   if (nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, entries, std::size(entries)) != 0) return false;
   return nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow) == 0;
@@ -298,6 +300,8 @@ int Http2Connection::on_header(nghttp2_session*, const nghttp2_frame* frame, con
       return 0;
     }
     request.target.assign(value);
+  } else if (name == ":protocol") {
+    stream->connect_protocol.assign(value);
   } else if (name == ":authority") {
     // Why as Host: handlers and the router read Host; RFC 9113 §8.3.1 makes
     // :authority its equivalent (a host field after it must agree).
@@ -317,9 +321,7 @@ int Http2Connection::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame,
       if (!stream->headers_done) {
         connection.headers_complete(*stream, end_stream);
       } else if (end_stream && !stream->refused && !stream->request_complete) {  // trailers end the request
-        stream->request_complete = true;
-        connection.start_task(*stream);
-        connection.release_window();
+        connection.request_ended(*stream);
       }
       return 0;
     }
@@ -330,9 +332,7 @@ int Http2Connection::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame,
         return 0;
       }
       if (stream == nullptr || !end_stream || stream->refused || stream->request_complete) return 0;
-      stream->request_complete = true;
-      connection.start_task(*stream);
-      connection.release_window();  // the oldest incomplete upload may be another stream now
+      connection.request_ended(*stream);
       return 0;
     }
     case NGHTTP2_RST_STREAM:
@@ -352,6 +352,10 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   Http2Stream* stream = connection.find(stream_id);
   if (stream == nullptr || stream->refused) {
     nghttp2_session_consume_stream(session, stream_id, length);
+    return 0;
+  }
+  if (stream->body_streamed) {
+    connection.receive_streamed(*stream, text(data, length));
     return 0;
   }
   std::string& body = stream->request().body;
@@ -431,8 +435,14 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
     return;
   }
   if (request.method == "CONNECT") {
-    refuse(stream, 501);
-    return;
+    // Why 501: CONNECT tunnels to elsewhere are not offered; the one
+    // protocol an extended CONNECT may ask for here is websocket.
+    if (!http::iequals(stream.connect_protocol, "websocket")) {
+      refuse(stream, 501);
+      return;
+    }
+    request.method = "GET";  // Why: RFC 8441 §5 routes it as the GET an HTTP/1.1 client would have sent
+    stream.websocket_connect = true;
   }
   const std::string_view target = request.target;
   if (target == "*") {
@@ -463,7 +473,67 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
       return;
     }
   }
-  if (end_stream) start_task(stream);
+  if (stream.websocket_connect || (!end_stream && site_.router.streams_any() && site_.router.route(request).streams_body)) {
+    stream_body(stream);
+    if (end_stream) stream.input().end();
+    return;
+  }
+  if (end_stream) {
+    start_task(stream);
+    return;
+  }
+  // Why at once: the whole body is read before the handler runs, so a client waiting to be invited need not wait.
+  const std::optional<std::string_view> expect = request.headers.get("Expect");
+  if (expect && http::iequals(*expect, "100-continue")) {
+    const nghttp2_nv status{reinterpret_cast<std::uint8_t*>(const_cast<char*>(":status")),
+                            reinterpret_cast<std::uint8_t*>(const_cast<char*>("100")), 7, 3, NGHTTP2_NV_FLAG_NONE};
+    nghttp2_submit_headers(session_, NGHTTP2_FLAG_NONE, stream.id(), nullptr, &status, 1, nullptr);
+  }
+}
+
+void Http2Connection::stream_body(Http2Stream& stream) {
+  stream.body_streamed = true;
+  http::Request& request = stream.request();
+  // Why: handlers (the proxy forwarding it, say) tell a body of unknown
+  // length by this field, as an HTTP/1.1 chunked upload gives it.
+  if (!stream.websocket_connect && !request.headers.get("Content-Length")) {
+    request.headers.add("Transfer-Encoding", "chunked");
+  }
+  request.body_reader().attach(&stream);
+  start_task(stream);
+}
+
+void Http2Connection::receive_streamed(Http2Stream& stream, std::string_view bytes) {
+  StreamInput& input = stream.input();
+  // Why the window stays shut for what is dropped: the client stops at its
+  // window, and its END_STREAM or our answer's reset ends the stream.
+  if (input.finished() || stream.task_finished) return;
+  if (input.received() + bytes.size() > site_.limits.max_body_bytes && !stream.websocket_connect) {
+    input.fail(http::BodyStatus::too_large);  // the handler's read says so, and the answer is 413
+    return;
+  }
+  input.receive(bytes);
+  body_bytes_ += bytes.size();
+  stream.counted_body += bytes.size();
+  stream.last_input = Scheduler::current().now();
+}
+
+void Http2Connection::input_taken(Http2Stream& stream, std::size_t size) {
+  const std::size_t counted = std::min(size, stream.counted_body);
+  stream.counted_body -= counted;
+  body_bytes_ -= counted;
+  nghttp2_session_consume_stream(session_, stream.id(), size);
+  output_ready();  // Why: the WINDOW_UPDATE goes out with the connection's next write
+}
+
+void Http2Connection::request_ended(Http2Stream& stream) {
+  stream.request_complete = true;
+  if (stream.body_streamed) {
+    stream.input().end();
+    return;
+  }
+  start_task(stream);
+  release_window();  // the oldest incomplete upload may be another stream now
 }
 
 void Http2Connection::start_task(Http2Stream& stream) {
@@ -472,7 +542,7 @@ void Http2Connection::start_task(Http2Stream& stream) {
   http::Request& request = stream.request();
   // Why: HTTP/2 need not say how long a body is, and handlers (the proxy
   // forwarding it, say) read its length as HTTP/1.1 gives it.
-  if (!request.headers.get("Content-Length") &&
+  if (!stream.body_streamed && !request.headers.get("Content-Length") &&
       (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH")) {
     request.headers.add("Content-Length", std::to_string(request.body.size()));
   }
@@ -511,7 +581,10 @@ void Http2Connection::release_window() {
   std::int32_t oldest = 0;
   for (const auto& [id, entry] : streams_) {
     const Http2Stream& stream = *entry.stream;
-    if (stream.headers_done && !stream.request_complete && !stream.refused && (oldest == 0 || id < oldest)) oldest = id;
+    if (stream.headers_done && !stream.request_complete && !stream.refused && !stream.body_streamed &&
+        (oldest == 0 || id < oldest)) {
+      oldest = id;
+    }
   }
   for (auto& [id, entry] : streams_) {
     Http2Stream& stream = *entry.stream;
@@ -566,7 +639,8 @@ std::optional<Scheduler::Clock::time_point> Http2Connection::next_deadline() con
     const Http2Stream& stream = *entry.stream;
     if (!stream.headers_done) {
       consider(stream.opened + timeouts.header);
-    } else if (!stream.request_complete && !stream.refused && stream.unconsumed == 0) {
+    } else if (!stream.request_complete && !stream.refused && !stream.body_streamed && stream.unconsumed == 0) {
+      // Why not a streamed body: its handler's reads keep their own body timeouts (Http2Stream::read_body).
       consider(stream.last_input + timeouts.body);
       if (timeouts.body_total.count() > 0) consider(stream.body_began + timeouts.body_total);
     }
@@ -592,7 +666,8 @@ bool Http2Connection::on_deadline() {
       count_timeout(TimeoutStage::header);
       return false;
     }
-    if (stream.headers_done && !stream.request_complete && !stream.refused && stream.unconsumed == 0 &&
+    if (stream.headers_done && !stream.request_complete && !stream.refused && !stream.body_streamed &&
+        stream.unconsumed == 0 &&
         (now >= stream.last_input + timeouts.body ||
          (timeouts.body_total.count() > 0 && now >= stream.body_began + timeouts.body_total))) {
       late_bodies.push_back(id);

@@ -88,6 +88,8 @@ class Http2Connection final : private DrainListener {
   void output_ready() { wake_.set(); }
   /// A stream's task ended.
   void task_done(Http2Stream& stream);
+  /// `size` bytes of `stream`'s streamed input were taken: its window reopens for them.
+  void input_taken(Http2Stream& stream, std::size_t size);
 
  private:
   struct Entry {
@@ -126,6 +128,12 @@ class Http2Connection final : private DrainListener {
   /// Headers complete: checks them and either starts the stream's task or answers it.
   void headers_complete(Http2Stream& stream, bool end_stream);
   void start_task(Http2Stream& stream);
+  /// Starts `stream`'s task now, its handler reading the body as it arrives.
+  void stream_body(Http2Stream& stream);
+  /// DATA for a streamed body: held for the handler within max_body_bytes.
+  void receive_streamed(Http2Stream& stream, std::string_view bytes);
+  /// END_STREAM: the request is complete (whole: its task starts).
+  void request_ended(Http2Stream& stream);
   /// The connection answers `stream` itself (a limit), then resets it.
   void refuse(Http2Stream& stream, int status);
   /// Gives the client's window back for bytes we hold, within the budget.

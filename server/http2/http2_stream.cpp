@@ -22,6 +22,8 @@
 #include "handlers/internal/metrics.hpp"
 #include "handlers/internal/middleware_chain.hpp"
 #include "server/http2/http2_connection.hpp"
+#include "server/http2/http2_tunnel.hpp"
+#include "server/websocket/websocket_session.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/stage_timeout.hpp"
@@ -56,15 +58,17 @@ Http2Stream::Http2Stream(Http2Connection& connection, const http::HttpSite& site
   request_.tls = connection.tls();
 }
 
+Http2Stream::~Http2Stream() = default;
+
 void Http2Stream::detach() noexcept {
   connection_ = nullptr;
-  reset_ = true;
-  drained_.set();
+  mark_reset();
 }
 
 void Http2Stream::mark_reset() noexcept {
   reset_ = true;
   drained_.set();
+  input_.fail(http::BodyStatus::peer_gone);
 }
 
 bool Http2Stream::has_output() const noexcept {
@@ -136,6 +140,7 @@ Task<bool> Http2Stream::respond() {
   }
   if (site_.timeouts.handler.count() > 0) deadline_->rearm_after(site_.timeouts.handler);
   std::exception_ptr failure;
+  bool canceled = false;
   Timed<void> ran;
   try {
     if (site_.middleware == nullptr) {
@@ -144,11 +149,31 @@ Task<bool> Http2Stream::respond() {
       ran = co_await within(*deadline_, TimeoutStage::handler, site_.middleware->run(request, response_, *target));
     }
   } catch (const TaskCanceled&) {
-    throw;  // the stream was reset or the connection ended: nobody waits for an answer
+    // The stream was reset or the connection ended: nobody waits for an answer.
+    if (websocket_ == nullptr) throw;
+    canceled = true;
   } catch (...) {
     failure = std::current_exception();
   }
   const char* label = handler_label_ != nullptr ? handler_label_->c_str() : "middleware or 404/405 handler";
+  if (websocket_ != nullptr) {
+    if (failure && error_log().enabled(LogLevel::error)) {
+      error_log().log(LogLevel::error, "%s failed on WebSocket %s (HTTP/2): %s", label, request.path.c_str(),
+                      exception_message(failure).c_str());
+    }
+    // Why even when canceled: the session's tasks read and write through this stream, so they end first.
+    co_await end_websocket(failure != nullptr);
+    if (canceled) throw TaskCanceled();
+    co_return true;
+  }
+  const http::BodyStatus body = input_.status();
+  if (body_streamed && body > http::BodyStatus::end && body != http::BodyStatus::peer_gone) {
+    // Why before the handler's outcome: a body that failed to arrive is the
+    // answer, whatever the handler made of it (it may have thrown on it).
+    if (response_.streaming()) co_return false;
+    answer_error(body == http::BodyStatus::too_large ? 413 : body == http::BodyStatus::timed_out ? 408 : 400);
+    co_return true;
+  }
   if (ran.timed_out()) {
     error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms (HTTP/2)", label, request.method.c_str(),
                     request.path.c_str(), static_cast<long long>(site_.timeouts.handler.count()));
@@ -163,6 +188,12 @@ Task<bool> Http2Stream::respond() {
     }
     if (response_.streaming()) co_return false;
     answer_error(500);
+    co_return true;
+  }
+  if (websocket_connect && !response_.streaming() && response_.status >= 200 && response_.status < 300) {
+    // Why: a 2xx to an extended CONNECT tells the client its tunnel is open (RFC 8441 §5), and this one is not.
+    answer_error(400);
+    response_.body = "this resource does not speak WebSocket\n";
     co_return true;
   }
   if (!response_.streaming()) encoded_ = compression_.apply_whole(response_, head_request_);
@@ -324,8 +355,16 @@ Task<bool> Http2Stream::write_body(http::Response& response, std::string_view pi
       co_return false;
     }
   }
-  if (!bodyless && !piece.empty()) {
-    const std::string_view bytes = compression_.streaming() ? compression_.encode_piece(piece) : piece;
+  const std::string_view bytes =
+      bodyless || piece.empty() ? std::string_view{}
+      : compression_.streaming() ? compression_.encode_piece(piece)
+                                 : piece;
+  co_return co_await queue_output(bytes);
+}
+
+Task<bool> Http2Stream::queue_output(std::string_view bytes) {
+  if (reset_ || connection_ == nullptr) co_return false;
+  if (!bytes.empty()) {
     pending_.append(bytes);
     sent_bytes_ += bytes.size();
     nghttp2_session_resume_data(connection_->session(), id_);
@@ -368,6 +407,93 @@ ssize_t Http2Stream::read_data(std::uint8_t* buffer, std::size_t length, std::ui
   }
   if (copied == 0) return NGHTTP2_ERR_DEFERRED;
   return static_cast<ssize_t>(copied);
+}
+
+Task<http::BodyChunk> Http2Stream::read_body() {
+  if (!body_streamed) co_return http::BodyChunk(http::BodyStatus::end);
+  invite_body();
+  if (input_.held() == 0 && !input_.finished() && deadline_ != nullptr) {
+    // Why the stream's deadline: the listener's body timeouts apply while
+    // the handler waits for the client, as HTTP/1.1 reads do: each piece
+    // within body_ms, the whole body within body_total_ms.
+    const auto outer = deadline_->armed_until();
+    const auto now = Scheduler::current().now();
+    auto until = now + site_.timeouts.body;
+    if (site_.timeouts.body_total.count() > 0) until = std::min(until, body_began + site_.timeouts.body_total);
+    deadline_->rearm(until);
+    const Timed<http::BodyStatus> waited = co_await within(*deadline_, TimeoutStage::body, input_.wait());
+    deadline_->restore(outer);
+    if (waited.timed_out()) input_.fail(http::BodyStatus::timed_out);
+  }
+  const http::BodyStatus status = co_await input_.wait();
+  if (status != http::BodyStatus::data) co_return http::BodyChunk(status);
+  const std::string_view piece = input_.take_all();
+  input_taken(piece.size());
+  co_return http::BodyChunk(http::BodyStatus::data, piece);
+}
+
+std::size_t Http2Stream::take_input(char* out, std::size_t max) noexcept {
+  const std::size_t taken = input_.take(out, max);
+  input_taken(taken);
+  return taken;
+}
+
+void Http2Stream::input_taken(std::size_t size) noexcept {
+  if (connection_ != nullptr && size > 0) connection_->input_taken(*this, size);
+}
+
+void Http2Stream::invite_body() {
+  if (invited_) return;
+  invited_ = true;
+  if (connection_ == nullptr || input_.received() > 0 || input_.finished()) return;
+  const std::optional<std::string_view> expect = request_.headers.get("Expect");
+  if (!expect || !http::iequals(*expect, "100-continue")) return;
+  // Why only now (RFC 9110 §10.1.1): a client that waits for it sends the
+  // body only when invited, so a handler that answers unread never gets it.
+  nghttp2_nv status{reinterpret_cast<std::uint8_t*>(const_cast<char*>(":status")),
+                    reinterpret_cast<std::uint8_t*>(const_cast<char*>("100")), 7, 3, NGHTTP2_NV_FLAG_NONE};
+  if (nghttp2_submit_headers(connection_->session(), NGHTTP2_FLAG_NONE, id_, nullptr, &status, 1, nullptr) >= 0) {
+    connection_->output_ready();
+  }
+}
+
+Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& response, http::websocket::UpgradeTerms terms,
+                                                         http::WebSocketOptions options) {
+  if (websocket_ != nullptr || response.streaming() || !websocket_connect) {
+    throw std::logic_error("accept_websocket: the response has already started");
+  }
+  if (connection_ == nullptr || reset_) co_return nullptr;
+  if (connection_->draining()) {
+    // Why refuse: a WebSocket would be told to go away (1001) at once; the client should reconnect elsewhere.
+    answer_error(503);
+    response_.body = "shutting down\n";
+    co_return nullptr;
+  }
+  response.mark_head_sent();
+  streaming_ = true;
+  if (!submit_head(std::nullopt, true)) {
+    answer_error(500);
+    streaming_ = false;  // the 500 goes whole: the handler's writes fail from now on
+    submit_whole();
+    reset_ = true;
+    connection_->output_ready();
+    co_return nullptr;
+  }
+  connection_->output_ready();
+  // Why disarm: the handler now runs as long as the WebSocket lives; the
+  // session keeps its own timers (pings, writes, the close handshake).
+  if (deadline_ != nullptr) deadline_->disarm();
+  tunnel_ = std::make_unique<Http2Tunnel>(*this);
+  websocket_ = std::make_shared<http::WebSocketSession>(*tunnel_, std::string(), std::move(terms), options,
+                                                        site_.tracker, site_.websocket_metrics);
+  websocket_->start();
+  co_return websocket_.get();
+}
+
+Task<void> Http2Stream::end_websocket(bool failed) {
+  co_await websocket_->finish(failed ? http::websocket::close_code::internal_error
+                                     : http::websocket::close_code::normal);
+  websocket_.reset();
 }
 
 void Http2Stream::log_and_count(std::chrono::steady_clock::duration took) {

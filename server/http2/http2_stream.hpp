@@ -19,21 +19,32 @@
 #include <tiffany/http/response.hpp>
 
 #include "http/internal/compression/response_compression.hpp"
+#include "http/internal/websocket/connection_upgrade.hpp"
 #include "server/http/http_site.hpp"
+#include "server/http2/stream_input.hpp"
 
 namespace tiffany {
 struct RouteMetrics;
+namespace http {
+class WebSocketSession;
+}
 }
 
 namespace tiffany::http2 {
 
 class Http2Connection;
+class Http2Tunnel;
 
 /// A stream from its HEADERS to its close. The connection assembles the
-/// request (headers, then the whole body: a handler that streams bodies
-/// gets it as one piece, as BodyReader allows), then starts run() as a task
-/// of its own; the task routes it, runs the middleware and handler like an
-/// HTTP/1.1 connection does, and hands the response to the session:
+/// request, then starts run() as a task of its own; the task routes it,
+/// runs the middleware and handler like an HTTP/1.1 connection does, and
+/// hands the response to the session. The request's body:
+///  - whole: the task starts once the body is complete (Request::body);
+///  - streamed, for a handler that streams request bodies (and for a
+///    WebSocket opened by an extended CONNECT, RFC 8441): the task starts
+///    with the header block, and the handler reads the DATA as it arrives
+///    (BodySource); the client's window reopens only for what it took.
+/// The response:
 ///  - whole: submitted when the handler returns, the body read from the
 ///    Response by the session's data provider (no copy of its own);
 ///  - streamed: the head goes with the first write, each piece waits in
@@ -44,12 +55,15 @@ class Http2Connection;
 /// Shared by the connection (until the stream closes) and its task (until
 /// it ends), so whichever goes first leaves the other a live object; a
 /// connection that ends detaches its streams first (connection() is null).
-class Http2Stream final : public http::BodySink {
+class Http2Stream final : public http::BodySink,
+                          public http::BodySource,
+                          public http::websocket::ConnectionUpgrade {
  public:
   /// What a stream may hold of a streamed response's body before a write waits.
   static constexpr std::size_t kMaxPendingBytes = 256 * 1024;
 
   Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id);
+  ~Http2Stream() override;
 
   std::int32_t id() const noexcept { return id_; }
   http::Request& request() noexcept { return request_; }
@@ -71,6 +85,25 @@ class Http2Stream final : public http::BodySink {
   /// nghttp2's data provider: up to `length` bytes of the body into `buffer`.
   ssize_t read_data(std::uint8_t* buffer, std::size_t length, std::uint32_t* flags) noexcept;
 
+  /// BodySource: the next piece of a streamed body (the handler's reads),
+  /// under the listener's body timeouts.
+  Task<http::BodyChunk> read_body() override;
+  /// ConnectionUpgrade: answers 200 and runs a WebSocket on the stream's
+  /// DATA (RFC 8441); only for an extended CONNECT.
+  Task<http::WebSocket*> upgrade_to_websocket(http::Response& response, http::websocket::UpgradeTerms terms,
+                                              http::WebSocketOptions options) override;
+  bool websocket_by_connect() const noexcept override { return websocket_connect; }
+
+  // ---- the tunnel's (and the handler's) I/O ----
+  /// The body as it arrives.
+  StreamInput& input() noexcept { return input_; }
+  /// Takes up to `max` bytes of input into `out` and reopens the window for them.
+  std::size_t take_input(char* out, std::size_t max) noexcept;
+  /// Queues `bytes` for DATA frames (after the head), waiting while more
+  /// than kMaxPendingBytes wait for the client's window; false once the
+  /// stream is reset or gone.
+  Task<bool> queue_output(std::string_view bytes);
+
   // ---- the connection's bookkeeping ----
   bool task_started = false;   // run() was spawned
   bool task_finished = false;  // run() ended (answered, or canceled)
@@ -79,6 +112,9 @@ class Http2Stream final : public http::BodySink {
   bool refused = false;           // answered by the connection (413, 431, 400): no task runs
   int refusal = 0;                // the status a limit passed while the header block arrived calls for
   bool headers_done = false;      // the header block is complete
+  bool body_streamed = false;     // the task started with the header block and reads the body as it arrives
+  bool websocket_connect = false;  // an extended CONNECT with :protocol websocket (RFC 8441), routed as a GET
+  std::string connect_protocol;    // :protocol, as received
   std::size_t counted_body = 0;   // body bytes counted in the connection's budget
   std::string cookies;            // the cookie fields, joined (RFC 9113 §8.2.3)
   std::size_t header_bytes = 0;   // decoded, as SETTINGS_MAX_HEADER_LIST_SIZE counts them
@@ -106,6 +142,12 @@ class Http2Stream final : public http::BodySink {
   /// The whole body is out (or there is none) and nothing more will come.
   bool ended_output_done() const noexcept;
   void log_and_count(std::chrono::steady_clock::duration took);
+  /// The input was taken: reopen the client's window for `size` bytes.
+  void input_taken(std::size_t size) noexcept;
+  /// `Expect: 100-continue` is answered with a 100 before the first read of a streamed body.
+  void invite_body();
+  /// After the handler: the close handshake, then the session ends (1011 when the handler failed).
+  Task<void> end_websocket(bool failed);
 
   class RouteStep final : public Handler {
    public:
@@ -153,6 +195,10 @@ class Http2Stream final : public http::BodySink {
   int sent_status_ = 0;
   std::uint64_t sent_bytes_ = 0;  // body bytes handed to the session
   WakeSignal drained_;            // a write waiting for pending_ to shrink
+  StreamInput input_;             // a streamed body, or a tunnel's bytes
+  bool invited_ = false;          // a 100 (Continue) went, or need not
+  std::unique_ptr<Http2Tunnel> tunnel_;                 // the ByteStream a WebSocket speaks over
+  std::shared_ptr<http::WebSocketSession> websocket_;  // from the 200 until the handler returns
 };
 
 }  // namespace tiffany::http2

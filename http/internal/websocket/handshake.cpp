@@ -59,6 +59,22 @@ HandshakeVerdict refuse(int status, std::string_view why, bool wrong_version = f
   return verdict;
 }
 
+// The first of `ours` that the client offers in Sec-WebSocket-Protocol, or empty.
+std::string choose_subprotocol(const Request& request, std::span<const std::string> ours) {
+  for (const std::string& candidate : ours) {
+    // Why exact case: subprotocol names are tokens compared as they are (§4.1, §11.3.4).
+    for (const std::string_view value : request.headers.get_all("Sec-WebSocket-Protocol")) {
+      std::string_view list = value;
+      while (!list.empty()) {
+        const std::size_t comma = list.find(',');
+        if (trim_ows(list.substr(0, comma)) == candidate) return candidate;
+        list.remove_prefix(comma == std::string_view::npos ? list.size() : comma + 1);
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 bool list_has_token(std::string_view list, std::string_view token) noexcept {
@@ -93,22 +109,18 @@ HandshakeVerdict check_handshake(const Request& request, std::span<const std::st
   }
   HandshakeVerdict verdict;
   verdict.accept = accept_value(trim_ows(keys.front()));
-  for (const std::string& ours : subprotocols) {
-    // Why exact case: subprotocol names are tokens compared as they are (§4.1, §11.3.4).
-    bool offered = false;
-    for (const std::string_view value : request.headers.get_all("Sec-WebSocket-Protocol")) {
-      std::string_view list = value;
-      while (!list.empty() && !offered) {
-        const std::size_t comma = list.find(',');
-        offered = trim_ows(list.substr(0, comma)) == ours;
-        list.remove_prefix(comma == std::string_view::npos ? list.size() : comma + 1);
-      }
-    }
-    if (offered) {
-      verdict.subprotocol = ours;
-      break;
-    }
+  verdict.subprotocol = choose_subprotocol(request, subprotocols);
+  return verdict;
+}
+
+HandshakeVerdict check_connect_handshake(const Request& request, std::span<const std::string> subprotocols) {
+  const std::vector<std::string_view> versions = request.headers.get_all("Sec-WebSocket-Version");
+  if (versions.size() != 1 || trim_ows(versions.front()) != "13") {
+    // Why 400, not 426: a 426 must name the protocol in Upgrade (RFC 9110 §15.5.22), which HTTP/2 forbids.
+    return refuse(400, "this server speaks WebSocket version 13\n", true);
   }
+  HandshakeVerdict verdict;
+  verdict.subprotocol = choose_subprotocol(request, subprotocols);
   return verdict;
 }
 

@@ -27,6 +27,12 @@ struct HandshakeVerdict {
 /// offers in `Sec-WebSocket-Protocol`.
 HandshakeVerdict check_handshake(const Request& request, std::span<const std::string> subprotocols);
 
+/// Checks `request` as an RFC 8441 extended CONNECT for `websocket` (over
+/// HTTP/2, routed as a GET): `Sec-WebSocket-Version: 13` (else 400 naming
+/// the version), no key (the stream is the handshake), and the subprotocol
+/// chosen as check_handshake does.
+HandshakeVerdict check_connect_handshake(const Request& request, std::span<const std::string> subprotocols);
+
 /// Sec-WebSocket-Accept for `key`: base64(SHA-1(key + the RFC's GUID)).
 std::string accept_value(std::string_view key);
 
