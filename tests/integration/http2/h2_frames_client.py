@@ -386,7 +386,9 @@ class Connection:
             return
         response = self.responses.setdefault(stream_id, {"status": None})
         status = dict(headers).get(":status")
-        if response.get("status") is None and status is not None:
+        if status is not None and status.startswith("1"):  # an interim response (100 Continue)
+            response.setdefault("interim", []).append(int(status))
+        elif response.get("status") is None and status is not None:
             response["status"] = int(status)
             response["headers"] = {name: value for name, value in headers if not name.startswith(":")}
             response["first_ms"] = ms
@@ -671,7 +673,10 @@ def upload(args, streams, size):
     conn = Connection(args)
     try:
         conn.read(until=lambda: conn.settings_received is not None or conn.finished())
-        headers = [("content-type", "application/octet-stream"), ("content-length", str(size))]
+        headers = [("content-type", "application/octet-stream")]
+        if not args.no_length:
+            headers.append(("content-length", str(size)))
+        headers += [tuple(field.split(":", 1)) for field in args.header]
         ids = [conn.request(args.post_path, "POST", end_stream=False, extra=headers) for _ in range(streams)]
         left = {sid: size for sid in ids}
         chunk = b"u" * 16384
@@ -717,6 +722,25 @@ def scenario_post_concurrent(args):
     """K POSTs --post-path of N_BYTES each at once on one connection."""
     streams, size = args.numbers[0], args.numbers[1]
     return dict(upload(args, streams, size), streams=streams, bytes=size)
+
+
+def scenario_stalled_post(args):
+    """A POST --post-path declaring twice N_BYTES (at most 16384) that sends N_BYTES and stops:
+    what the server answers, and after how long (answered_ms)."""
+    size = args.numbers[0]
+    if size > 16384:
+        raise DriverError("stalled_post sends one DATA frame: at most 16384 bytes")
+    conn = Connection(args)
+    try:
+        conn.read(until=lambda: conn.settings_received is not None or conn.finished())
+        stream_id = conn.request(args.post_path, "POST", end_stream=False, extra=[("content-length", str(2 * size))])
+        conn.h2.send_data(stream_id, b"s" * size)
+        conn.flush()
+        started = time.monotonic()
+        conn.read(until=lambda: conn.done(stream_id) or conn.finished())
+        return dict(conn.report(), stream_id=stream_id, answered_ms=round((time.monotonic() - started) * 1000))
+    finally:
+        conn.close()
 
 
 def scenario_bad_preface(args):
@@ -844,6 +868,7 @@ SCENARIOS = {
     "empty_data_flood": (scenario_empty_data_flood, 1), "zero_window": (scenario_zero_window, 0),
     "stream_id_exhaustion": (scenario_stream_id_exhaustion, None), "never_read": (scenario_never_read, None),
     "post": (scenario_post, 1), "post_concurrent": (scenario_post_concurrent, 2),
+    "stalled_post": (scenario_stalled_post, 1),
     "bad_preface": (scenario_bad_preface, 0), "bad_frames": (scenario_bad_frames, 0),
 }
 
@@ -861,6 +886,9 @@ def parse_args(argv):
     parser.add_argument("--path", default="/", help="GET path, and the after check's (default /)")
     parser.add_argument("--large-path", default="/large", help="a large response, for zero_window and never_read")
     parser.add_argument("--post-path", default="/echo", help="a route echoing the request body (default /echo)")
+    parser.add_argument("--header", action="append", default=[],
+                        help="post, post_concurrent: one more request field, name:value (repeatable)")
+    parser.add_argument("--no-length", action="store_true", help="post, post_concurrent: send no content-length")
     parser.add_argument("--frame-bytes", type=int, default=1024, help="continuation_flood: bytes per frame")
     parser.add_argument("--case", help="bad_frames, bad_preface: run only this case")
     parser.add_argument("--max-listed", type=int, default=50, help="streams listed one by one in the JSON")
