@@ -110,15 +110,17 @@ class WebSocket {
 };
 
 /// Accepts `request` as a WebSocket handshake (RFC 6455 §4.2): answers 101
-/// Switching Protocols and returns the connection, valid until the handler
-/// returns. When it is not a valid handshake returns nullptr with the
-/// refusal in `response` for the handler to return as it is: 426 with
-/// `Upgrade: websocket` for a request that did not ask to upgrade, 426 with
-/// `Sec-WebSocket-Version: 13` for another version, 400 for a malformed
+/// Switching Protocols (over HTTP/2, an extended CONNECT by RFC 8441: 200)
+/// and returns the connection, valid until the handler returns. When it is
+/// not a valid handshake returns nullptr with the refusal in `response` for
+/// the handler to return as it is: 426 with `Upgrade: websocket` for a
+/// request that did not ask to upgrade, 426 with `Sec-WebSocket-Version: 13`
+/// for another version (over HTTP/2: 400 with it), 400 for a malformed
 /// handshake (a missing or malformed Sec-WebSocket-Key, not GET, HTTP/1.0,
-/// a body), 503 while the server is shutting down, and 501 over a
-/// connection that cannot switch protocols (HTTP/2). Headers the handler
-/// set on `response` before (Set-Cookie, say) go out with the 101.
+/// a body) and for an HTTP/2 request that is not an extended CONNECT, 503
+/// while the server is shutting down, and 501 where the response goes to
+/// no connection that can switch (a test kit's plain run). Headers the
+/// handler set on `response` before (Set-Cookie, say) go out with the answer.
 Task<WebSocket*> accept_websocket(Request& request, Response& response, WebSocketOptions options = {});
 
 }  // namespace tiffany::http

@@ -35,12 +35,6 @@ std::string_view text(const std::uint8_t* bytes, std::size_t size) noexcept {
   return {reinterpret_cast<const char*>(bytes), size};
 }
 
-bool has_buffered_input(ByteStream& stream) noexcept {
-  // Why: a TLS stream may hold decrypted or undecrypted bytes that no poll of the socket would announce.
-  auto* tls = dynamic_cast<tls::TlsStream*>(&stream);
-  return tls != nullptr && tls->has_buffered_input();
-}
-
 }  // namespace
 
 Http2Connection::Http2Connection(const http::HttpSite& site) : site_(site) {}
@@ -91,6 +85,8 @@ bool Http2Connection::open_session() {
 
 Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context, std::string first) {
   stream_ = &stream;
+  // Why once: the waits ask it every turn, and the stream's type does not change.
+  tls_stream_ = dynamic_cast<tls::TlsStream*>(&stream);
   peer_ = &context.peer;
   tls_ = context.tls;
   socket_ = context.socket;
@@ -197,7 +193,7 @@ Task<bool> Http2Connection::wait_and_read() {
     if (!got || got.bytes() == 0) co_return false;
     co_return feed(input.bytes());
   }
-  if (has_buffered_input(*stream_)) co_return co_await read_and_feed();
+  if (has_buffered_input()) co_return co_await read_and_feed();
   if (!wake_.is_set()) {
     if (watch_ == nullptr) {
       watch_ = std::make_shared<SocketWatch>();
@@ -215,10 +211,15 @@ Task<bool> Http2Connection::wait_and_read() {
   co_return co_await read_and_feed();
 }
 
+bool Http2Connection::has_buffered_input() const noexcept {
+  // Why: a TLS stream may hold decrypted or undecrypted bytes that no poll of the socket would announce.
+  return tls_stream_ != nullptr && tls_stream_->has_buffered_input();
+}
+
 Task<bool> Http2Connection::read_and_feed() {
   // Why look first: the watcher's news may be stale (a read since took the
   // bytes), and a read that waits would hold back the streams' answers.
-  if (!has_buffered_input(*stream_)) {
+  if (!has_buffered_input()) {
     pollfd ready{socket_, POLLIN, 0};
     if (::poll(&ready, 1, 0) <= 0) co_return true;
   }

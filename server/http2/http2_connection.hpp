@@ -26,6 +26,9 @@
 
 namespace tiffany {
 struct Http2Metrics;
+namespace tls {
+class TlsStream;
+}
 }
 
 namespace tiffany::http2 {
@@ -36,7 +39,9 @@ namespace tiffany::http2 {
 /// The connection's task does all the socket I/O: it feeds what it reads to
 /// nghttp2 (framing, HPACK, flow control, the protocol's checks) and writes
 /// what nghttp2 has to send. Each request runs in a task of its own
-/// (Http2Stream::run), started when its body is complete; while any runs,
+/// (Http2Stream::run), started when its body is complete, or with its
+/// header block when its handler streams the body (or it opens a WebSocket,
+/// RFC 8441): that body's DATA goes to the stream's StreamInput. While any runs,
 /// the connection waits for either its output or the socket's next bytes
 /// (a watcher task polls the socket), so a reset or a new request is seen
 /// at once.
@@ -55,7 +60,8 @@ namespace tiffany::http2 {
 /// Memory: request bodies are held whole, at most max_body_bytes a stream;
 /// past kBodyBudget for the connection, only the oldest incomplete upload's
 /// window is reopened, so the others wait (their body timeout paused) and
-/// every upload still finishes in turn.
+/// every upload still finishes in turn. A streamed body holds at most its
+/// stream's window: it reopens only for what the handler took.
 ///
 /// Timeouts: a header block or a body that stalls (header, body, body_total:
 /// the stream gets 408, or the connection closes mid-block); a response
@@ -116,6 +122,8 @@ class Http2Connection final : private DrainListener {
   /// false when the connection must end.
   Task<bool> wait_and_read();
   Task<bool> read_and_feed();
+  /// Input is waiting in the stream's own buffers (TLS), where no poll of the socket sees it.
+  bool has_buffered_input() const noexcept;
   /// What the connection and its watcher task share; the watcher's frame
   /// holds it, so a poll that completes after the connection is gone finds
   /// `wake` null and touches nothing else.
@@ -160,6 +168,7 @@ class Http2Connection final : private DrainListener {
   const http::HttpSite& site_;
   nghttp2_session* session_ = nullptr;
   ByteStream* stream_ = nullptr;      // serve()'s
+  tls::TlsStream* tls_stream_ = nullptr;  // stream_, when it is TLS
   const std::string* peer_ = nullptr;  // serve()'s
   bool tls_ = false;
   int socket_ = -1;

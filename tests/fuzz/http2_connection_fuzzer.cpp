@@ -5,7 +5,8 @@
 // writes the preface itself; an input that already begins with it, like
 // h2o's corpus, is sent as it is). nghttp2 parses; what this covers is ours:
 // the callbacks that build requests, the limits, the stream tasks (routing,
-// handlers that answer, echo, stream, throw or sleep), the watcher, resets,
+// handlers that answer, echo, stream, throw or sleep, read a body as it
+// arrives, or run a WebSocket opened by extended CONNECT), the watcher, resets,
 // timeouts and the connection's end with streams still running.
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -27,6 +28,7 @@
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/task.hpp>
 #include <tiffany/handlers/handler.hpp>
+#include <tiffany/http/websocket.hpp>
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 #include <tiffany/net/socket_stream.hpp>
@@ -97,6 +99,43 @@ class Sleeps final : public tiffany::Handler {
   }
 };
 
+// Reads its body as it arrives (a streamed body: the task starts with the
+// header block) and answers how much came.
+class Upload final : public tiffany::Handler {
+ public:
+  bool streams_request_body() const noexcept override { return true; }
+  Task<void> handle(Request& request, Response& response) override {
+    std::size_t total = 0;
+    for (;;) {
+      const tiffany::http::BodyChunk chunk = co_await request.body_reader().read();
+      if (!chunk) break;
+      total += chunk.bytes.size();
+    }
+    response.body = std::to_string(total);
+  }
+};
+
+// A WebSocket by extended CONNECT (RFC 8441), echoing; short timers, so a
+// silent client is pinged, then dropped, within the fuzzer's second.
+class WebSocketEcho final : public tiffany::Handler {
+ public:
+  Task<void> handle(Request& request, Response& response) override {
+    tiffany::http::WebSocketOptions options;
+    options.max_message_bytes = 64 * 1024;
+    options.ping_interval = 20ms;
+    options.pong_timeout = 20ms;
+    options.close_timeout = 20ms;
+    tiffany::http::WebSocket* socket = co_await tiffany::http::accept_websocket(request, response, options);
+    if (socket == nullptr) co_return;
+    for (;;) {
+      std::optional<tiffany::http::WebSocketMessage> message = co_await socket->receive();
+      if (!message) break;
+      const bool sent = co_await socket->send(message->data, message->text);
+      if (!sent) break;
+    }
+  }
+};
+
 const tiffany::http::HttpSite& site() {
   static const tiffany::http::HttpSite made = [] {
     tiffany::http::HttpSite s;
@@ -106,6 +145,8 @@ const tiffany::http::HttpSite& site() {
     s.router.add({}, "/throw", std::make_shared<Throws>());
     s.router.add({"GET"}, "/sleep", std::make_shared<Sleeps>());
     s.router.add({"GET"}, "/users/:id", std::make_shared<Text>());
+    s.router.add({"POST", "PUT"}, "/upload", std::make_shared<Upload>());
+    s.router.add({"GET"}, "/ws", std::make_shared<WebSocketEcho>());
     // Small limits and short timeouts, so inputs reach the limit paths.
     s.limits.max_body_bytes = 64 * 1024;
     s.limits.max_header_count = 32;
