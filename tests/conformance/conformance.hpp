@@ -76,6 +76,8 @@ struct H2Row {
   std::string name;  ///< Rfc9113_<section>_<what holds>
   std::vector<std::pair<std::string, std::string>> headers;
   std::vector<std::string> data;  ///< DATA frames; the last ends the stream (HEADERS does when none)
+  std::optional<std::vector<std::pair<std::string, std::string>>> trailers;  ///< a HEADERS frame after the DATA
+  bool trailers_end_stream = true;  ///< END_STREAM on the trailers (false: a malformed request)
   int status = 0;                 ///< the final response's status, or 0 for a reset
   std::uint32_t reset = 0;        ///< the RST_STREAM code expected when `status` is 0
   std::function<void(const Reply&)> check = nullptr;

@@ -91,7 +91,7 @@ H2Connection::H2Connection(Wire& wire) : wire_(wire) {
   hello += put32(static_cast<std::uint32_t>(push_off.size()) << 8 | SETTINGS);
   hello += std::string(1, '\0') + put32(0);
   hello += push_off;
-  if (!wire_.send(hello)) broken_ = "cannot send the preface";
+  outbox_ = std::move(hello);  // sent with the first request
 }
 
 H2Connection::~H2Connection() { nghttp2_hd_inflate_del(inflater_); }
@@ -101,7 +101,27 @@ void H2Connection::send_frame(std::uint8_t type, std::uint8_t flags, std::uint32
   frame += static_cast<char>(flags);
   frame += put32(id);
   frame += payload;
-  if (!wire_.send(frame) && broken_.empty()) broken_ = "cannot send";
+  outbox_ += frame;
+}
+
+void H2Connection::send_headers(std::uint32_t id, const H2Fields& fields, bool end_stream) {
+  const std::string block = hpack_block(fields);
+  // Why split: a block over the peer's frame size goes on in CONTINUATION frames (RFC 9113 §4.3).
+  std::string_view rest = block;
+  const std::string_view first = rest.substr(0, kMaxFrame);
+  rest.remove_prefix(first.size());
+  send_frame(HEADERS, static_cast<std::uint8_t>((end_stream ? END_STREAM : 0) | (rest.empty() ? END_HEADERS : 0)), id,
+             first);
+  while (!rest.empty()) {
+    const std::string_view piece = rest.substr(0, kMaxFrame);
+    rest.remove_prefix(piece.size());
+    send_frame(CONTINUATION, rest.empty() ? END_HEADERS : 0, id, piece);
+  }
+}
+
+void H2Connection::flush() {
+  if (!outbox_.empty() && !wire_.send(outbox_) && broken_.empty()) broken_ = "cannot send";
+  outbox_.clear();
 }
 
 H2Outcome H2Connection::exchange(const H2Request& request, std::chrono::milliseconds patience) {
@@ -109,23 +129,15 @@ H2Outcome H2Connection::exchange(const H2Request& request, std::chrono::millisec
   next_id_ += 2;
   Stream& stream = streams_[id];
   stream.after_continue = request.after_continue;
-  const bool headers_end = request.end_stream && request.data.empty() && request.after_continue.empty();
-  const std::string block = hpack_block(request.headers);
-  // Why split: a block over the peer's frame size goes on in CONTINUATION frames (RFC 9113 §4.3).
-  std::string_view rest = block;
-  std::string_view first = rest.substr(0, kMaxFrame);
-  rest.remove_prefix(first.size());
-  send_frame(HEADERS, static_cast<std::uint8_t>((headers_end ? END_STREAM : 0) | (rest.empty() ? END_HEADERS : 0)), id,
-             first);
-  while (!rest.empty()) {
-    const std::string_view piece = rest.substr(0, kMaxFrame);
-    rest.remove_prefix(piece.size());
-    send_frame(CONTINUATION, rest.empty() ? END_HEADERS : 0, id, piece);
-  }
+  const bool headers_end =
+      request.end_stream && request.data.empty() && request.after_continue.empty() && !request.trailers;
+  send_headers(id, request.headers, headers_end);
   for (std::size_t i = 0; i < request.data.size(); ++i) {
-    const bool last = i + 1 == request.data.size() && request.after_continue.empty();
+    const bool last = i + 1 == request.data.size() && request.after_continue.empty() && !request.trailers;
     send_frame(DATA, last && request.end_stream ? END_STREAM : 0, id, request.data[i]);
   }
+  if (request.trailers) send_headers(id, *request.trailers, request.end_stream);
+  flush();  // one write: the request arrives as a client sends it, in one segment
   const auto deadline = Clock::now() + patience;
   H2Outcome outcome;
   for (;;) {
@@ -169,6 +181,7 @@ bool H2Connection::read_frames(Clock::time_point deadline) {
     buffer_.erase(0, 9 + length);
     handle(type, flags, id, payload);
   }
+  flush();  // acknowledgements, window credit, a body after 100 Continue
   return true;
 }
 

@@ -27,6 +27,7 @@ struct H2Request {
   std::vector<std::string> data;  ///< DATA frames after the HEADERS
   bool end_stream = true;         ///< END_STREAM on the last frame sent (else the stream stays open)
   std::string after_continue;     ///< sent as one DATA frame ending the stream once a 100 arrives
+  std::optional<H2Fields> trailers;  ///< a HEADERS frame after the DATA (ending the stream if `end_stream`)
 };
 
 /// What the server did with a stream.
@@ -39,8 +40,8 @@ struct H2Outcome {
 /// The RFC 9113 §7 name of an error code ("PROTOCOL_ERROR").
 std::string h2_error_name(std::uint32_t code);
 
-/// One HTTP/2 connection over `wire`: the preface and SETTINGS (push off) are
-/// sent in the constructor; SETTINGS and PING are acknowledged and received
+/// One HTTP/2 connection over `wire`: the preface and SETTINGS (push off) go
+/// out with the first request; SETTINGS and PING are acknowledged and received
 /// DATA is credited back as frames arrive.
 class H2Connection {
  public:
@@ -71,11 +72,16 @@ class H2Connection {
   bool read_frames(std::chrono::steady_clock::time_point deadline);
   void handle(std::uint8_t type, std::uint8_t flags, std::uint32_t id, std::string_view payload);
   void header_block_done(std::uint32_t id, Stream& stream);
+  /// Queues a frame; flush() writes what is queued.
   void send_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t id, std::string_view payload);
+  void flush();
+  /// Queues a header block: HEADERS, then CONTINUATION frames past the frame size.
+  void send_headers(std::uint32_t id, const H2Fields& fields, bool end_stream);
 
   Wire& wire_;
   nghttp2_hd_inflater* inflater_ = nullptr;
   std::string buffer_;
+  std::string outbox_;
   std::map<std::uint32_t, Stream> streams_;
   std::uint32_t next_id_ = 1;
   std::uint32_t continuing_ = 0;  // the stream whose header block awaits CONTINUATION

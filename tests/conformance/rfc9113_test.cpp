@@ -25,11 +25,29 @@ Fields get(const Fields& more = {}) { return request("GET", "/plaintext", more);
 
 H2Row answered(std::string name, Fields headers, int status, std::vector<std::string> data = {},
                std::function<void(const Reply&)> check = nullptr) {
-  return H2Row{std::move(name), std::move(headers), std::move(data), status, 0, std::move(check)};
+  H2Row row;
+  row.name = std::move(name);
+  row.headers = std::move(headers);
+  row.data = std::move(data);
+  row.status = status;
+  row.check = std::move(check);
+  return row;
 }
 
 H2Row malformed(std::string name, Fields headers, std::vector<std::string> data = {}) {
-  return H2Row{std::move(name), std::move(headers), std::move(data), 0, kProtocolError, nullptr};
+  H2Row row;
+  row.name = std::move(name);
+  row.headers = std::move(headers);
+  row.data = std::move(data);
+  row.reset = kProtocolError;
+  return row;
+}
+
+// `row` with a trailer section after its DATA.
+H2Row with_trailers(H2Row row, Fields trailers, bool end_stream = true) {
+  row.trailers = std::move(trailers);
+  row.trailers_end_stream = end_stream;
+  return row;
 }
 
 std::function<void(const Reply&)> body(std::string expected) {
@@ -52,6 +70,14 @@ std::vector<H2Row> rows() {
       malformed("Rfc9113_8_1_1_AContentLengthBelowTheDataIsMalformed",
                 request("POST", "/echo", {{"content-length", "2"}}), {"hello"}),
       malformed("Rfc9113_8_1_1_AContentLengthWithoutDataIsMalformed", get({{"content-length", "3"}})),
+      with_trailers(answered("Rfc9113_8_1_TrailersEndTheRequest", request("POST", "/echo"), 200, {"hello"}, body("hello")),
+                    {{"x-checksum", "1"}}),
+      // Why a HEADERS without END_STREAM after the first: only trailers may follow, and they end the stream.
+      with_trailers(malformed("Rfc9113_8_1_TrailersThatDoNotEndTheStreamAreMalformed", request("POST", "/echo"),
+                              {"hello"}),
+                    {{"x-checksum", "1"}}, false),
+      with_trailers(malformed("Rfc9113_8_1_APseudoFieldInTrailersIsMalformed", request("POST", "/echo"), {"hello"}),
+                    {{":path", "/echo"}}),
       // §8.2 Fields
       answered("Rfc9113_8_2_ALowerCaseFieldIsAccepted", request("GET", "/json/x", {{"x-a", "b"}}), 200, {},
                body_has("\"x-a\":\"b\"")),
@@ -94,6 +120,9 @@ std::vector<H2Row> rows() {
       malformed("Rfc9113_8_3_1_NoSchemeIsMalformed", {{":method", "GET"}, {":path", "/plaintext"}, {":authority", "t"}}),
       malformed("Rfc9113_8_3_1_NoPathIsMalformed", {{":method", "GET"}, {":scheme", "{scheme}"}, {":authority", "t"}}),
       malformed("Rfc9113_8_3_1_AnEmptyPathIsMalformed", request("GET", "")),
+      malformed("Rfc9113_8_3_1_APathNotStartingWithASlashIsMalformed", request("GET", "plaintext")),
+      answered("Rfc9113_8_3_1_AnAuthorityWithUserinfoIs400",
+               {{":method", "GET"}, {":scheme", "{scheme}"}, {":path", "/plaintext"}, {":authority", "user@t"}}, 400),
       answered("Rfc9113_8_3_1_OptionsAsteriskIsAccepted", request("OPTIONS", "*"), 200, {}, body("")),
       answered("Rfc9113_8_3_1_HostWithoutAuthorityIsAccepted",
                {{":method", "GET"}, {":scheme", "{scheme}"}, {":path", "/plaintext"}, {"host", "t"}}, 200, {},
