@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,19 @@ inline Check lacks(std::string name) {
 /// The first response's body holds `part`.
 inline Check body_has(std::string part) {
   return [part](const std::vector<Reply>& r) { EXPECT_NE(r.front().body.find(part), std::string::npos) << r.front().body; };
+}
+
+/// The JSON handler's body echoes field `name` as `json` ("\"X-A\":\"1\""). Why
+/// either case: HTTP/2 carries names in lower case (RFC 9113 §8.2.1), HTTP/1.1 as sent.
+inline Check echoed(std::string name, std::string json) {
+  return [name, json](const std::vector<Reply>& r) {
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string& body = r.front().body;
+    EXPECT_TRUE(body.find("\"" + name + "\":" + json) != std::string::npos ||
+                body.find("\"" + lower + "\":" + json) != std::string::npos)
+        << name << ": " << json << " not in " << body;
+  };
 }
 
 /// No 1xx came before the first final response.

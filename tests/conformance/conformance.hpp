@@ -1,9 +1,11 @@
-// The conformance suite's row type, its server (plain TCP and TLS listeners of
-// one real binary) and the runner that checks a row's status, framing and close.
+// The conformance suite's row types, its server (plain TCP and TLS listeners of
+// one real binary, HTTP/2 on both) and the runners that check a row's status,
+// framing and what becomes of the connection.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <optional>
@@ -56,11 +58,37 @@ struct Row {
   int responses;               ///< final responses expected (pipelined requests)
 };
 
-enum class Transport { tcp, tls };
+/// HTTP/1.1 over plain TCP or TLS; HTTP/2 with prior knowledge on plain TCP
+/// (h2c) or chosen by ALPN over TLS (h2).
+enum class Transport { tcp, tls, h2c, h2 };
+
+/// "Tcp", "Tls", "H2c", "H2": the suffix of a test's name.
+std::string transport_name(Transport transport);
+inline bool is_http2(Transport transport) { return transport == Transport::h2c || transport == Transport::h2; }
 
 /// gtest prints a row by its name (not its bytes).
 inline void PrintTo(const Row& row, std::ostream* out) { *out << row.name; }
-inline void PrintTo(Transport transport, std::ostream* out) { *out << (transport == Transport::tcp ? "tcp" : "tls"); }
+inline void PrintTo(Transport transport, std::ostream* out) { *out << transport_name(transport); }
+
+/// One RFC 9113 requirement on a request stream: the header list sent as it
+/// is (":scheme" with the value "{scheme}" gets the transport's), what comes back.
+struct H2Row {
+  std::string name;  ///< Rfc9113_<section>_<what holds>
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::string> data;  ///< DATA frames; the last ends the stream (HEADERS does when none)
+  std::optional<std::vector<std::pair<std::string, std::string>>> trailers;  ///< a HEADERS frame after the DATA
+  bool trailers_end_stream = true;  ///< END_STREAM on the trailers (false: a malformed request)
+  int status = 0;                 ///< the final response's status, or 0 for a reset
+  std::uint32_t reset = 0;        ///< the RST_STREAM code expected when `status` is 0
+  std::function<void(const Reply&)> check = nullptr;
+};
+
+inline void PrintTo(const H2Row& row, std::ostream* out) { *out << row.name; }
+
+/// Sends `row` on a new HTTP/2 connection over `transport` (h2c or h2) and checks
+/// the answer, no GOAWAY, and that a next stream on the connection is answered.
+void run_h2_row(const H2Row& row, Transport transport);
+std::string h2_row_test_name(const ::testing::TestParamInfo<std::tuple<H2Row, Transport>>& info);
 
 /// The static file every range and conditional row is about: its content and
 /// its (fixed) modification time.
@@ -81,10 +109,18 @@ std::string access_log_contents();
 /// The port of the plain listener.
 int plain_port();
 
-/// A parameterised test over rows and both transports.
+/// Fails the test if the suite's server died.
+void expect_server_running();
+
+/// A parameterised test over rows and transports.
 class ConformanceTest : public ::testing::TestWithParam<std::tuple<Row, Transport>> {
  protected:
-  void TearDown() override;
+  void TearDown() override { expect_server_running(); }
+};
+
+class H2ConformanceTest : public ::testing::TestWithParam<std::tuple<H2Row, Transport>> {
+ protected:
+  void TearDown() override { expect_server_running(); }
 };
 
 }  // namespace tiffany::testing

@@ -1,6 +1,9 @@
 // RFC 9110 (HTTP semantics), the server side: fields, content, methods,
 // conditional and range requests, status codes; one row per requirement, each
-// run over plain TCP and TLS. "{etag}" is the static file's current ETag.
+// run over plain TCP and TLS, and (those that apply) over HTTP/2, h2c and h2.
+// "{etag}" is the static file's current ETag.
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,7 +29,7 @@ std::vector<Row> rows() {
   return {
       // §5 Fields
       {"Rfc9110_5_3_RepeatedFieldsKeepTheirOrder", "GET /json/x HTTP/1.1\r\nHost: t\r\nX-A: 1\r\nX-B: b\r\nX-A: 2\r\n\r\n",
-       200, kKeep, body_has("\"X-A\":[\"1\",\"2\"]")},
+       200, kKeep, echoed("X-A", "[\"1\",\"2\"]")},
       {"Rfc9110_5_5_NulInAFieldValueIs400", std::string("GET /plaintext HTTP/1.1\r\nHost: t\r\nX-A: a\0b\r\n\r\n", 46),
        400, kClose},
       // Tiffany's choice: other control bytes in a value are refused too (RFC 9110 §5.5 lets a recipient keep them).
@@ -35,7 +38,7 @@ std::vector<Row> rows() {
       {"Rfc9110_5_5_ObsTextInAFieldValueIsAccepted", "GET /plaintext HTTP/1.1\r\nHost: t\r\nX-A: \x80\xff\r\n\r\n", 200,
        kKeep},
       {"Rfc9110_5_5_AnEmptyFieldValueIsAccepted", "GET /json/x HTTP/1.1\r\nHost: t\r\nX-Empty:\r\nX-B:b\r\n\r\n", 200,
-       kKeep, all({body_has("\"X-Empty\":\"\""), body_has("\"X-B\":\"b\"")})},
+       kKeep, all({echoed("X-Empty", "\"\""), echoed("X-B", "\"b\"")})},
       {"Rfc9110_5_5_HtabInAFieldValueIsAccepted", "GET /plaintext HTTP/1.1\r\nHost: t\r\nX-A: a\tb\r\n\r\n", 200,
        kKeep},
       {"Rfc9110_5_6_2_FieldNamesAreCaseInsensitive", "POST /echo HTTP/1.1\r\nhOsT: t\r\ncontent-LENGTH: 2\r\n\r\nhi",
@@ -57,7 +60,7 @@ std::vector<Row> rows() {
        all({has("ETag"), field("Last-Modified", std::string(kFileModified)), body(kWhole)})},
       // RFC 8259 §8.1: JSON is UTF-8; a request's invalid bytes are replaced, not copied.
       {"Rfc9110_8_3_JsonIsValidUtf8ForAnyRequest", "GET /json/%ff%c3 HTTP/1.1\r\nHost: t\r\nX-Raw: \xff\r\n\r\n", 200,
-       kKeep, all({body_has("\"path\":\"\\/json\\/\xef\xbf\xbd\xef\xbf\xbd\""), body_has("\"X-Raw\":\"\xef\xbf\xbd\"")})},
+       kKeep, all({body_has("\"path\":\"\\/json\\/\xef\xbf\xbd\xef\xbf\xbd\""), echoed("X-Raw", "\"\xef\xbf\xbd\"")})},
       // §9 Methods
       {"Rfc9110_9_1_AnUnknownMethodIs501", "BREW /plaintext HTTP/1.1\r\nHost: t\r\n\r\n", 501, kClose},
       {"Rfc9110_9_1_AKnownMethodNotRoutedHereIs405WithAllow", "DELETE /plaintext HTTP/1.1\r\nHost: t\r\n\r\n", 405,
@@ -183,6 +186,40 @@ std::vector<Row> rows() {
   };
 }
 
+// The rows that do not apply to HTTP/2, and why; every other row runs over h2c and h2 too.
+// "Server:" marks a row that applies but fails over HTTP/2 today: the server is
+// wrong there (server/http2/), and the row joins the others once it is fixed.
+const std::map<std::string, std::string>& not_over_http2() {
+  static const std::map<std::string, std::string> rows = {
+      {"Rfc9110_9_1_AnUnknownMethodIs501", "Server: over HTTP/2 BREW /plaintext is answered 405 (Allow: GET, HEAD)"},
+      {"Rfc9110_10_1_1_ContinueComesBeforeTheBody",
+       "Server: over HTTP/2 no 100 Continue comes, and nothing else until the body does (RFC 9110 §10.1.1 MUST)"},
+      {"Rfc9110_10_1_1_ExpectIsCaseInsensitive", "Server: as Rfc9110_10_1_1_ContinueComesBeforeTheBody"},
+      {"Rfc9110_10_1_1_NoRouteIsAnsweredWithoutContinue",
+       "Server: over HTTP/2 the 404 waits for a body the client waits to send (no 100, no final status)"},
+      {"Rfc9110_10_1_1_AnotherMethodsRouteIsAnsweredWithoutContinue",
+       "Server: as Rfc9110_10_1_1_NoRouteIsAnsweredWithoutContinue, for the 405"},
+      {"Rfc9110_5_5_NulInAFieldValueIs400",
+       "a NUL makes an HTTP/2 request malformed (RFC 9113 §8.2.1): a stream error, not a 400; "
+       "Rfc9113_8_2_1_ANulInAValueIsMalformed"},
+      {"Rfc9110_5_6_2_FieldNamesAreCaseInsensitive",
+       "HTTP/2 names are lower case, upper case is malformed (RFC 9113 §8.2.1): Rfc9113_8_2_1_AnUpperCaseNameIsMalformed"},
+      {"Rfc9110_5_5_AControlByteInAFieldValueIs400",
+       "nghttp2 resets a stream whose values hold a control byte (PROTOCOL_ERROR), which RFC 9113 §8.2.1 allows: "
+       "Rfc9113_8_2_1_AControlByteInAValueIsMalformed"},
+      {"Rfc9110_15_2_NoInterimResponseToHttp10", "an HTTP/1.0 request: no HTTP/2 form"},
+      {"Rfc9110_10_1_1_AnUnknownExpectationIs417",
+       "417 is a MAY (RFC 9110 §10.1.1); over HTTP/2 Tiffany ignores an unknown expectation (200)"},
+  };
+  return rows;
+}
+
+std::vector<Row> http2_rows() {
+  std::vector<Row> all = rows();
+  std::erase_if(all, [](const Row& row) { return not_over_http2().contains(row.name); });
+  return all;
+}
+
 class Rfc9110 : public ConformanceTest {};
 
 TEST_P(Rfc9110, Holds) { run_row(std::get<0>(GetParam()), std::get<1>(GetParam())); }
@@ -190,6 +227,17 @@ TEST_P(Rfc9110, Holds) { run_row(std::get<0>(GetParam()), std::get<1>(GetParam()
 INSTANTIATE_TEST_SUITE_P(Rows, Rfc9110, ::testing::Combine(::testing::ValuesIn(rows()),
                                                            ::testing::Values(Transport::tcp, Transport::tls)),
                          row_test_name);
+INSTANTIATE_TEST_SUITE_P(Http2Rows, Rfc9110, ::testing::Combine(::testing::ValuesIn(http2_rows()),
+                                                                ::testing::Values(Transport::h2c, Transport::h2)),
+                         row_test_name);
+
+// Why: a renamed row must not leave a stale name here and so run over HTTP/2 unnoticed.
+TEST(Rfc9110Http2, EveryRowLeftOutExists) {
+  const std::vector<Row> all = rows();
+  for (const auto& [name, why] : not_over_http2()) {
+    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const Row& row) { return row.name == name; })) << name;
+  }
+}
 
 }  // namespace
 }  // namespace tiffany::testing

@@ -22,7 +22,8 @@ std::string openssl_error() {
 
 }  // namespace
 
-TlsTestClient::TlsTestClient(int port, const std::string& ca_file, const std::string& server_name)
+TlsTestClient::TlsTestClient(int port, const std::string& ca_file, const std::string& server_name,
+                             const std::string& alpn)
     : ctx_(SSL_CTX_new(TLS_client_method())), fd_(connect_loopback(port)) {
   if (!fd_) {
     error_ = "cannot connect";
@@ -39,6 +40,12 @@ TlsTestClient::TlsTestClient(int port, const std::string& ca_file, const std::st
   SSL_set_fd(ssl_.get(), fd_.get());
   SSL_set_tlsext_host_name(ssl_.get(), server_name.c_str());
   SSL_set1_host(ssl_.get(), server_name.c_str());
+  if (!alpn.empty()) {
+    std::string wire_form(1, static_cast<char>(alpn.size()));  // RFC 7301 §3.1: length-prefixed names
+    wire_form += alpn;
+    SSL_set_alpn_protos(ssl_.get(), reinterpret_cast<const unsigned char*>(wire_form.data()),
+                        static_cast<unsigned>(wire_form.size()));
+  }
   if (SSL_connect(ssl_.get()) != 1) {
     error_ = "handshake failed: " + openssl_error();
     return;
@@ -49,6 +56,13 @@ TlsTestClient::TlsTestClient(int port, const std::string& ca_file, const std::st
 TlsTestClient::~TlsTestClient() {
   if (ok_ && fd_) SSL_shutdown(ssl_.get());
   ERR_clear_error();
+}
+
+std::string TlsTestClient::alpn_selected() const {
+  const unsigned char* name = nullptr;
+  unsigned length = 0;
+  if (ssl_) SSL_get0_alpn_selected(ssl_.get(), &name, &length);
+  return name == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(name), length);
 }
 
 bool TlsTestClient::send(std::string_view data) {

@@ -15,10 +15,12 @@ namespace tiffany::testing {
 
 /// One TLS connection to 127.0.0.1:`port`, made in the constructor. Trusts
 /// only `ca_file` and checks the certificate against `server_name`, which it
-/// also sends as SNI. Closes with close_notify on destruction.
+/// also sends as SNI; offers `alpn` (e.g. "h2") when not empty. Closes with
+/// close_notify on destruction.
 class TlsTestClient {
  public:
-  TlsTestClient(int port, const std::string& ca_file, const std::string& server_name = "localhost");
+  TlsTestClient(int port, const std::string& ca_file, const std::string& server_name = "localhost",
+                const std::string& alpn = "");
   TlsTestClient(const TlsTestClient&) = delete;
   TlsTestClient& operator=(const TlsTestClient&) = delete;
   ~TlsTestClient();
@@ -26,6 +28,8 @@ class TlsTestClient {
   /// True if the handshake completed; error() says why not.
   bool ok() const { return ok_; }
   const std::string& error() const { return error_; }
+  /// The protocol the server chose by ALPN ("" when none).
+  std::string alpn_selected() const;
 
   bool send(std::string_view data);
   /// Reads until `size` bytes arrived, the server closed, or `timeout` passed.
