@@ -13,6 +13,7 @@
 #include <tiffany/reactor/readiness.hpp>
 
 #include "handlers/internal/http2_metrics.hpp"
+#include "http/internal/known_methods.hpp"
 #include "net/internal/tls/tls_stream.hpp"
 #include "handlers/internal/readiness.hpp"
 #include "server/log/access_log.hpp"
@@ -435,6 +436,10 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
     refuse(stream, stream.refusal);
     return;
   }
+  if (!http::is_known_method(request.method)) {
+    refuse(stream, 501);  // Why: as HTTP/1.1 answers a method its parser does not know (RFC 9110 §9.1)
+    return;
+  }
   if (request.method == "CONNECT") {
     // Why 501: CONNECT tunnels to elsewhere are not offered; the one
     // protocol an extended CONNECT may ask for here is websocket.
@@ -474,7 +479,12 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
       return;
     }
   }
-  if (stream.websocket_connect || (!end_stream && site_.router.streams_any() && site_.router.route(request).streams_body)) {
+  const std::optional<std::string_view> expect = request.headers.get("Expect");
+  if (expect && !http::iequals(*expect, "100-continue")) {
+    refuse(stream, 417);  // as over HTTP/1.1
+    return;
+  }
+  if (stream.websocket_connect) {
     stream_body(stream);
     if (end_stream) stream.input().end();
     return;
@@ -483,9 +493,18 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
     start_task(stream);
     return;
   }
-  // Why at once: the whole body is read before the handler runs, so a client waiting to be invited need not wait.
-  const std::optional<std::string_view> expect = request.headers.get("Expect");
-  if (expect && http::iequals(*expect, "100-continue")) {
+  if (expect || site_.router.streams_any()) {
+    const http::Router::Result routed = site_.router.route(request);
+    // Why a task now for an unrouted request that waits to be invited: its
+    // 404 or 405 is the answer, and the client sends no body before one
+    // (RFC 9110 §10.1.1); its handler reads the body, if at all, as it comes.
+    if (routed.streams_body || (expect && routed.outcome != http::Router::Outcome::found)) {
+      stream_body(stream);
+      return;
+    }
+  }
+  if (expect) {
+    // Why at once: the whole body is read before the handler runs, so a client waiting to be invited need not wait.
     const nghttp2_nv status{reinterpret_cast<std::uint8_t*>(const_cast<char*>(":status")),
                             reinterpret_cast<std::uint8_t*>(const_cast<char*>("100")), 7, 3, NGHTTP2_NV_FLAG_NONE};
     nghttp2_submit_headers(session_, NGHTTP2_FLAG_NONE, stream.id(), nullptr, &status, 1, nullptr);

@@ -191,14 +191,6 @@ std::vector<Row> rows() {
 // wrong there (server/http2/), and the row joins the others once it is fixed.
 const std::map<std::string, std::string>& not_over_http2() {
   static const std::map<std::string, std::string> rows = {
-      {"Rfc9110_9_1_AnUnknownMethodIs501", "Server: over HTTP/2 BREW /plaintext is answered 405 (Allow: GET, HEAD)"},
-      {"Rfc9110_10_1_1_ContinueComesBeforeTheBody",
-       "Server: over HTTP/2 no 100 Continue comes, and nothing else until the body does (RFC 9110 §10.1.1 MUST)"},
-      {"Rfc9110_10_1_1_ExpectIsCaseInsensitive", "Server: as Rfc9110_10_1_1_ContinueComesBeforeTheBody"},
-      {"Rfc9110_10_1_1_NoRouteIsAnsweredWithoutContinue",
-       "Server: over HTTP/2 the 404 waits for a body the client waits to send (no 100, no final status)"},
-      {"Rfc9110_10_1_1_AnotherMethodsRouteIsAnsweredWithoutContinue",
-       "Server: as Rfc9110_10_1_1_NoRouteIsAnsweredWithoutContinue, for the 405"},
       {"Rfc9110_5_5_NulInAFieldValueIs400",
        "a NUL makes an HTTP/2 request malformed (RFC 9113 §8.2.1): a stream error, not a 400; "
        "Rfc9113_8_2_1_ANulInAValueIsMalformed"},
@@ -208,8 +200,6 @@ const std::map<std::string, std::string>& not_over_http2() {
        "nghttp2 resets a stream whose values hold a control byte (PROTOCOL_ERROR), which RFC 9113 §8.2.1 allows: "
        "Rfc9113_8_2_1_AControlByteInAValueIsMalformed"},
       {"Rfc9110_15_2_NoInterimResponseToHttp10", "an HTTP/1.0 request: no HTTP/2 form"},
-      {"Rfc9110_10_1_1_AnUnknownExpectationIs417",
-       "417 is a MAY (RFC 9110 §10.1.1); over HTTP/2 Tiffany ignores an unknown expectation (200)"},
   };
   return rows;
 }
