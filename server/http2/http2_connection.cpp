@@ -252,7 +252,7 @@ int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* fra
   connection.count(&Http2Metrics::streams);
   auto stream = std::make_shared<Http2Stream>(connection, connection.site_, frame->hd.stream_id);
   stream->opened = Scheduler::current().now();
-  connection.streams_.emplace(frame->hd.stream_id, Entry{std::move(stream), {}});
+  connection.streams_.push_back(Entry{frame->hd.stream_id, std::move(stream), {}});
   return 0;
 }
 
@@ -377,9 +377,9 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
 
 int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t error_code, void* self) {
   Http2Connection& connection = connection_of(self);
-  auto found = connection.streams_.find(stream_id);
-  if (found == connection.streams_.end()) return 0;
-  Entry& entry = found->second;
+  Entry* found = connection.entry_of(stream_id);
+  if (found == nullptr) return 0;
+  Entry& entry = *found;
   Http2Stream& stream = *entry.stream;
   stream.closed = true;
   connection.release_body(stream);
@@ -557,8 +557,8 @@ void Http2Connection::request_ended(Http2Stream& stream) {
 }
 
 void Http2Connection::start_task(Http2Stream& stream) {
-  auto found = streams_.find(stream.id());
-  if (found == streams_.end() || stream.task_started) return;
+  Entry* found = entry_of(stream.id());
+  if (found == nullptr || stream.task_started) return;
   http::Request& request = stream.request();
   // Why: HTTP/2 need not say how long a body is, and handlers (the proxy
   // forwarding it, say) read its length as HTTP/1.1 gives it.
@@ -568,7 +568,7 @@ void Http2Connection::start_task(Http2Stream& stream) {
   }
   stream.task_started = true;
   ++running_tasks_;
-  found->second.task = Scheduler::current().spawn(Http2Stream::run(found->second.stream));
+  found->task = Scheduler::current().spawn(Http2Stream::run(found->stream));
 }
 
 void Http2Connection::task_done(Http2Stream& stream) {
@@ -595,22 +595,24 @@ void Http2Connection::release_body(Http2Stream& stream) noexcept {
 }
 
 void Http2Connection::release_window() {
-  if (streams_.empty()) return;
+  // Why body_bytes_: a stream whose window we hold holds body bytes (counted
+  // until its request completes); none held, no window to give back.
+  if (streams_.empty() || body_bytes_ == 0) return;
   // The oldest upload still arriving always gets its window back, so every
   // upload finishes in turn whatever the others hold.
   std::int32_t oldest = 0;
-  for (const auto& [id, entry] : streams_) {
+  for (const Entry& entry : streams_) {
     const Http2Stream& stream = *entry.stream;
     if (stream.headers_done && !stream.request_complete && !stream.refused && !stream.body_streamed &&
-        (oldest == 0 || id < oldest)) {
-      oldest = id;
+        (oldest == 0 || entry.id < oldest)) {
+      oldest = entry.id;
     }
   }
-  for (auto& [id, entry] : streams_) {
+  for (Entry& entry : streams_) {
     Http2Stream& stream = *entry.stream;
     if (stream.unconsumed == 0) continue;
-    if (body_bytes_ > kBodyBudget && id != oldest) continue;
-    nghttp2_session_consume_stream(session_, id, stream.unconsumed);
+    if (body_bytes_ > kBodyBudget && entry.id != oldest) continue;
+    nghttp2_session_consume_stream(session_, entry.id, stream.unconsumed);
     stream.unconsumed = 0;
     stream.last_input = Scheduler::current().now();  // Why: its body timer ran paused while we held it
   }
@@ -655,7 +657,7 @@ std::optional<Scheduler::Clock::time_point> Http2Connection::next_deadline() con
     return soonest;
   }
   const http::HttpTimeouts& timeouts = site_.timeouts;
-  for (const auto& [id, entry] : streams_) {
+  for (const Entry& entry : streams_) {
     const Http2Stream& stream = *entry.stream;
     if (!stream.headers_done) {
       consider(stream.opened + timeouts.header);
@@ -679,8 +681,9 @@ bool Http2Connection::on_deadline() {
   const http::HttpTimeouts& timeouts = site_.timeouts;
   std::vector<std::int32_t> late_bodies;
   std::vector<std::int32_t> stalled;
-  for (const auto& [id, entry] : streams_) {
+  for (const Entry& entry : streams_) {
     const Http2Stream& stream = *entry.stream;
+    const std::int32_t id = entry.id;
     if (!stream.headers_done && now >= stream.opened + timeouts.header) {
       // Why the connection: a header block cannot be interrupted by a response.
       count_timeout(TimeoutStage::header);
@@ -711,9 +714,10 @@ bool Http2Connection::on_deadline() {
 
 void Http2Connection::note_stalls() {
   const bool connection_shut = nghttp2_session_get_remote_window_size(session_) <= 0;
-  for (auto& [id, entry] : streams_) {
+  for (Entry& entry : streams_) {
     Http2Stream& stream = *entry.stream;
-    const bool waiting = stream.has_output() && (connection_shut || nghttp2_session_get_stream_remote_window_size(session_, id) <= 0);
+    const bool waiting = stream.has_output() &&
+                         (connection_shut || nghttp2_session_get_stream_remote_window_size(session_, entry.id) <= 0);
     if (!waiting) {
       stream.stalled_since.reset();
     } else if (!stream.stalled_since) {
@@ -724,11 +728,12 @@ void Http2Connection::note_stalls() {
 }
 
 void Http2Connection::forget_if_done(std::int32_t id) {
-  auto found = streams_.find(id);
-  if (found == streams_.end()) return;
-  const Http2Stream& stream = *found->second.stream;
+  Entry* found = entry_of(id);
+  if (found == nullptr) return;
+  const Http2Stream& stream = *found->stream;
   if (!stream.closed || (stream.task_started && !stream.task_finished)) return;
-  streams_.erase(found);
+  if (found != &streams_.back()) *found = std::move(streams_.back());
+  streams_.pop_back();
   if (streams_.empty()) idle_since_ = Scheduler::current().now();
 }
 
@@ -741,7 +746,7 @@ void Http2Connection::on_drain(std::chrono::milliseconds) {
 }
 
 void Http2Connection::end_streams() noexcept {
-  for (auto& [id, entry] : streams_) {
+  for (Entry& entry : streams_) {
     entry.stream->detach();
     if (entry.stream->task_started && !entry.stream->task_finished) entry.task.cancel();
   }
@@ -756,8 +761,16 @@ void Http2Connection::count(std::atomic<std::uint64_t> Http2Metrics::*counter) n
 }
 
 Http2Stream* Http2Connection::find(std::int32_t id) noexcept {
-  auto found = streams_.find(id);
-  return found == streams_.end() ? nullptr : found->second.stream.get();
+  Entry* found = entry_of(id);
+  return found == nullptr ? nullptr : found->stream.get();
+}
+
+Http2Connection::Entry* Http2Connection::entry_of(std::int32_t id) noexcept {
+  // Why from the newest: the callbacks mostly concern the stream that just opened.
+  for (auto entry = streams_.rbegin(); entry != streams_.rend(); ++entry) {
+    if (entry->id == id) return &*entry;
+  }
+  return nullptr;
 }
 
 }  // namespace tiffany::http2

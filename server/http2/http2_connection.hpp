@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include <nghttp2/nghttp2.h>
 
@@ -99,6 +99,7 @@ class Http2Connection final : private DrainListener {
 
  private:
   struct Entry {
+    std::int32_t id = 0;
     std::shared_ptr<Http2Stream> stream;
     JoinHandle<void> task;
   };
@@ -162,6 +163,8 @@ class Http2Connection final : private DrainListener {
   /// Cancels every stream task and detaches the streams (idempotent).
   void end_streams() noexcept;
   Http2Stream* find(std::int32_t id) noexcept;
+  /// `id`'s entry, or null; valid until streams_ changes.
+  Entry* entry_of(std::int32_t id) noexcept;
   /// Adds one to this listener's HTTP/2 `counter` (when metrics are on).
   void count(std::atomic<std::uint64_t> Http2Metrics::*counter) noexcept;
 
@@ -173,7 +176,9 @@ class Http2Connection final : private DrainListener {
   bool tls_ = false;
   int socket_ = -1;
   Deadline* deadline_ = nullptr;  // serve()'s: the connection's current wait
-  std::unordered_map<std::int32_t, Entry> streams_;
+  // Why a vector: a connection holds at most max_concurrent_streams, usually
+  // a few, and searching them costs less than a hash table's node per stream.
+  std::vector<Entry> streams_;
   std::size_t running_tasks_ = 0;
   std::size_t body_bytes_ = 0;    // request bodies held by the connection's streams
   WakeSignal wake_;               // stream output, a readable socket, the drain
