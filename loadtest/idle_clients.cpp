@@ -1,6 +1,6 @@
 // idle_clients: opens keep-alive connections, one request each, and holds them.
 //
-//   idle_clients --port P --counts 3000,9000 [--path /plaintext] [--mode http|https|silent|websocket]
+//   idle_clients --port P --counts 3000,9000 [--path /plaintext] [--mode http|https|silent|websocket|h2c]
 //
 // Opens connections one after another; on each it sends one GET and reads
 // the whole response (Content-Length), then keeps it open and idle. With
@@ -10,7 +10,10 @@
 // handshake (or its request) would; with --mode websocket the GET is a
 // WebSocket upgrade of --path (no extension offered), the answer must be a 101
 // with the right Sec-WebSocket-Accept, and the WebSocket is then held idle (it
-// never answers a ping: the runner sets the server's ping interval past the run).
+// never answers a ping: the runner sets the server's ping interval past the run);
+// with --mode h2c the connection speaks HTTP/2 by prior knowledge: the preface,
+// an empty SETTINGS, one GET of --path (stream 1), the server's SETTINGS
+// acknowledged, the whole answer read, then held idle.
 // Each time
 // the number open reaches the next count it prints "open N" and waits for a
 // line on standard input before going on; after the last count it holds
@@ -130,6 +133,60 @@ void read_upgrade(const Pipe& pipe, const std::string& key) {
   if (!problem.empty()) fail("upgrade: " + problem);
 }
 
+// An HPACK string literal, not Huffman-coded (RFC 7541 §5.2); names and paths here are short.
+std::string hpack_literal(const std::string& text) {
+  if (text.size() > 126) fail("--path longer than 126 bytes");
+  return std::string(1, static_cast<char>(text.size())) + text;
+}
+
+std::string h2_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream, const std::string& payload) {
+  std::string frame;
+  frame += static_cast<char>((payload.size() >> 16) & 0xff);
+  frame += static_cast<char>((payload.size() >> 8) & 0xff);
+  frame += static_cast<char>(payload.size() & 0xff);
+  frame += static_cast<char>(type);
+  frame += static_cast<char>(flags);
+  for (const int shift : {24, 16, 8, 0}) frame += static_cast<char>((stream >> shift) & 0xff);
+  return frame + payload;
+}
+
+// The client preface, an empty SETTINGS and GET `path` on stream 1 (END_STREAM, END_HEADERS).
+std::string h2c_request(const std::string& path) {
+  // :method GET (static 2), :scheme http (6), :path and :authority as literals without indexing (names 4 and 1).
+  const std::string block = std::string("\x82\x86\x04", 3) + hpack_literal(path) + std::string("\x01", 1) +
+                            hpack_literal("localhost");
+  return std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + h2_frame(0x4, 0, 0, "") + h2_frame(0x1, 0x5, 1, block);
+}
+
+// Reads frames until stream 1 has ended and the server's SETTINGS came (acknowledged here).
+void read_h2_response(const Pipe& pipe) {
+  std::string data;
+  char buffer[4096];
+  bool settings_seen = false;
+  bool answered = false;
+  while (!(settings_seen && answered)) {
+    data.append(buffer, pipe.receive(buffer, sizeof buffer));
+    while (data.size() >= 9) {
+      const std::size_t length = (static_cast<unsigned char>(data[0]) << 16) |
+                                 (static_cast<unsigned char>(data[1]) << 8) | static_cast<unsigned char>(data[2]);
+      if (data.size() < 9 + length) break;
+      const auto type = static_cast<unsigned char>(data[3]);
+      const auto flags = static_cast<unsigned char>(data[4]);
+      const std::uint32_t stream = ((static_cast<unsigned char>(data[5]) & 0x7fu) << 24) |
+                                   (static_cast<unsigned char>(data[6]) << 16) |
+                                   (static_cast<unsigned char>(data[7]) << 8) | static_cast<unsigned char>(data[8]);
+      if (type == 0x4 && (flags & 0x1) == 0) {
+        settings_seen = true;
+        pipe.send_all(h2_frame(0x4, 0x1, 0, ""));  // SETTINGS ACK
+      }
+      if (type == 0x7) fail("the server sent GOAWAY");
+      if (type == 0x3 && stream == 1) fail("the server reset the request");
+      if ((type == 0x0 || type == 0x1) && stream == 1 && (flags & 0x1) != 0) answered = true;
+      data.erase(0, 9 + length);
+    }
+  }
+}
+
 std::vector<long> parse_counts(const std::string& text) {
   std::vector<long> counts;
   std::stringstream items(text);
@@ -167,8 +224,8 @@ int main(int argc, char** argv) {
       });
   if (!problem.empty()) fail(problem);
   if (port <= 0 || counts_text.empty() ||
-      (mode != "http" && mode != "https" && mode != "silent" && mode != "websocket")) {
-    fail("usage: idle_clients --port P --counts N[,N...] [--path /plaintext] [--mode http|https|silent|websocket]");
+      (mode != "http" && mode != "https" && mode != "silent" && mode != "websocket" && mode != "h2c")) {
+    fail("usage: idle_clients --port P --counts N[,N...] [--path /plaintext] [--mode http|https|silent|websocket|h2c]");
   }
   const std::vector<long> counts = parse_counts(counts_text);
   const std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
@@ -193,6 +250,9 @@ int main(int argc, char** argv) {
         const std::string key = tiffany::loadtest::websocket_key(open.size() + 1);
         pipe.send_all(tiffany::loadtest::upgrade_request(path, key));
         read_upgrade(pipe, key);
+      } else if (mode == "h2c") {
+        pipe.send_all(h2c_request(path));
+        read_h2_response(pipe);
       } else if (mode != "silent") {
         pipe.send_all(request);
         read_response(pipe);

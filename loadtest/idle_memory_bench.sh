@@ -8,8 +8,9 @@
 # such as pools that the first connections fill). Modes: http (Tiffany,
 # nginx, h2o), https (a full TLS handshake and one request each) and silent
 # (TCP connections to the TLS port that never send a byte), both beside nginx,
-# and websocket (an upgrade to a WebSocket each, websocket_echo, then idle),
-# beside Node's ws.
+# websocket (an upgrade to a WebSocket each, websocket_echo, then idle),
+# beside Node's ws, and h2c (HTTP/2 by prior knowledge, one GET each, then idle:
+# an idle HTTP/2 connection), beside nginx and h2o.
 # usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT] [-m MODES]
 set -euo pipefail
 
@@ -21,8 +22,8 @@ usage() {
   cat <<USAGE
 usage: loadtest/idle_memory_bench.sh [-n CONNECTIONS] [-p BASE_PORT] [-m MODES]
   -n CONNECTIONS  idle connections to open, 300..15000 (default 9000; the fd limit here is 20000)
-  -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+4 (HTTP, WebSocket) and +11..+12 (HTTPS), 1024..65000 (default 18280)
-  -m MODES        comma-separated: http, https, silent, websocket (default http,https,silent,websocket)
+  -p BASE_PORT    servers listen on 127.0.0.1:BASE_PORT+1..+4 (HTTP, WebSocket), +11..+12 (HTTPS) and +21..+22 (h2c), 1024..65000 (default 18280)
+  -m MODES        comma-separated: http, https, silent, websocket, h2c (default http,https,silent,websocket)
 USAGE
 }
 
@@ -40,7 +41,7 @@ if [[ ! $count =~ ^[0-9]+$ ]] || ((count < 300 || count > 15000)); then die "CON
 if [[ ! $base_port =~ ^[0-9]+$ ]] || ((base_port < 1024 || base_port > 65000)); then die "BASE_PORT must be 1024..65000"; fi
 IFS=, read -r -a mode_list <<<"$modes"
 for mode in "${mode_list[@]}"; do
-  [[ $mode =~ ^(http|https|silent|websocket)$ ]] || die "unknown mode '$mode'; expected http, https, silent or websocket"
+  [[ $mode =~ ^(http|https|silent|websocket|h2c)$ ]] || die "unknown mode '$mode'; expected http, https, silent, websocket or h2c"
 done
 wants_websocket() { [[ ,$modes, == *,websocket,* ]]; }
 third=$((count / 3))
@@ -56,6 +57,8 @@ make_cert ec  # Why P-256: a full handshake per connection, and the client's cor
 port_of() {
   local offset=0
   [[ ! ${2:-http} =~ ^(https|silent)$ ]] || offset=10
+  # Why h2o's own port for h2c: it speaks HTTP/2 by prior knowledge on any cleartext listener.
+  [[ ${2:-http} != h2c || $1 == h2o ]] || offset=20
   case $1 in
     tiffany) echo $((base_port + offset + 1)) ;;
     nginx) echo $((base_port + offset + 2)) ;;
@@ -85,6 +88,14 @@ write_tiffany_conf 1 '"max_connections": 20000,' <<JSON
       "timeouts": { "keepalive_ms": 120000 },
       "tls": { "cert": "$work/cert.pem", "key": "$work/key.pem", "handshake_timeout_ms": 120000 },
       "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ]
+    },
+    {
+      "name": "bench-h2c",
+      "address": "127.0.0.1:$(port_of tiffany h2c)",
+      "protocol": "http",
+      "http2": { "enabled": true },
+      "timeouts": { "keepalive_ms": 120000 },
+      "routes": [ { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } } ]
     }
 JSON
 write_nginx_conf 1 20000 "worker_rlimit_nofile 20000;" <<CONF
@@ -99,6 +110,10 @@ write_nginx_conf 1 20000 "worker_rlimit_nofile 20000;" <<CONF
     listen 127.0.0.1:$(port_of nginx https) ssl backlog=4096;
     ssl_certificate $work/cert.pem;
     ssl_certificate_key $work/key.pem;
+    location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
+  }
+  server {
+    listen 127.0.0.1:$(port_of nginx h2c) http2 backlog=4096;  # nginx 1.22: h2c by prior knowledge
     location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
   }
 CONF
@@ -151,7 +166,7 @@ for mode in "${mode_list[@]}"; do
     continue
   fi
   measure "$mode" nginx
-  [ "$mode" != http ] || measure "$mode" h2o
+  [[ ! $mode =~ ^(http|h2c)$ ]] || measure "$mode" h2o
 done
 printf '%-9s %-8s %10s %10s %10s %14s %14s\n' mode server "RSS warm" "RSS N/3" "RSS N" "B/conn total" "B/conn margin"
 printf '%-9s %-8s %10s %10s %10s %14s %14s\n' "" "" KiB KiB KiB "" ""

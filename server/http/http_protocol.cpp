@@ -66,7 +66,7 @@ Task<bool> HttpProtocol::read_until_preface_told(ByteStream& stream, ConnectionC
 Task<bool> HttpProtocol::serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first) {
   std::string opening(first.bytes());
   first.reset();
-  auto connection = std::make_unique<http2::Http2Connection>(site_);
+  auto connection = std::make_unique<http2::Http2Connection>(site_, http2_streams_);
   co_return co_await connection->serve(stream, context, std::move(opening));
 }
 

@@ -6,6 +6,7 @@
 
 #include "server/http/http_connection.hpp"
 #include "server/http/http_site.hpp"
+#include "server/http2/stream_pool.hpp"
 #include "server/transport/stream_protocol.hpp"
 
 namespace tiffany {
@@ -14,7 +15,8 @@ namespace tiffany {
 /// burst and connection to connection: idle connections hold none, busy ones
 /// keep the buffers they grew. With `http2` on, a connection that agreed on
 /// "h2" by ALPN, or opens with the HTTP/2 preface in cleartext, is served by
-/// an Http2Connection for the rest of its life (it keeps its task meanwhile).
+/// an Http2Connection for the rest of its life (it keeps its task meanwhile);
+/// its finished streams go to a pool (StreamPool) that the next ones reuse.
 class HttpProtocol final : public StreamProtocol {
  public:
   /// Spare states kept for reuse; more are freed.
@@ -34,6 +36,7 @@ class HttpProtocol final : public StreamProtocol {
 
   http::HttpSite site_;
   std::vector<std::unique_ptr<http::HttpConnection>> spare_states_;
+  http2::StreamPool http2_streams_{site_};  // after site_, which it serves
 };
 
 }  // namespace tiffany

@@ -25,7 +25,6 @@ namespace tiffany::http2 {
 namespace {
 
 constexpr std::size_t kMaxWriteBytes = 64 * 1024;  // what one write gathers from the session
-constexpr std::size_t kKeptOutputCapacity = 16 * 1024;  // an idle connection keeps at most this much output buffer
 constexpr std::int32_t kConnectionWindow = 1 << 20;  // the connection-level window for request bodies
 // Why 32 a field: RFC 9113 §6.5.2 counts each field as name + value + 32.
 constexpr std::size_t kFieldOverhead = 32;
@@ -38,7 +37,8 @@ std::string_view text(const std::uint8_t* bytes, std::size_t size) noexcept {
 
 }  // namespace
 
-Http2Connection::Http2Connection(const http::HttpSite& site) : site_(site) {}
+Http2Connection::Http2Connection(const http::HttpSite& site, StreamPool& streams)
+    : site_(site), stream_pool_(streams) {}
 
 Http2Connection::~Http2Connection() {
   end_streams();
@@ -183,7 +183,9 @@ Task<bool> Http2Connection::wait_and_read() {
   if (draining_ && !goaway_sent_) co_return true;  // the drain began while we were busy
   if (running_tasks_ == 0 && !wake_.is_set()) {
     // Nothing of ours is under way: wait for the client alone.
-    if (streams_.empty() && out_.capacity() > kKeptOutputCapacity) std::string().swap(out_);  // idle: hold no buffer
+    // Why none kept: an idle connection may stay so for long, and a burst's
+    // answers can fill tens of KiB; HTTP/1.1's idle connections hold no buffer either.
+    if (streams_.empty()) std::string().swap(out_);
     ReadLease input;
     waiting_for_client_ = true;
     const Timed<IoResult> read = co_await deadline_->guard(stream_->read_pooled(input));
@@ -250,7 +252,7 @@ int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* fra
   Http2Connection& connection = connection_of(self);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
   connection.count(&Http2Metrics::streams);
-  auto stream = std::make_shared<Http2Stream>(connection, connection.site_, frame->hd.stream_id);
+  std::shared_ptr<Http2Stream> stream = connection.stream_pool_.take(connection, frame->hd.stream_id);
   stream->opened = Scheduler::current().now();
   connection.streams_.push_back(Entry{frame->hd.stream_id, std::move(stream), {}});
   return 0;
@@ -519,7 +521,9 @@ void Http2Connection::stream_body(Http2Stream& stream) {
   if (!stream.websocket_connect && !request.headers.get("Content-Length")) {
     request.headers.add("Transfer-Encoding", "chunked");
   }
-  request.body_reader().attach(&stream);
+  // Why not a WebSocket's: its bytes are the session's, and a middleware
+  // reading the body of what routes as a GET must find none (as over HTTP/1.1).
+  if (!stream.websocket_connect) request.body_reader().attach(&stream);
   start_task(stream);
 }
 
@@ -543,7 +547,8 @@ void Http2Connection::input_taken(Http2Stream& stream, std::size_t size) {
   stream.counted_body -= counted;
   body_bytes_ -= counted;
   nghttp2_session_consume_stream(session_, stream.id(), size);
-  output_ready();  // Why: the WINDOW_UPDATE goes out with the connection's next write
+  release_window();  // Why: under the budget again, whole-body uploads waiting on it may go on
+  output_ready();    // Why: the WINDOW_UPDATE goes out with the connection's next write
 }
 
 void Http2Connection::request_ended(Http2Stream& stream) {
@@ -732,6 +737,7 @@ void Http2Connection::forget_if_done(std::int32_t id) {
   if (found == nullptr) return;
   const Http2Stream& stream = *found->stream;
   if (!stream.closed || (stream.task_started && !stream.task_finished)) return;
+  stream_pool_.give(std::move(found->stream));
   if (found != &streams_.back()) *found = std::move(streams_.back());
   streams_.pop_back();
   if (streams_.empty()) idle_since_ = Scheduler::current().now();

@@ -21,6 +21,7 @@
 
 #include "server/http/http_site.hpp"
 #include "server/http2/http2_stream.hpp"
+#include "server/http2/stream_pool.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/stream_protocol.hpp"
 
@@ -57,7 +58,7 @@ namespace tiffany::http2 {
 /// floods); nghttp2 caps CONTINUATION frames (CVE-2024-27316 in httpd; nghttp2's CVE-2024-28182, fixed in Debian's 1.52 by backport) and the
 /// acknowledgements a client that does not read can make us queue.
 ///
-/// Memory: request bodies are held whole, at most max_body_bytes a stream;
+/// Memory: a whole request body is held, at most max_body_bytes a stream;
 /// past kBodyBudget for the connection, only the oldest incomplete upload's
 /// window is reopened, so the others wait (their body timeout paused) and
 /// every upload still finishes in turn. A streamed body holds at most its
@@ -76,7 +77,8 @@ class Http2Connection final : private DrainListener {
   static constexpr std::uint32_t kResetsPerSecond = 100;
   static constexpr std::uint32_t kMaxEmptyDataFrames = 1000;
 
-  explicit Http2Connection(const http::HttpSite& site);
+  /// `streams`: the listener's spare streams on this worker (it outlives the connection).
+  Http2Connection(const http::HttpSite& site, StreamPool& streams);
   Http2Connection(const Http2Connection&) = delete;
   Http2Connection& operator=(const Http2Connection&) = delete;
   ~Http2Connection();
@@ -169,6 +171,7 @@ class Http2Connection final : private DrainListener {
   void count(std::atomic<std::uint64_t> Http2Metrics::*counter) noexcept;
 
   const http::HttpSite& site_;
+  StreamPool& stream_pool_;
   nghttp2_session* session_ = nullptr;
   ByteStream* stream_ = nullptr;      // serve()'s
   tls::TlsStream* tls_stream_ = nullptr;  // stream_, when it is TLS

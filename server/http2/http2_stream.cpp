@@ -52,10 +52,58 @@ ssize_t read_stream_data(nghttp2_session*, std::int32_t, std::uint8_t* buffer, s
 Http2Stream::Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id)
     : connection_(&connection), site_(site), id_(id) {
   response_.attach(this);
+  begin_request(connection);
+}
+
+void Http2Stream::begin_request(Http2Connection& connection) {
   request_.version_major = 2;
   request_.version_minor = 0;
   request_.peer = connection.peer();  // Why now: lines the connection logs itself (408, 413, 499) name the client too
   request_.tls = connection.tls();
+}
+
+void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
+  static_cast<StreamBooks&>(*this) = StreamBooks{};
+  connection_ = &connection;
+  id_ = id;
+  request_.clear();
+  begin_request(connection);
+  response_.clear();
+  compression_.end();
+  request_id_.clear();
+  handler_label_ = nullptr;
+  route_metrics_ = nullptr;
+  fallback_ = nullptr;
+  fallback_status_ = 0;
+  deadline_ = nullptr;
+  head_request_ = false;
+  reset_ = false;
+  submitted_ = false;
+  whole_ = {};
+  error_body_.clear();
+  pending_.clear();
+  pending_from_ = 0;
+  streaming_ = false;
+  encoded_ = false;
+  ended_ = false;
+  sent_status_ = 0;
+  sent_bytes_ = 0;
+  drained_ = WakeSignal();
+  input_ = StreamInput();
+  invited_ = false;
+  tunnel_.reset();
+  websocket_.reset();
+  tunnel_broke_ = false;
+}
+
+void Http2Stream::trim() noexcept {
+  constexpr std::size_t kKept = 16 * 1024;  // per buffer, for a spare stream
+  if (request_.body.capacity() > kKept) std::string().swap(request_.body);
+  if (response_.body.capacity() > kKept) std::string().swap(response_.body);
+  if (pending_.capacity() > kKept) std::string().swap(pending_);
+  if (error_body_.capacity() > kKept) std::string().swap(error_body_);
+  response_.drop_body_reference();  // Why: its owner (a cache entry) may go now
+  compression_.trim();
 }
 
 Http2Stream::~Http2Stream() = default;
@@ -72,7 +120,10 @@ void Http2Stream::mark_reset() noexcept {
 }
 
 bool Http2Stream::has_output() const noexcept {
-  return submitted_ && !reset_ && !ended_output_done();
+  // Why bytes, not an unended response: a WebSocket or a slow stream with
+  // nothing queued does not wait on the client's window (nor does the empty
+  // DATA that ends a stream).
+  return submitted_ && !reset_ && (!whole_.empty() || pending_from_ < pending_.size());
 }
 
 Task<void> Http2Stream::run(std::shared_ptr<Http2Stream> self) {
@@ -108,6 +159,11 @@ Task<void> Http2Stream::serve() {
   if (connection_ == nullptr) co_return;  // the connection ended while the handler ran
   if (!answered) {
     if (!reset_) nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+    reset_ = true;
+  } else if (tunnel_broke_) {
+    // Why a reset: RFC 8441 §5 maps a TCP connection that ends abnormally to
+    // RST_STREAM(CANCEL), and an orderly close to END_STREAM.
+    if (!reset_) nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_CANCEL);
     reset_ = true;
   } else if (streaming_) {
     if (compression_.streaming() && !reset_) {
@@ -376,10 +432,6 @@ Task<bool> Http2Stream::queue_output(std::string_view bytes) {
   co_return !reset_;
 }
 
-bool Http2Stream::ended_output_done() const noexcept {
-  return ended_ && whole_.empty() && pending_from_ == pending_.size();
-}
-
 ssize_t Http2Stream::read_data(std::uint8_t* buffer, std::size_t length, std::uint32_t* flags) noexcept {
   std::size_t copied = 0;
   if (!whole_.empty()) {
@@ -445,7 +497,8 @@ void Http2Stream::input_taken(std::size_t size) noexcept {
 void Http2Stream::invite_body() {
   if (invited_) return;
   invited_ = true;
-  if (connection_ == nullptr || input_.received() > 0 || input_.finished()) return;
+  // Why not after a head: a 100 after the final response's HEADERS would be a malformed trailer.
+  if (connection_ == nullptr || submitted_ || input_.received() > 0 || input_.finished()) return;
   const std::optional<std::string_view> expect = request_.headers.get("Expect");
   if (!expect || !http::iequals(*expect, "100-continue")) return;
   // Why only now (RFC 9110 §10.1.1): a client that waits for it sends the
@@ -493,6 +546,7 @@ Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& respons
 Task<void> Http2Stream::end_websocket(bool failed) {
   co_await websocket_->finish(failed ? http::websocket::close_code::internal_error
                                      : http::websocket::close_code::normal);
+  tunnel_broke_ = websocket_->close_code() == http::websocket::close_code::abnormal;
   websocket_.reset();
 }
 

@@ -35,6 +35,30 @@ namespace tiffany::http2 {
 class Http2Connection;
 class Http2Tunnel;
 
+/// What the connection keeps of a stream: its stages, limits and timers.
+/// Why a base of Http2Stream: reuse() resets it whole in one assignment.
+struct StreamBooks {
+  bool task_started = false;   // run() was spawned
+  bool task_finished = false;  // run() ended (answered, or canceled)
+  bool closed = false;         // nghttp2 closed the stream
+  bool request_complete = false;  // END_STREAM arrived
+  bool refused = false;           // answered by the connection (413, 431, 400): no task runs
+  int refusal = 0;                // the status a limit passed while the header block arrived calls for
+  bool headers_done = false;      // the header block is complete
+  bool body_streamed = false;     // the task started with the header block and reads the body as it arrives
+  bool websocket_connect = false;  // an extended CONNECT with :protocol websocket (RFC 8441), routed as a GET
+  std::string connect_protocol;    // :protocol, as received
+  std::size_t counted_body = 0;   // body bytes counted in the connection's budget
+  std::string cookies;            // the cookie fields, joined (RFC 9113 §8.2.3)
+  std::size_t header_bytes = 0;   // decoded, as SETTINGS_MAX_HEADER_LIST_SIZE counts them
+  std::size_t header_count = 0;
+  std::size_t unconsumed = 0;     // body bytes received but not yet given back to the client's window
+  Scheduler::Clock::time_point opened{};      // HEADERS began
+  Scheduler::Clock::time_point body_began{};  // the header block ended
+  Scheduler::Clock::time_point last_input{};  // the last body bytes (or body_began)
+  std::optional<Scheduler::Clock::time_point> stalled_since;  // output waiting on the client's window
+};
+
 /// A stream from its HEADERS to its close. The connection assembles the
 /// request, then starts run() as a task of its own; the task routes it,
 /// runs the middleware and handler like an HTTP/1.1 connection does, and
@@ -55,7 +79,8 @@ class Http2Tunnel;
 /// Shared by the connection (until the stream closes) and its task (until
 /// it ends), so whichever goes first leaves the other a live object; a
 /// connection that ends detaches its streams first (connection() is null).
-class Http2Stream final : public http::BodySink,
+class Http2Stream final : public StreamBooks,
+                          public http::BodySink,
                           public http::BodySource,
                           public http::websocket::ConnectionUpgrade {
  public:
@@ -64,6 +89,14 @@ class Http2Stream final : public http::BodySink,
 
   Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id);
   ~Http2Stream() override;
+
+  /// Readies a stream that served a request before (its task ended, nobody
+  /// else holds it) for stream `id` of `connection`, keeping the buffers it
+  /// grew; see StreamPool.
+  void reuse(Http2Connection& connection, std::int32_t id);
+  /// Drops buffers past what a spare stream may keep (a large upload's, a long answer's).
+  void trim() noexcept;
+  const http::HttpSite& site() const noexcept { return site_; }
 
   std::int32_t id() const noexcept { return id_; }
   http::Request& request() noexcept { return request_; }
@@ -104,28 +137,7 @@ class Http2Stream final : public http::BodySink,
   /// stream is reset or gone.
   Task<bool> queue_output(std::string_view bytes);
 
-  // ---- the connection's bookkeeping ----
-  bool task_started = false;   // run() was spawned
-  bool task_finished = false;  // run() ended (answered, or canceled)
-  bool closed = false;         // nghttp2 closed the stream
-  bool request_complete = false;  // END_STREAM arrived
-  bool refused = false;           // answered by the connection (413, 431, 400): no task runs
-  int refusal = 0;                // the status a limit passed while the header block arrived calls for
-  bool headers_done = false;      // the header block is complete
-  bool body_streamed = false;     // the task started with the header block and reads the body as it arrives
-  bool websocket_connect = false;  // an extended CONNECT with :protocol websocket (RFC 8441), routed as a GET
-  std::string connect_protocol;    // :protocol, as received
-  std::size_t counted_body = 0;   // body bytes counted in the connection's budget
-  std::string cookies;            // the cookie fields, joined (RFC 9113 §8.2.3)
-  std::size_t header_bytes = 0;   // decoded, as SETTINGS_MAX_HEADER_LIST_SIZE counts them
-  std::size_t header_count = 0;
-  std::size_t unconsumed = 0;     // body bytes received but not yet given back to the client's window
-  Scheduler::Clock::time_point opened{};      // HEADERS began
-  Scheduler::Clock::time_point body_began{};  // the header block ended
-  Scheduler::Clock::time_point last_input{};  // the last body bytes (or body_began)
-  std::optional<Scheduler::Clock::time_point> stalled_since;  // output waiting on the client's window
-
-  /// The response's body is waiting to go (whole or streamed, not ended).
+  /// Bytes of the response's body wait to go (for the write timeout).
   bool has_output() const noexcept;
 
  private:
@@ -139,9 +151,9 @@ class Http2Stream final : public http::BodySink,
   /// Submits the head of a streamed (or bodyless) response.
   bool submit_head(std::optional<std::uint64_t> content_length, bool with_body);
   void answer_error(int status);
-  /// The whole body is out (or there is none) and nothing more will come.
-  bool ended_output_done() const noexcept;
   void log_and_count(std::chrono::steady_clock::duration took);
+  /// The request's connection-given fields (version, peer, TLS).
+  void begin_request(Http2Connection& connection);
   /// The input was taken: reopen the client's window for `size` bytes.
   void input_taken(std::size_t size) noexcept;
   /// `Expect: 100-continue` is answered with a 100 before the first read of a streamed body.
@@ -199,6 +211,7 @@ class Http2Stream final : public http::BodySink,
   bool invited_ = false;          // a 100 (Continue) went, or need not
   std::unique_ptr<Http2Tunnel> tunnel_;                 // the ByteStream a WebSocket speaks over
   std::shared_ptr<http::WebSocketSession> websocket_;  // from the 200 until the handler returns
+  bool tunnel_broke_ = false;  // the WebSocket ended without a close handshake (1006): the stream is reset
 };
 
 }  // namespace tiffany::http2

@@ -6,6 +6,11 @@
 #include <utility>
 
 namespace tiffany::http2 {
+namespace {
+
+constexpr std::size_t kCompactFrom = 16 * 1024;  // taken bytes at the buffer's front that are dropped at once
+
+}  // namespace
 
 void StreamInput::receive(std::string_view bytes) {
   if (status_ != http::BodyStatus::data || bytes.empty()) return;
@@ -33,16 +38,7 @@ void StreamInput::fail(http::BodyStatus why) noexcept {
 }
 
 Task<http::BodyStatus> StreamInput::wait() {
-  // Why a guard: a canceled wait must not leave the body timeout running.
-  struct Awaiting {
-    explicit Awaiting(bool& flag) noexcept : flag_(flag) { flag_ = true; }
-    ~Awaiting() { flag_ = false; }
-    bool& flag_;
-  };
-  while (held() == 0 && status_ == http::BodyStatus::data) {
-    const Awaiting awaiting(awaited_);
-    co_await arrived_.wait();
-  }
+  while (held() == 0 && status_ == http::BodyStatus::data) co_await arrived_.wait();
   co_return held() > 0 ? http::BodyStatus::data : status_;
 }
 
@@ -52,6 +48,12 @@ std::size_t StreamInput::take(char* out, std::size_t max) noexcept {
   from_ += size;
   if (from_ == held_.size()) {
     held_.clear();
+    from_ = 0;
+  } else if (from_ >= kCompactFrom) {
+    // Why: a reader that takes a piece at a time while the client keeps its
+    // window full never empties the buffer; the taken front must go, or the
+    // buffer grows by everything the stream carries.
+    held_.erase(0, from_);
     from_ = 0;
   }
   return size;

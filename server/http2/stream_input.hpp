@@ -45,8 +45,8 @@ class StreamInput {
   http::BodyStatus status() const noexcept { return status_; }
   /// END_STREAM came, or the input failed: no more will be held.
   bool finished() const noexcept { return status_ != http::BodyStatus::data; }
-  /// The reader waits for bytes (the body timeout runs only then).
-  bool awaited() const noexcept { return awaited_; }
+  /// The buffer's size, taken bytes not yet dropped included (what it costs, for its tests).
+  std::size_t buffered() const noexcept { return held_.size(); }
 
  private:
   std::string held_;
@@ -54,7 +54,6 @@ class StreamInput {
   std::string taken_;      // take_all()'s last piece
   std::uint64_t received_ = 0;
   http::BodyStatus status_ = http::BodyStatus::data;  // data: more may come; else how it ended
-  bool awaited_ = false;
   WakeSignal arrived_;
 };
 
