@@ -737,6 +737,7 @@ void Http2Connection::forget_if_done(std::int32_t id) {
   if (found == nullptr) return;
   const Http2Stream& stream = *found->stream;
   if (!stream.closed || (stream.task_started && !stream.task_finished)) return;
+  found->task.reset();  // Why first: a finished task's frame holds the stream until its handle lets it go
   stream_pool_.give(std::move(found->stream));
   if (found != &streams_.back()) *found = std::move(streams_.back());
   streams_.pop_back();

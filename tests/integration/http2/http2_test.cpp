@@ -329,6 +329,50 @@ TEST_F(Http2Test, RequestFieldsReachTheHandlerAsHttp11Ones) {
   EXPECT_NE(run.out.find("\"Host\":\"127.0.0.1:"), std::string::npos) << run.out;  // :authority became Host
 }
 
+// Two GETs one after the other on one h2c connection (python3-h2), the first with a field and a
+// cookie; prints each answer's body on a line. (curl 7.88's --next cannot reuse an h2c connection.)
+constexpr const char* kTwoRequests = R"(
+import socket, sys, h2.connection, h2.config, h2.events
+sock = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+conn.initiate_connection()
+sock.sendall(conn.data_to_send())
+def get(stream_id, path, extra):
+    conn.send_headers(stream_id, [(":method", "GET"), (":scheme", "http"), (":path", path), (":authority", "t")] + extra,
+                      end_stream=True)
+    sock.sendall(conn.data_to_send())
+    body = b""
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            sys.exit("closed")
+        for event in conn.receive_data(data):
+            if isinstance(event, h2.events.DataReceived) and event.stream_id == stream_id:
+                body += event.data
+            if isinstance(event, h2.events.StreamEnded) and event.stream_id == stream_id:
+                sock.sendall(conn.data_to_send())
+                return body.decode()
+        sock.sendall(conn.data_to_send())
+print(get(1, "/request?first=1", [("x-probe", "first"), ("cookie", "a=1")]))
+print(get(3, "/request?second=2", []))
+)";
+
+// Finished streams are reused (StreamPool): a request served by one must see nothing of the last.
+TEST_F(Http2Test, ARequestOnAReusedStreamSeesNothingOfTheLast) {
+  const RunResult run = run_program("/usr/bin/python3", {"-c", kTwoRequests, std::to_string(port_of(clear_))}, 30s);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::size_t newline = run.out.find('\n');
+  ASSERT_NE(newline, std::string::npos) << run.out;
+  const std::string first = run.out.substr(0, newline);
+  const std::string second = run.out.substr(newline + 1);
+  EXPECT_NE(first.find("x-probe"), std::string::npos) << first;
+  EXPECT_NE(first.find("a=1"), std::string::npos) << first;
+  EXPECT_NE(second.find("second=2"), std::string::npos) << second;
+  EXPECT_EQ(second.find("x-probe"), std::string::npos) << second;
+  EXPECT_EQ(second.find("a=1"), std::string::npos) << second;
+  EXPECT_EQ(second.find("first"), std::string::npos) << second;
+}
+
 }  // namespace
 }  // namespace tiffany::testing
 
