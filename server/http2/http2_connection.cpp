@@ -7,6 +7,8 @@
 #include <charconv>
 #include <vector>
 
+#include <tiffany/coro/join.hpp>
+#include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/coro/yield.hpp>
 #include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/http/uri.hpp>
@@ -134,7 +136,20 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   }
   end_streams();
   deadline_->disarm();
+  co_await wait_for_ended_streams();
   co_return false;
+}
+
+Task<void> Http2Connection::wait_for_ended_streams() {
+  while (!ending_.empty()) {
+    JoinHandle<void> task = std::move(ending_.back());
+    ending_.pop_back();
+    try {
+      co_await Join(std::move(task));
+    } catch (const TaskCanceled&) {
+      // The stream's task was canceled (as asked), or this one was: it ends all the same.
+    }
+  }
 }
 
 bool Http2Connection::feed(std::string_view bytes) {
@@ -755,7 +770,10 @@ void Http2Connection::on_drain(std::chrono::milliseconds) {
 void Http2Connection::end_streams() noexcept {
   for (Entry& entry : streams_) {
     entry.stream->detach();
-    if (entry.stream->task_started && !entry.stream->task_finished) entry.task.cancel();
+    if (entry.stream->task_started && !entry.stream->task_finished) {
+      entry.task.cancel();
+      ending_.push_back(std::move(entry.task));
+    }
   }
   streams_.clear();
   running_tasks_ = 0;

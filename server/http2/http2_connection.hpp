@@ -162,8 +162,14 @@ class Http2Connection final : private DrainListener {
   /// After a write: notes which streams' output waits on the client's window (for the write timeout).
   void note_stalls();
   void on_drain(std::chrono::milliseconds idle_grace) override;
-  /// Cancels every stream task and detaches the streams (idempotent).
+  /// Cancels every stream task and detaches the streams (idempotent); the
+  /// tasks still running go to ending_.
   void end_streams() noexcept;
+  /// Waits for the stream tasks end_streams() canceled. Why: a WebSocket's
+  /// session finishes through its stream, and a connection whose task ended
+  /// first (a drain's last) could let the worker stop under them, as an
+  /// HTTP/1.1 connection's task outlives its WebSocket.
+  Task<void> wait_for_ended_streams();
   Http2Stream* find(std::int32_t id) noexcept;
   /// `id`'s entry, or null; valid until streams_ changes.
   Entry* entry_of(std::int32_t id) noexcept;
@@ -187,6 +193,7 @@ class Http2Connection final : private DrainListener {
   WakeSignal wake_;               // stream output, a readable socket, the drain
   std::shared_ptr<SocketWatch> watch_;  // made with the watcher, on the first wait that needs it
   JoinHandle<void> watcher_;
+  std::vector<JoinHandle<void>> ending_;  // stream tasks canceled by end_streams(), not yet ended
   bool waiting_for_client_ = false;  // in the read that waits for the client alone (no stream busy)
   bool draining_ = false;
   bool goaway_sent_ = false;

@@ -464,7 +464,9 @@ ssize_t Http2Stream::read_data(std::uint8_t* buffer, std::size_t length, std::ui
 Task<http::BodyChunk> Http2Stream::read_body() {
   if (!body_streamed) co_return http::BodyChunk(http::BodyStatus::end);
   invite_body();
-  if (input_.held() == 0 && !input_.finished() && deadline_ != nullptr) {
+  // Why not once the handler's own time is up: re-arming would take back its
+  // cancellation, which is on its way; the wait below receives it instead.
+  if (input_.held() == 0 && !input_.finished() && deadline_ != nullptr && !deadline_->expired()) {
     // Why the stream's deadline: the listener's body timeouts apply while
     // the handler waits for the client, as HTTP/1.1 reads do: each piece
     // within body_ms, the whole body within body_total_ms.

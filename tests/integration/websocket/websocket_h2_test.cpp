@@ -114,5 +114,20 @@ TEST(WebSocketOverHttp2DrainTest, ShuttingDownClosesWith1001EndsTheStreamAndExit
   EXPECT_LT(std::chrono::steady_clock::now() - started, 3s) << "the drain waited out its timeout";
 }
 
+// The client drops the connection while its WebSockets close: the connection ends with
+// their sessions still finishing, and must wait for them (under ASan this catches a
+// stream freed under its session's tasks) before the drain lets the worker stop.
+TEST(WebSocketOverHttp2DrainTest, AClientDroppingTheConnectionMidDrainStillLetsTheServerExitCleanly) {
+  TempDir dir;
+  const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
+  ServerProcess server(websocket_config(cert.cert_file, cert.key_file, 3000));
+  const auto started = std::chrono::steady_clock::now();
+  const std::string json =
+      drive(server.port_of("ws"), false, {"drain_abrupt"}, {"--signal-pid", std::to_string(server.pid())});
+  EXPECT_TRUE(has(json, R"("drain_abrupt": {"close_code": 1001})")) << json;
+  EXPECT_EQ(server.wait_for_exit(5s), 0) << server.err();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 3s) << "the drain waited out its timeout";
+}
+
 }  // namespace
 }  // namespace tiffany::testing

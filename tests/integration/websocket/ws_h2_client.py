@@ -23,6 +23,8 @@ Scenarios (each on its own HTTP/2 connection):
               (throws after accepting): {"three": [...], "three_close": c, "throw_close": c}
   drain       opens a WebSocket, sends SIGTERM to --signal-pid, and reports the close it gets,
               whether the stream then ended, and the GOAWAY's code: {"close_code", "stream_ended", "goaway"}
+  drain_abrupt  opens two WebSockets, sends SIGTERM to --signal-pid, reads the first's close,
+              then closes the TCP connection without answering: {"close_code"}
 
 Exit status: 0 when every scenario ran (a scenario that failed says {"error": "..."}), 1 when the
 driver could not run at all, 2 for bad arguments.
@@ -416,9 +418,24 @@ def scenario_drain(args):
         conn.close()
 
 
+def scenario_drain_abrupt(args):
+    if not args.signal_pid:
+        raise ScenarioError("drain_abrupt needs --signal-pid")
+    conn = Connection(args)
+    sockets = [WebSocket(conn, args.path) for _ in range(2)]
+    for ws in sockets:
+        ws.send(TEXT, b"open")
+        ws.message()
+    os.kill(args.signal_pid, signal.SIGTERM)
+    kind, payload, _ = sockets[0].message()
+    conn.sock.close()  # Why no close frame, no GOAWAY: the server must end both sessions on its own
+    return {"close_code": struct.unpack("!H", payload[:2])[0] if kind == "close" and len(payload) >= 2 else kind}
+
+
 SCENARIOS = {"settings": scenario_settings, "echo": scenario_echo, "large": scenario_large,
              "deflate": scenario_deflate, "concurrent": scenario_concurrent, "refusals": scenario_refusals,
-             "reset": scenario_reset, "handlers": scenario_handlers, "drain": scenario_drain}
+             "reset": scenario_reset, "handlers": scenario_handlers, "drain": scenario_drain,
+             "drain_abrupt": scenario_drain_abrupt}
 
 
 def main(argv):
