@@ -80,7 +80,6 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   reset_ = false;
   submitted_ = false;
   whole_ = {};
-  error_body_.clear();
   pending_.clear();
   pending_from_ = 0;
   streaming_ = false;
@@ -101,7 +100,6 @@ void Http2Stream::trim() noexcept {
   if (request_.body.capacity() > kKept) std::string().swap(request_.body);
   if (response_.body.capacity() > kKept) std::string().swap(response_.body);
   if (pending_.capacity() > kKept) std::string().swap(pending_);
-  if (error_body_.capacity() > kKept) std::string().swap(error_body_);
   response_.drop_body_reference();  // Why: its owner (a cache entry) may go now
   compression_.trim();
 }

@@ -196,8 +196,7 @@ class Http2Stream final : public StreamBooks,
   bool reset_ = false;           // writes fail from now on
   bool submitted_ = false;       // a head went to the session
   // The body as the data provider sends it:
-  std::string_view whole_;       // a whole response's body, from the Response (or error_body_)
-  std::string error_body_;       // the body of an error the stream answered itself
+  std::string_view whole_;       // a whole response's body, from the Response
   std::string pending_;          // a streamed response's pieces not yet sent
   std::size_t pending_from_ = 0;  // sent bytes at the front of pending_
   bool streaming_ = false;
