@@ -522,9 +522,7 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
   }
   if (expect) {
     // Why at once: the whole body is read before the handler runs, so a client waiting to be invited need not wait.
-    const nghttp2_nv status{reinterpret_cast<std::uint8_t*>(const_cast<char*>(":status")),
-                            reinterpret_cast<std::uint8_t*>(const_cast<char*>("100")), 7, 3, NGHTTP2_NV_FLAG_NONE};
-    nghttp2_submit_headers(session_, NGHTTP2_FLAG_NONE, stream.id(), nullptr, &status, 1, nullptr);
+    (void)submit_continue(session_, stream.id());
   }
 }
 

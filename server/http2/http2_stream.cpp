@@ -49,6 +49,12 @@ ssize_t read_stream_data(nghttp2_session*, std::int32_t, std::uint8_t* buffer, s
 
 }  // namespace
 
+bool submit_continue(nghttp2_session* session, std::int32_t id) {
+  const nghttp2_nv status{reinterpret_cast<std::uint8_t*>(const_cast<char*>(":status")),
+                          reinterpret_cast<std::uint8_t*>(const_cast<char*>("100")), 7, 3, NGHTTP2_NV_FLAG_NONE};
+  return nghttp2_submit_headers(session, NGHTTP2_FLAG_NONE, id, nullptr, &status, 1, nullptr) >= 0;
+}
+
 Http2Stream::Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id)
     : connection_(&connection), site_(site), id_(id) {
   response_.attach(this);
@@ -371,6 +377,14 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
   return true;
 }
 
+void Http2Stream::answer_500_instead() {
+  answer_error(500);
+  streaming_ = false;  // the 500 goes whole: the handler's writes fail from now on
+  submit_whole();
+  reset_ = true;
+  connection_->output_ready();
+}
+
 void Http2Stream::submit_whole() {
   if (reset_ || submitted_) return;
   std::string_view body = response_.body_bytes();
@@ -401,11 +415,7 @@ Task<bool> Http2Stream::write_body(http::Response& response, std::string_view pi
     const bool encoded = compression_.start_stream(response, bodyless);
     const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
     if (!submit_head(declared, !bodyless)) {
-      answer_error(500);
-      streaming_ = false;  // the 500 goes whole: the handler's writes fail from now on
-      submit_whole();
-      reset_ = true;
-      connection_->output_ready();
+      answer_500_instead();
       co_return false;
     }
   }
@@ -503,11 +513,7 @@ void Http2Stream::invite_body() {
   if (!expect || !http::iequals(*expect, "100-continue")) return;
   // Why only now (RFC 9110 §10.1.1): a client that waits for it sends the
   // body only when invited, so a handler that answers unread never gets it.
-  nghttp2_nv status{reinterpret_cast<std::uint8_t*>(const_cast<char*>(":status")),
-                    reinterpret_cast<std::uint8_t*>(const_cast<char*>("100")), 7, 3, NGHTTP2_NV_FLAG_NONE};
-  if (nghttp2_submit_headers(connection_->session(), NGHTTP2_FLAG_NONE, id_, nullptr, &status, 1, nullptr) >= 0) {
-    connection_->output_ready();
-  }
+  if (submit_continue(connection_->session(), id_)) connection_->output_ready();
 }
 
 Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& response, http::websocket::UpgradeTerms terms,
@@ -525,11 +531,7 @@ Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& respons
   response.mark_head_sent();
   streaming_ = true;
   if (!submit_head(std::nullopt, true)) {
-    answer_error(500);
-    streaming_ = false;  // the 500 goes whole: the handler's writes fail from now on
-    submit_whole();
-    reset_ = true;
-    connection_->output_ready();
+    answer_500_instead();
     co_return nullptr;
   }
   connection_->output_ready();

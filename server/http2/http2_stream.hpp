@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <nghttp2/nghttp2.h>
+
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
@@ -34,6 +36,9 @@ namespace tiffany::http2 {
 
 class Http2Connection;
 class Http2Tunnel;
+
+/// Submits a 100 (Continue) on stream `id`, an interim answer ahead of its final one; false if nghttp2 refused it.
+bool submit_continue(nghttp2_session* session, std::int32_t id);
 
 /// What the connection keeps of a stream: its stages, limits and timers.
 /// Why a base of Http2Stream: reuse() resets it whole in one assignment.
@@ -151,6 +156,8 @@ class Http2Stream final : public StreamBooks,
   /// Submits the head of a streamed (or bodyless) response.
   bool submit_head(std::optional<std::uint64_t> content_length, bool with_body);
   void answer_error(int status);
+  /// The head could not go (an invalid field): a whole 500 in its place, and the handler's writes fail from now on.
+  void answer_500_instead();
   void log_and_count(std::chrono::steady_clock::duration took);
   /// The request's connection-given fields (version, peer, TLS).
   void begin_request(Http2Connection& connection);
