@@ -16,6 +16,7 @@
 #include "echo_client.hpp"
 #include "server_process.hpp"
 #include "support/sanitized_build.hpp"
+#include "support/upload_digest_check.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -23,24 +24,6 @@ namespace {
 using namespace std::chrono_literals;
 
 const std::string kPlugins = TIFFANY_PLUGIN_DIR;
-
-std::string fnv1a64(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char byte : bytes) {
-    hash ^= static_cast<unsigned char>(byte);
-    hash *= 0x100000001b3ULL;
-  }
-  char digits[17];
-  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, hash, 16);
-  return std::string(16 - static_cast<std::size_t>(end - digits), '0') + std::string(digits, end);
-}
-
-// A body whose checksum depends on every byte and its place.
-std::string pattern_body(std::size_t size) {
-  std::string body(size, '\0');
-  for (std::size_t i = 0; i < size; ++i) body[i] = static_cast<char>('a' + (i * 7 + i / 251) % 26);
-  return body;
-}
 
 // Whether `pid` has ended (a zombie waiting to be reaped counts).
 bool exited(pid_t pid) {
@@ -104,10 +87,6 @@ std::string read_response(int fd, std::string& buffer, std::chrono::milliseconds
     if (n <= 0) return {};
     buffer.append(chunk, static_cast<std::size_t>(n));
   }
-}
-
-std::string digest_json(std::size_t bytes, std::string_view body) {
-  return "\"bytes\":" + std::to_string(bytes) + ",\"fnv1a64\":\"" + fnv1a64(body) + "\"";
 }
 
 class StreamedBody : public ::testing::Test {

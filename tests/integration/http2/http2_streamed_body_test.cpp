@@ -13,6 +13,7 @@
 
 #include "integration/server_process.hpp"
 #include "support/sanitized_build.hpp"
+#include "support/upload_digest_check.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -22,28 +23,6 @@ using namespace std::chrono_literals;
 const std::string kDriver = std::string(TIFFANY_SOURCE_DIR) + "/tests/integration/http2/h2_frames_client.py";
 // Why this interpreter: Debian's python3-h2 belongs to it; `python3` on PATH may be another.
 const std::string kPython = "/usr/bin/python3";
-
-std::string fnv1a64(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char byte : bytes) {
-    hash ^= static_cast<unsigned char>(byte);
-    hash *= 0x100000001b3ULL;
-  }
-  char digits[17];
-  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, hash, 16);
-  return std::string(16 - static_cast<std::size_t>(end - digits), '0') + std::string(digits, end);
-}
-
-// A body whose checksum depends on every byte and its place.
-std::string pattern_body(std::size_t size) {
-  std::string body(size, '\0');
-  for (std::size_t i = 0; i < size; ++i) body[i] = static_cast<char>('a' + (i * 7 + i / 251) % 26);
-  return body;
-}
-
-std::string digest_json(std::size_t bytes, std::string_view body) {
-  return "\"bytes\":" + std::to_string(bytes) + ",\"fnv1a64\":\"" + fnv1a64(body) + "\"";
-}
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
