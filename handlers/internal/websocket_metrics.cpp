@@ -12,7 +12,7 @@ namespace tiffany {
 namespace {
 
 struct Sum {
-  std::uint64_t connections = 0, ended = 0, received = 0, sent = 0;
+  std::uint64_t connections = 0, ended = 0, freed = 0, received = 0, sent = 0;
   std::array<std::uint64_t, 6> closes{};  // in kCloses order
 };
 
@@ -31,6 +31,7 @@ void Metrics::render_websocket(std::string& out) const {
       [](Sum& sum, const WebSocketMetrics& m) {
         sum.connections += prometheus::read(m.connections);
         sum.ended += prometheus::read(m.ended);
+        sum.freed += prometheus::read(m.freed);
         sum.received += prometheus::read(m.messages_received);
         sum.sent += prometheus::read(m.messages_sent);
         const std::array<const std::atomic<std::uint64_t>*, 6> closes{&m.closes_normal, &m.closes_going_away,
@@ -45,6 +46,11 @@ void Metrics::render_websocket(std::string& out) const {
   for (const auto& [labels, sum] : sums) prometheus::sample(out, "tiffany_websocket_connections_total{" + labels + "}", sum.connections);
   prometheus::family(out, "tiffany_websocket_open", "gauge", "WebSocket connections open now.");
   for (const auto& [labels, sum] : sums) prometheus::sample(out, "tiffany_websocket_open{" + labels + "}", sum.connections - sum.ended);
+  prometheus::family(out, "tiffany_websocket_sessions_in_memory", "gauge",
+       "WebSocket sessions not yet freed: the open ones and those finishing their close.");
+  for (const auto& [labels, sum] : sums) {
+    prometheus::sample(out, "tiffany_websocket_sessions_in_memory{" + labels + "}", sum.connections - sum.freed);
+  }
   prometheus::family(out, "tiffany_websocket_messages_total", "counter", "Whole WebSocket messages, received and sent.");
   for (const auto& [labels, sum] : sums) {
     prometheus::sample(out, "tiffany_websocket_messages_total{" + labels + ",direction=\"received\"}", sum.received);

@@ -29,6 +29,7 @@ struct WebSocketMetrics {
   const std::string listener;
   std::atomic<std::uint64_t> connections{0};  // upgrades accepted
   std::atomic<std::uint64_t> ended{0};        // connections over (open = connections - ended)
+  std::atomic<std::uint64_t> freed{0};        // sessions destroyed (in memory = connections - freed)
   std::atomic<std::uint64_t> messages_received{0}, messages_sent{0};
   // Closes by code: 1000; 1001 (a drain); 1002, 1007, 1009 (the client broke a rule); 1008 (too slow,
   // too much queued); 1006 (no close handshake: the peer vanished or stalled); the rest.

@@ -37,9 +37,11 @@ WebSocketSession::WebSocketSession(ByteStream& stream, std::string early_input, 
 
 WebSocketSession::~WebSocketSession() {
   if (listening_for_drain_) tracker_->remove_drain_listener(*this);
+  if (started_ && metrics_ != nullptr) WebSocketMetrics::add(metrics_->freed);
 }
 
 void WebSocketSession::start() {
+  started_ = true;
   if (metrics_ != nullptr) WebSocketMetrics::add(metrics_->connections);
   if (tracker_ != nullptr) {
     tracker_->add_drain_listener(*this);
@@ -263,6 +265,10 @@ Task<void> WebSocketSession::write_loop(std::shared_ptr<WebSocketSession> self) 
       s.written_total_ += piece;
       s.wake_senders();
     }
+    // Why let go: a connection's largest message would otherwise stay held
+    // twice (here and, after the next swap, in outbox_) for its whole life.
+    s.writing_.clear();
+    if (s.writing_.capacity() > kWritePiece) std::string().swap(s.writing_);
   }
   timer.disarm();
   s.writer_done_ = true;  // before waking the senders: they learn nothing more will be written
@@ -376,6 +382,11 @@ Task<void> WebSocketSession::finish(std::uint16_t code) {
       // canceled again: the tasks are ending all the same
     }
   }
+  // Why release the handles: a finished task's frame lives until its handle
+  // goes, and both frames hold this session (shared_ptr): kept, the session
+  // and its tasks would keep each other until the scheduler is destroyed.
+  reader_task_.reset();
+  writer_task_.reset();
   if (metrics_ != nullptr) {
     WebSocketMetrics::add(metrics_->ended);
     metrics_->count_close(close_code_);

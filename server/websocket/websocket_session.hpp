@@ -43,7 +43,9 @@ namespace tiffany::http {
 /// Lifetime: made by the HTTP connection (shared: the tasks hold it too),
 /// start()ed, handed to the handler, then finish()ed by the connection
 /// after the handler returns, which waits for the handshake (up to
-/// close_timeout) and for both tasks. Single-threaded: the worker's.
+/// close_timeout) and for both tasks, and lets their frames go: the
+/// session is freed when the connection drops its pointer. Single-threaded:
+/// the worker's.
 class WebSocketSession final : public WebSocket,
                                public DrainListener,
                                public std::enable_shared_from_this<WebSocketSession> {
@@ -145,6 +147,7 @@ class WebSocketSession final : public WebSocket,
   bool stopping_ = false;  // finish(): the writer ends once its queue is empty
   std::uint16_t close_code_ = 0;
   bool listening_for_drain_ = false;
+  bool started_ = false;  // counted in metrics_->connections; the destructor counts it freed
   WakeSignal closed_;  // the reader or writer ended: for finish()
   JoinHandle<void> reader_task_;
   JoinHandle<void> writer_task_;

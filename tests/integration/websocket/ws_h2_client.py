@@ -23,6 +23,10 @@ Scenarios (each on its own HTTP/2 connection):
               (throws after accepting): {"three": [...], "three_close": c, "throw_close": c}
   drain       opens a WebSocket, sends SIGTERM to --signal-pid, and reports the close it gets,
               whether the stream then ended, and the GOAWAY's code: {"close_code", "stream_ended", "goaway"}
+  cycles      --count WebSockets one after another on one connection, each: one message (--size
+              bytes; every --big-every-th 1 MiB), its answer, the close handshake, the stream's end.
+              --kind echo expects the message back; --kind pubsub subscribes to a channel and
+              publishes the message to it, expecting it delivered: {"cycles": n, "answered": n}
   drain_abrupt  opens two WebSockets, sends SIGTERM to --signal-pid, reads the first's close,
               then closes the TCP connection without answering: {"close_code"}
 
@@ -73,8 +77,16 @@ def ws_frame(opcode, payload, fin=True, rsv1=False):
     else:
         head = bytes([first, 0x80 | 127]) + struct.pack("!Q", size)
     mask = os.urandom(4)
-    masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
-    return head + mask + masked
+    return head + mask + masked_bytes(payload, mask)
+
+
+def masked_bytes(payload, mask):
+    """PAYLOAD xor MASK repeated (RFC 6455 section 5.3), as whole integers: a MiB takes milliseconds."""
+    size = len(payload)
+    if size == 0:
+        return b""
+    key = (mask * (size // 4 + 1))[:size]
+    return (int.from_bytes(payload, "big") ^ int.from_bytes(key, "big")).to_bytes(size, "big")
 
 
 def parse_frames(buffer):
@@ -106,6 +118,9 @@ class Connection:
     def __init__(self, args):
         self.args = args
         raw = socket.create_connection((args.host, args.port), timeout=args.wait)
+        # Why: a close or an acknowledgement written behind an unacknowledged small write waits
+        # for the server's delayed ACK under Nagle (tens of ms each: the cycles scenario's whole cost).
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if args.tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             context.check_hostname = False
@@ -432,10 +447,47 @@ def scenario_drain_abrupt(args):
     return {"close_code": struct.unpack("!H", payload[:2])[0] if kind == "close" and len(payload) >= 2 else kind}
 
 
+def cycle(conn, args, payload):
+    """One WebSocket's life on CONN: True when the message came back as it should and the close ended it."""
+    ws = WebSocket(conn, args.path)
+    if ws.status != 200:
+        raise ScenarioError("status %d for the WebSocket" % ws.status)
+    if args.kind == "pubsub":
+        ws.send(TEXT, b'{"subscribe": "cycles"}')
+        if b"subscribed" not in ws.message()[1]:
+            raise ScenarioError("no subscription")
+        ws.send(TEXT, b'{"publish": "cycles", "data": "' + payload + b'"}')
+        kind, got, _ = ws.message()
+        answered = kind == "text" and got.startswith(b'{"channel":"cycles","data":"') and payload in got
+    else:
+        ws.send(BINARY, payload)
+        kind, got, _ = ws.message()
+        answered = kind == "binary" and got == payload
+    ws.send(CLOSE, struct.pack("!H", 1000))
+    while ws.message()[0] != "close":
+        pass
+    ended = ws.stream_ended()
+    conn.data.pop(ws.stream_id, None)
+    return answered and ended
+
+
+def scenario_cycles(args):
+    conn = Connection(args)
+    small, big = b"s" * args.size, b"b" * (1024 * 1024)
+    answered = 0
+    try:
+        for i in range(args.count):
+            big_one = args.big_every > 0 and i % args.big_every == args.big_every - 1
+            answered += cycle(conn, args, big if big_one else small)
+        return {"cycles": args.count, "answered": answered}
+    finally:
+        conn.close()
+
+
 SCENARIOS = {"settings": scenario_settings, "echo": scenario_echo, "large": scenario_large,
              "deflate": scenario_deflate, "concurrent": scenario_concurrent, "refusals": scenario_refusals,
              "reset": scenario_reset, "handlers": scenario_handlers, "drain": scenario_drain,
-             "drain_abrupt": scenario_drain_abrupt}
+             "drain_abrupt": scenario_drain_abrupt, "cycles": scenario_cycles}
 
 
 def main(argv):
@@ -445,6 +497,10 @@ def main(argv):
     parser.add_argument("--tls", action="store_true")
     parser.add_argument("--path", default="/ws")
     parser.add_argument("--signal-pid", type=int, default=0)
+    parser.add_argument("--count", type=int, default=100, help="cycles: how many WebSockets")
+    parser.add_argument("--size", type=int, default=100, help="cycles: bytes in a small message")
+    parser.add_argument("--big-every", type=int, default=0, help="cycles: every Nth message is 1 MiB (0: none)")
+    parser.add_argument("--kind", choices=["echo", "pubsub"], default="echo", help="cycles: what the route does")
     parser.add_argument("--wait", type=float, default=10.0, help="seconds to wait for any one answer")
     parser.add_argument("scenarios", nargs="+", choices=sorted(SCENARIOS))
     args = parser.parse_args(argv)
