@@ -65,7 +65,8 @@ struct WebSocketOptions {
   /// How long a close waits for the peer's close frame, and a write for any progress.
   std::chrono::milliseconds close_timeout{5'000};
   /// permessage-deflate. An incoming compressed message is held to
-  /// max_message_bytes both as received and once inflated (no decompression bomb).
+  /// max_message_bytes once inflated (no decompression bomb), and as received
+  /// to that plus deflate's overhead on data that does not compress.
   WebSocketCompression compression;
 };
 

@@ -107,9 +107,11 @@ bool MessageReader::take_header(std::string_view& input, Event& event) {
     message_.clear();
     utf8_.reset();
   }
-  if (!is_control(opcode_) && length > limits_.max_message_bytes - message_.size()) {
-    event = fail(close_code::message_too_big,
-                 "a message longer than " + std::to_string(limits_.max_message_bytes) + " bytes");
+  const std::size_t limit =
+      compressed_ ? compressed_message_limit(limits_.max_message_bytes) : limits_.max_message_bytes;
+  if (!is_control(opcode_) && length > limit - message_.size()) {
+    event = fail(close_code::message_too_big, compressed_ ? "a compressed message longer than " + std::to_string(limit) + " bytes"
+                                                          : "a message longer than " + std::to_string(limit) + " bytes");
     return false;
   }
   remaining_ = length;

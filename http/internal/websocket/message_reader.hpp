@@ -30,8 +30,14 @@ struct Event {
   std::string why;
 };
 
+/// The most a compressed message's frames may carry for a limit of `max`
+/// bytes once inflated. Why more than `max`: the limit is on the message the
+/// handler receives (checked once inflated), and deflate makes data that does
+/// not compress a little longer (a fixed-Huffman coder up to 9 bits a byte).
+constexpr std::size_t compressed_message_limit(std::size_t max) noexcept { return max + max / 8 + 1024; }
+
 struct ReaderLimits {
-  std::size_t max_message_bytes = 1 << 20;  // a longer message is an error with 1009 (§7.4.1)
+  std::size_t max_message_bytes = 1 << 20;  // a longer message is an error with 1009 (§7.4.1); see compressed_message_limit
   bool require_mask = true;                 // a server's reader: a client's frames must be masked (§5.1)
   bool allow_compressed = false;            // permessage-deflate was agreed: RSV1 may mark a message's first frame (RFC 7692 §6)
 };

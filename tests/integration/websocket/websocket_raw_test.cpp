@@ -353,6 +353,70 @@ std::string deflated_zeros() {
   return out;
 }
 
+// `data` compressed as permessage-deflate sends a message (raw deflate, sync-flushed, the tail cut).
+std::string deflate_message(const std::string& data) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, data.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_SYNC_FLUSH), Z_OK);
+  out.resize(out.size() - z.avail_out);
+  deflateEnd(&z);
+  out.resize(out.size() - 4);  // RFC 7692 §7.2.1
+  return out;
+}
+
+// A message as permessage-deflate received it, inflated (the tail put back).
+std::string inflate_message(std::string data) {
+  data.append("\0\0\xff\xff", 4);
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, -15), Z_OK);
+  std::string out;
+  char piece[65536];
+  z.next_in = reinterpret_cast<Bytef*>(data.data());
+  z.avail_in = static_cast<uInt>(data.size());
+  int status = Z_OK;
+  while (status == Z_OK && (z.avail_in > 0 || z.avail_out == 0)) {
+    z.next_out = reinterpret_cast<Bytef*>(piece);
+    z.avail_out = sizeof piece;
+    status = inflate(&z, Z_SYNC_FLUSH);
+    out.append(piece, sizeof piece - z.avail_out);
+  }
+  inflateEnd(&z);
+  return out;
+}
+
+// max_message_bytes is the size of the message the handler receives: random bytes just under the
+// 1 MiB default deflate to a frame a little over it, which must be taken (it was 1009).
+TEST_F(WebSocketRawTest, ARandomMessageJustUnderTheLimitIsTakenThoughItsDeflatedFrameIsLonger) {
+  std::string message(1'048'560, '\0');
+  std::uint32_t state = 2463534242u;
+  for (char& c : message) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    c = static_cast<char>(state);
+  }
+  const std::string deflated = deflate_message(message);
+  ASSERT_GT(deflated.size(), 1'048'576u) << "the case needs a frame over the limit";
+  WsRawClient client(port(false), false);
+  ASSERT_TRUE(client.handshake("/ws", "Sec-WebSocket-Extensions: permessage-deflate\r\n"));
+  ASSERT_TRUE(client.send(ws_frame(kBinary, deflated, true, true, 0x40), 10s));
+  const std::optional<WsFrame> echo = client.read_data_frame(10s);
+  ASSERT_TRUE(echo.has_value()) << "closed: " << client.closed();
+  ASSERT_NE(echo->opcode, kClose) << echo->close_code() << " " << echo->close_reason();
+  const std::string got = echo->rsv != 0 ? inflate_message(echo->payload) : echo->payload;
+  EXPECT_TRUE(got == message) << "echoed " << got.size() << " bytes";
+  // One byte past the limit, once inflated, is still refused.
+  WsRawClient over(port(false), false);
+  ASSERT_TRUE(over.handshake("/ws", "Sec-WebSocket-Extensions: permessage-deflate\r\n"));
+  ASSERT_TRUE(over.send(ws_frame(kBinary, deflate_message(message + std::string(17, 'x')), true, true, 0x40), 10s));
+  expect_close_then_end(over, 1009);
+}
+
 // A read full of small compressed messages that each inflate to 100 KB: the server parses only
 // as many as its inbox holds (receive_queue_messages, 16) while the handler does not receive, so
 // one read cannot make it inflate hundreds of them (a few KB in, tens of MB held).

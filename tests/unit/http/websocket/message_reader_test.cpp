@@ -176,6 +176,29 @@ TEST(WebSocketReader, AMessageOverTheLimitIs1009BeforeItsPayloadArrives) {
       << "fragments adding up past it";
 }
 
+// The limit is on the message the handler receives: a compressed one is held to it once inflated, and its
+// frames may be longer than the limit by deflate's overhead on data that does not compress.
+TEST(WebSocketReader, ACompressedMessageMayExceedTheLimitByDeflatesOverheadOnly) {
+  ReaderLimits limits;
+  limits.max_message_bytes = 100'000;
+  limits.allow_compressed = true;
+  const std::size_t allowed = compressed_message_limit(limits.max_message_bytes);
+  EXPECT_GE(allowed, 100'000u + 100'000u / 8) << "a fixed-Huffman coder's 9 bits a byte fit";
+  EXPECT_LE(allowed, 100'000u + 100'000u / 4) << "not a second limit in disguise";
+  // 0x40: RSV1, the first frame of a compressed message.
+  EXPECT_EQ(error_code(client_frame(kFin | 0x40 | kBinary, std::string(100'500, 'x')), limits), 0);
+  EXPECT_EQ(error_code(client_frame(0x40 | kBinary, std::string(60'000, 'x')) +
+                           client_frame(kFin | 0x0, std::string(allowed - 60'000, 'y')),
+                       limits),
+            0)
+      << "fragments adding up to the allowance";
+  EXPECT_EQ(error_code(client_frame(kFin | 0x40 | kBinary, std::string(allowed + 1, 'x')).substr(0, 14), limits),
+            close_code::message_too_big);
+  // An uncompressed message is held to the limit itself.
+  EXPECT_EQ(error_code(client_frame(kFin | kBinary, std::string(100'001, 'x')).substr(0, 14), limits),
+            close_code::message_too_big);
+}
+
 TEST(WebSocketReader, CloseFramesGiveTheirCodeAndReasonOrTheRuleTheyBreak) {
   const std::vector<Event> empty = read_all(client_frame(kFin | kClose, ""));
   ASSERT_EQ(empty.size(), 1u);
