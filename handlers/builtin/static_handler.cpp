@@ -12,6 +12,7 @@
 #include <cstring>
 #include <system_error>
 
+#include <tiffany/handlers/plugin_logger.hpp>
 #include <tiffany/http/http_date.hpp>
 #include <tiffany/http/uri.hpp>
 
@@ -21,6 +22,20 @@
 
 namespace tiffany {
 namespace {
+
+// A file that shrank while it was sent (rewritten in place by a deploy, say) cuts its response
+// short. As nginx's "sendfile() reported that ... was truncated", the error log says so, and the
+// access log marks the line ("incomplete"). Nothing is said when the file is whole: then the
+// client went away or stalled, which is no error of the server's.
+void report_if_truncated(int fd, const std::string& path, std::uint64_t end, http::Request& request) {
+  struct stat now {};
+  if (::fstat(fd, &now) != 0 || static_cast<std::uint64_t>(now.st_size) >= end) return;
+  request.set_attribute("incomplete", "the file was truncated");
+  if (!log_sink().enabled(LogLevel::error)) return;
+  log_sink().write(LogLevel::error, "static: \"" + path + "\" was truncated at " + std::to_string(now.st_size) +
+                                        " bytes while it was sent (" + std::to_string(end) +
+                                        " expected); the response was cut short");
+}
 
 
 // Opens `relative` beneath `root_fd`; the kernel refuses any path (via "..",
@@ -231,7 +246,8 @@ Task<void> StaticHandler::handle(http::Request& request, http::Response& respons
   }
   // Why send_file: a large file goes from the page cache to the socket, so
   // neither a big file nor a slow reader makes us hold its bytes.
-  (void)co_await response.send_file(opened->fd.get(), range->first, length);
+  const bool sent = co_await response.send_file(opened->fd.get(), range->first, length);
+  if (!sent) report_if_truncated(opened->fd.get(), root_ + "/" + key, range->first + length, request);
 }
 
 }  // namespace tiffany

@@ -20,10 +20,21 @@ void append_number(std::string& out, std::uint64_t value) {
   out.append(digits, static_cast<std::size_t>(end - digits));
 }
 
-// Appends `text` so that it cannot break the line or the quoting: quotes,
-// backslashes and control bytes become escapes (no log injection).
+// Appends `text` as nginx's default log escaping does, so that it cannot
+// break the line or the quoting (no log injection) and the line stays ASCII:
+// quotes, backslashes, control bytes, DEL and every byte from 0x80 as \xHH.
 void append_escaped(std::string& out, std::string_view text) {
-  for (const char c : text) http::append_json_escaped_ascii(c, out);
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7f || c == '"' || c == '\\') {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
 }
 
 // The current time in a log's format, recomputed at most once a second.
@@ -89,6 +100,9 @@ void AccessLog::append_common(const http::Request& request, std::string_view pee
   append_number(out, static_cast<std::uint64_t>(took.count()));
   out += ' ';
   out.append(request_id.empty() ? std::string_view("-") : request_id);  // valid ids need no escaping
+  // Why a field only then: a response cut short (a file truncated as it was sent) must not pass
+  // for a whole one, and whole ones, nearly all, keep the line every tool reads.
+  if (request.attribute("incomplete")) out += " incomplete";
   out += '\n';
 }
 
@@ -123,7 +137,9 @@ void AccessLog::append_json(const http::Request& request, std::string_view peer,
   http::append_json_string_content(request_id, out);
   out += "\",\"user\":\"";  // the authenticated user (basic_auth), "" if none
   http::append_json_string_content(request.attribute("user").value_or(""), out);
-  out += "\"}\n";
+  out += '"';
+  if (request.attribute("incomplete")) out += ",\"incomplete\":true";
+  out += "}\n";
 }
 
 void AccessLog::flush() noexcept {

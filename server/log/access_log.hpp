@@ -29,7 +29,9 @@ class AccessLog {
 
   /// Logs `request` as received: its method and request-target (escaped),
   /// not the normalised path. A request refused before its line was read has
-  /// an empty method and is logged with "-" for its request line.
+  /// an empty method and is logged with "-" for its request line. A request
+  /// with the attribute "incomplete" (its response was cut short) is marked:
+  /// a last field `incomplete`, or `"incomplete":true` in JSON.
   void record(const http::Request& request, std::string_view peer, std::string_view request_id, int status,
               std::uint64_t bytes, std::chrono::microseconds took);
   /// Writes what is buffered.

@@ -151,5 +151,43 @@ TEST(LargeFiles, SlowReadersHoldNoBuffersOfTheServers) {
   EXPECT_EQ(health.out, "ok") << health.err;
 }
 
+// A file that shrinks while it is sent (rewritten in place) cuts its response short: the error log
+// says so, as nginx's "sendfile() reported that ... was truncated", and the access log marks the line.
+TEST(LargeFiles, AFileTruncatedWhileItIsSentIsLoggedAsAnErrorAndMarkedIncomplete) {
+  TempDir root;
+  const std::string file = make_file(root);
+  TempDir logs;
+  const std::string error_log = logs.path() + "/error.log";
+  const std::string access_log = logs.path() + "/access.log";
+  ServerProcess server(R"({"workers": 1, "error_log": {"path": ")" + error_log + R"("},
+      "access_log": {"path": ")" + access_log + R"(", "format": "json"},
+      "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+      "routes": [{"method": "GET", "path": "/files/*", "handler": "static", "root": ")" + root.path() + R"("}]}]})");
+  const int port = server.port_of("web", error_log);
+  ASSERT_GT(port, 0);
+  UniqueFd reader = slow_reader(port, "/files/big.bin");
+  ASSERT_TRUE(reader);
+  std::this_thread::sleep_for(200ms);  // the server's sendfile waits on the full socket by now
+  ASSERT_EQ(::truncate(file.c_str(), 1 << 20), 0);
+  std::string head;
+  const std::string body = read_response(reader.get(), head, 30s);
+  EXPECT_NE(head.find("Content-Length: 33554432"), std::string::npos) << head;
+  EXPECT_LT(body.size(), kFileBytes) << "the whole file arrived";
+  std::string errors;
+  std::string accesses;
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  do {  // the access log is flushed within a second
+    std::this_thread::sleep_for(100ms);
+    errors = read_file(error_log);
+    accesses = read_file(access_log);
+  } while (accesses.find("incomplete") == std::string::npos && std::chrono::steady_clock::now() < until);
+  EXPECT_NE(errors.find("big.bin\" was truncated at 1048576 bytes while it was sent (33554432 expected)"),
+            std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("[error]"), std::string::npos) << errors;
+  EXPECT_NE(accesses.find(R"("path":"/files/big.bin","query":"","status":200)"), std::string::npos) << accesses;
+  EXPECT_NE(accesses.find(R"("incomplete":true})"), std::string::npos) << accesses;
+}
+
 }  // namespace
 }  // namespace tiffany::testing
