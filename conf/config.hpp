@@ -122,9 +122,9 @@ struct ProxyProtocolConfig {
 };
 
 /// `http2`: HTTP/2 on an http listener: by ALPN ("h2") over TLS, by prior
-/// knowledge (the connection preface) in cleartext.
+/// knowledge (the connection preface) in cleartext. On unless turned off.
 struct Http2Config {
-  bool enabled = false;
+  bool enabled = true;
   std::uint32_t max_concurrent_streams = 128;   // SETTINGS_MAX_CONCURRENT_STREAMS
   std::uint32_t initial_window_size = 65'535;   // SETTINGS_INITIAL_WINDOW_SIZE: per stream, for request bodies
   std::uint32_t max_header_list_size = 16'384;  // SETTINGS_MAX_HEADER_LIST_SIZE: decoded, per request → 431

@@ -284,6 +284,7 @@ ListenerConfig read_listener(const JsonNode& node, const std::string& directory,
     if (auto fallback = reader.optional("method_not_allowed")) listener.method_not_allowed = read_fallback(*fallback);
     if (auto http2 = reader.optional("http2")) listener.http2 = read_http2(*http2);
   } else {
+    listener.http2.enabled = false;  // an echo listener speaks no HTTP
     for (const char* http_only : {"routes", "compress", "middleware", "not_found", "method_not_allowed", "http2"}) {
       if (auto extra = reader.optional(http_only)) {
         throw ConfigError(extra->file(), extra->path(), "only \"http\" listeners take this key");

@@ -66,13 +66,14 @@ class Server {
          {"method": "GET", "path": "/static/*", "handler": "static", "root": ")" + www + R"("}])";
     // Why the same header limit as limits.max_header_bytes: HTTP/2 counts its own
     // (RFC 9113 §6.5.2), and the 431 row holds over both.
-    // Why h2c on a listener of its own: on a plain listener with HTTP/2 the preface
-    // starts HTTP/2, and the RFC 9112 rows are about one that answers it with 505.
+    // Why h2c on a listener of its own, and HTTP/2 off on "plain" (it is on by default):
+    // with HTTP/2 the preface starts HTTP/2, and the RFC 9112 rows are about a listener
+    // that answers it with 505.
     const std::string http2 = R"("http2": {"enabled": true, "max_header_list_size": 4096})";
     const std::string config = R"({"workers": 1,
       "access_log": {"path": ")" + access_log_ + R"(", "format": "json"},
       "listeners": [
-        {"name": "plain", "address": "127.0.0.1:0", "protocol": "http", )" + site + R"(},
+        {"name": "plain", "address": "127.0.0.1:0", "protocol": "http", "http2": {"enabled": false}, )" + site + R"(},
         {"name": "h2c", "address": "127.0.0.1:0", "protocol": "http", )" + http2 + ", " + site + R"(},
         {"name": "tls", "address": "127.0.0.1:0", "protocol": "http", )" + http2 + R"(,
          "tls": {"cert": ")" + certificate_.cert_file + R"(", "key": ")" + certificate_.key_file + R"("}, )" +

@@ -230,6 +230,14 @@ TEST_F(HttpServerTest, PipeliningIsOneWritePerReadBatch) {
   EXPECT_EQ(count(std::string(buffer, static_cast<std::size_t>(std::max<ssize_t>(n, 0))), "Hello, World!"), 8u);
 }
 
+// HTTP/2 is on unless a listener turns it off (this one says nothing): h2c by prior knowledge is
+// served, as h2o and Caddy do. (With it off, the preface is a 505: the RFC 9112 conformance row.)
+TEST_F(HttpServerTest, SpeaksHttp2ByPriorKnowledgeWithoutBeingAsked) {
+  const RunResult got = run_program("curl", {"-sS", "-i", "--http2-prior-knowledge", "--max-time", "5", base_ + "/plaintext"});
+  EXPECT_EQ(got.out.rfind("HTTP/2 200", 0), 0u) << got.out << got.err;
+  EXPECT_NE(got.out.find("Hello, World!"), std::string::npos) << got.out;
+}
+
 struct BadInput {
   const char* name;
   std::string bytes;
@@ -246,7 +254,6 @@ TEST_F(HttpServerTest, AnswersEveryKindOfBadInputPreciselyAndCloses) {
       {"uri too long", "GET /" + std::string(2000, 'u') + " HTTP/1.1\r\nHost: t\r\n\r\n", "HTTP/1.1 414 URI Too Long"},
       {"unknown method", "BREW /pot HTTP/1.1\r\nHost: t\r\n\r\n", "HTTP/1.1 501 Not Implemented"},
       {"unknown coding", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", "HTTP/1.1 501 Not Implemented"},
-      {"http/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"},
       {"version 3", "GET / HTTP/3.0\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"},
       {"smuggling cl+te",
        "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n",

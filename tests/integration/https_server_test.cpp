@@ -89,6 +89,7 @@ class HttpsServerTest : public ::testing::Test {
                                dir_->path() + R"("}])";
     const std::string config = R"({"listeners": [
       {"name": "secure", "address": "127.0.0.1:0", "protocol": "http", "limits": {"max_body_bytes": 4194304},
+       "http2": {"enabled": false},
        "tls": [{"cert": ")" + main_.cert +
                                R"(", "key": ")" + main_.key +
                                R"(", "handshake_timeout_ms": 300},
@@ -241,6 +242,20 @@ TEST_F(HttpsServerTest, MinimumVersionRefusesOlderClients) {
   EXPECT_NE(new_client.out.find("Hello, World!"), std::string::npos) << new_client.out << new_client.err;
 }
 
+// HTTP/2 is on unless a listener turns it off ("modern" says nothing; "secure", above, turns it off):
+// a client offering h2 gets it by ALPN, one offering only http/1.1 still gets that.
+TEST_F(HttpsServerTest, AlpnSelectsH2ByDefault) {
+  const RunResult both = s_client(modern_port_, {"-alpn", "h2,http/1.1"}, main_.cert);
+  EXPECT_NE(both.out.find("ALPN protocol: h2"), std::string::npos) << both.out;
+  const RunResult http11 = s_client(modern_port_, {"-alpn", "http/1.1"}, main_.cert);
+  EXPECT_NE(http11.out.find("ALPN protocol: http/1.1"), std::string::npos) << http11.out;
+  EXPECT_NE(http11.out.find("Hello, World!"), std::string::npos) << http11.out;
+  const RunResult curl_default = curl({"-sS", "-o", "/dev/null", "-w", "%{http_version}",
+                                       "https://localhost:" + std::to_string(modern_port_) + "/plaintext"});
+  EXPECT_EQ(curl_default.out, "2") << curl_default.err;
+}
+
+// With HTTP/2 turned off ("secure"), ALPN offers only http/1.1.
 TEST_F(HttpsServerTest, AlpnSelectsHttp11AndRefusesOnlyOtherProtocols) {
   const RunResult both = s_client(port_, {"-alpn", "h2,http/1.1"}, main_.cert);
   EXPECT_NE(both.out.find("ALPN protocol: http/1.1"), std::string::npos) << both.out;

@@ -54,6 +54,22 @@ TEST(ConfigLoader, ReadsTheDrainDelayAndTheUserToRunAs) {
   EXPECT_EQ(config.group, "adm");
 }
 
+// As h2o and Caddy do: h2 by ALPN and h2c by prior knowledge unless a listener says otherwise.
+TEST(ConfigLoader, Http2IsOnByDefaultAndOffWhenAListenerSaysSo) {
+  const Config config = parse_config(R"({"listeners": [
+      {"name": "a", "address": "127.0.0.1:0", "protocol": "http", "routes": []},
+      {"name": "b", "address": "127.0.0.1:0", "protocol": "http", "routes": [], "http2": {"enabled": false}},
+      {"name": "c", "address": "127.0.0.1:0", "protocol": "http", "routes": [], "http2": {"max_concurrent_streams": 8}},
+      {"name": "e", "address": "127.0.0.1:0", "protocol": "echo"}]})",
+                                     "test.json");
+  ASSERT_EQ(config.listeners.size(), 4u);
+  EXPECT_TRUE(config.listeners[0].http2.enabled);
+  EXPECT_FALSE(config.listeners[1].http2.enabled);
+  EXPECT_TRUE(config.listeners[2].http2.enabled);
+  EXPECT_EQ(config.listeners[2].http2.max_concurrent_streams, 8u);
+  EXPECT_FALSE(config.listeners[3].http2.enabled);
+}
+
 TEST(ConfigLoader, ReadsHttpLimitsWithAHundredHeaderFieldsByDefault) {
   const Config config = parse_config(R"({"listeners": [
       {"name": "a", "address": "127.0.0.1:0", "protocol": "http", "routes": []},
