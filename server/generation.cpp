@@ -129,8 +129,8 @@ WorkerBackend Generation::start() {
   return backend;
 }
 
-void Generation::drain(std::chrono::milliseconds idle_grace) {
-  for (auto& worker : workers_) worker->drain(idle_grace);
+void Generation::drain(std::chrono::milliseconds idle_grace, Handover handover) {
+  for (auto& worker : workers_) worker->drain(idle_grace, handover);
   // Why close ours too: a socket no generation holds any more must stop
   // accepting (a shutdown refuses new connections); a socket the next
   // generation took stays open through its own descriptors.

@@ -48,8 +48,9 @@ class Generation {
   /// Stop accepting, finish requests in flight (answered with Connection:
   /// close), close idle connections after `idle_grace`; see Worker::drain.
   /// Closes its descriptors of the listening sockets: take offer_sockets()
-  /// before, or they stop listening.
-  void drain(std::chrono::milliseconds idle_grace);
+  /// before, or they stop listening. `handover`: another generation or
+  /// binary holds the sockets on (a reload or an upgrade), not a shutdown.
+  void drain(std::chrono::milliseconds idle_grace, Handover handover);
   /// After drain(): waits up to `limit` until no worker accepts any more.
   void wait_until_not_accepting(std::chrono::milliseconds limit) const;
   /// Ends every worker now, whatever is in flight.

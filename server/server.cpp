@@ -116,7 +116,7 @@ void Server::reload(const SystemdNotify& notify) {
   }
   // Why after the start: until the new workers accept, the old ones must.
   const auto deadline = Clock::now() + std::chrono::milliseconds(current_->config().drain_timeout_ms);
-  current_->drain(kIdleGrace);
+  current_->drain(kIdleGrace, Handover::next_generation);
   // Why wait: from the line below on, every new connection must reach the new configuration.
   current_->wait_until_not_accepting(kStopAcceptingPatience);
   log.log(LogLevel::notice,
@@ -293,7 +293,7 @@ int Server::run(int signal_fd, const SystemdNotify& notify, const UpgradeContext
           static_cast<long long>(config.drain_timeout_ms));
   // Why the retiring too: one still draining from a reload ends by the same deadline.
   for (Retiring& old : retiring_) old.deadline = std::min(old.deadline, drain_deadline);
-  current_->drain(kIdleGrace);
+  current_->drain(kIdleGrace, handed_over ? Handover::new_binary : Handover::none);
   for (;;) {
     reap_retiring();
     if (current_->finished() && retiring_.empty()) break;

@@ -1,6 +1,7 @@
 // Worker: the thread body, and the main thread's handles on it.
 #include "server/worker.hpp"
 
+#include <limits>
 #include <optional>
 
 #include <tiffany/coro/exception_message.hpp>
@@ -66,9 +67,12 @@ void log_slow_task(TaskId id, std::chrono::nanoseconds ran, const TaskContext* c
 }
 
 // How many queued connections a draining worker takes per listening socket
-// (see accept_queued): a lost wakeup is one per canceled accept, so a few
-// cover it, and a flood waiting in the backlog stays for the new acceptors.
+// when others take the sockets on (see accept_queued): a lost wakeup is one
+// per canceled accept, so a few cover it, and a flood waiting in the backlog
+// stays for the new acceptors.
 constexpr std::size_t kMostQueuedToTake = 16;
+// At a shutdown: everything queued (the backlog bounds it).
+constexpr std::size_t kAllQueued = std::numeric_limits<std::size_t>::max();
 
 // Closes the connections parked outside any task. Why while the scheduler
 // still exists: their slots' release may wake tasks waiting for room.
@@ -221,13 +225,17 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     announced = true;
 
     // The main thread's drain request runs this, on this thread.
-    drain_ = [&](std::chrono::milliseconds grace) {
+    drain_ = [&](std::chrono::milliseconds grace, Handover handover) {
       for (JoinHandle<void>& loop : accept_loops) loop.cancel();  // stop accepting
       const bool with_plugins = plugins_ != nullptr && !plugins_->empty();
       if (with_plugins) plugins_->drain_worker(index_);  // stop_worker hooks, background tasks canceled
-      const auto take_queued = [&] {
+      // Why `handover` by value: this runs after the accept loops end, when this call has returned.
+      const auto take_queued = [&, handover] {
         for (std::size_t i = 0; i < sockets_.size(); ++i) {
-          accept_queued(sockets_[i].fd.get(), *protocols[i], tracker, *listener_limits[i], kMostQueuedToTake);
+          // Why all of them at a shutdown: the sockets close next, and the kernel resets
+          // what is left in their queues; nginx answers those too.
+          accept_queued(sockets_[i].fd.get(), *protocols[i], tracker, *listener_limits[i],
+                        handover == Handover::none ? kAllQueued : kMostQueuedToTake);
         }
         sockets_.clear();  // the listeners close (for good, unless another generation holds them too)
         accepting_.store(false, std::memory_order_release);
@@ -237,7 +245,7 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     };
     const CloseIdleOnExit close_idle{protocols};  // before the scheduler goes, however we leave
     struct ForgetDrain {
-      std::function<void(std::chrono::milliseconds)>& drain;
+      std::function<void(std::chrono::milliseconds, Handover)>& drain;
       ~ForgetDrain() { drain = nullptr; }  // it refers to this scope's locals
     } const forget_drain{drain_};
     scheduler.run();
@@ -263,9 +271,9 @@ void Worker::post(RemoteQueue::Callback callback) {
   if (queue_) queue_->post(std::move(callback));
 }
 
-void Worker::drain(std::chrono::milliseconds idle_grace) {
-  post([this, idle_grace] {
-    if (drain_) drain_(idle_grace);
+void Worker::drain(std::chrono::milliseconds idle_grace, Handover handover) {
+  post([this, idle_grace, handover] {
+    if (drain_) drain_(idle_grace, handover);
   });
 }
 

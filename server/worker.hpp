@@ -24,6 +24,13 @@ namespace tiffany {
 class HandlerRegistry;
 class PluginHost;
 
+/// Who takes the listening sockets on when a worker drains.
+enum class Handover {
+  none,             ///< a shutdown: the sockets close for good
+  next_generation,  ///< a reload: the next configuration's workers accept on them
+  new_binary,       ///< an upgrade (SIGUSR2): the new executable accepts on them
+};
+
 /// The I/O backend a worker runs on, for the start-up lines.
 struct WorkerBackend {
   std::string description;  // "io_uring (probed and working)"
@@ -50,7 +57,11 @@ class Worker {
   WorkerBackend start();
   /// Any thread: stop accepting, let requests in flight finish, close idle
   /// connections after `idle_grace`; the thread ends when none is left.
-  void drain(std::chrono::milliseconds idle_grace);
+  /// With Handover::none (a shutdown) every connection already queued on
+  /// the listening sockets is accepted and answered before they close; when
+  /// another generation or binary takes the sockets on, only a few (the
+  /// wakeups a canceled accept may have lost) and the rest wait for it.
+  void drain(std::chrono::milliseconds idle_grace, Handover handover);
   /// Any thread: end now, whatever is in flight.
   void stop();
   bool finished() const noexcept { return finished_.load(std::memory_order_acquire); }
@@ -78,7 +89,7 @@ class Worker {
   std::atomic<bool> finished_{false};
   std::atomic<bool> accepting_{false};
   std::atomic<std::size_t> open_{0};  // published for the drain-timeout message
-  std::function<void(std::chrono::milliseconds)> drain_;  // set while serving; worker thread only
+  std::function<void(std::chrono::milliseconds, Handover)> drain_;  // set while serving; worker thread only
 };
 
 }  // namespace tiffany

@@ -104,6 +104,35 @@ TEST(Shutdown, ASecondSignalExitsAtOnce) {
   EXPECT_NE(server.err().find("second SIGTERM: exiting now"), std::string::npos) << server.err();
 }
 
+// As nginx does: a shutdown answers every connection already queued on a listening socket, not
+// just the first few (the kernel resets what is left queued when the socket closes). The connection
+// limit keeps them queued: the one slot is held by an idle keep-alive connection.
+TEST(Shutdown, EveryConnectionQueuedAtTheShutdownIsAnswered) {
+  ServerProcess server(R"({"workers": 1, "max_connections": 1, "drain_timeout_ms": 10000, "listeners": [
+      {"name": "web", "address": "127.0.0.1:0", "protocol": "http",
+       "routes": [{"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"}]}]})");
+  const int port = server.port_of("web");
+  ASSERT_GT(port, 0);
+  UniqueFd held = connect_loopback(port);
+  const std::string request = "GET /plaintext HTTP/1.1\r\nHost: t\r\n\r\n";
+  ::send(held.get(), request.data(), request.size(), MSG_NOSIGNAL);
+  ASSERT_NE(read_response(held.get()).find("Hello, World!"), std::string::npos);  // served, kept open
+  constexpr int kQueued = 300;
+  std::vector<UniqueFd> queued;
+  for (int i = 0; i < kQueued; ++i) {
+    queued.push_back(connect_loopback(port));
+    ASSERT_TRUE(queued.back()) << "connection " << i;
+    ::send(queued.back().get(), request.data(), request.size(), MSG_NOSIGNAL);
+  }
+  server.send_signal(SIGTERM);
+  int answered = 0;
+  for (UniqueFd& fd : queued) {
+    if (read_response(fd.get(), 10s).find("Hello, World!") != std::string::npos) ++answered;
+  }
+  EXPECT_EQ(answered, kQueued) << "queued connections were reset at the shutdown";
+  EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
+}
+
 TEST(Limits, AcceptPausesAtTheConnectionLimitAndResumes) {
   ServerProcess server(R"({"workers": 1, "max_connections": 3, "listeners": [{"name": "web",
       "address": "127.0.0.1:0", "protocol": "http",
