@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds Tiffany. Prints the build directory on its last line.
-# Environment: TIFFANY_SANITIZE (e.g. address,undefined; own build dir),
+# Environment: TIFFANY_SANITIZE (e.g. address,undefined; own build dir; with
+#                thread only the suites that run code on several threads),
 #              TIFFANY_WERROR=ON (CI; unset keeps the build dir's setting, OFF in a
 #              new one), BUILD_TYPE (default RelWithDebInfo).
 set -euo pipefail
@@ -17,5 +18,8 @@ cmake -S . -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" \
   -DTIFFANY_SANITIZE="$sanitize" \
   "${werror[@]}" "${compiler_cache[@]}" >/dev/null
-cmake --build "$build_dir" -j "$(nproc)" >&2
+# Why only the thread suites under TSan: see tests/CMakeLists.txt (tiffany_thread_suites).
+targets=()
+[ "$sanitize" != thread ] || targets=(--target tiffany_thread_suites)
+cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}" >&2
 echo "$build_dir"
