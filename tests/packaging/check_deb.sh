@@ -24,6 +24,11 @@ for path in ./usr/bin/tiffany ./lib/systemd/system/tiffany.service ./etc/tiffany
   ./usr/share/doc/tiffany/operations.md ./usr/share/doc/tiffany/config.md ./usr/share/tiffany/www/index.html; do
   has_file "$server_deb" "$path"
 done
+for deb in "$server_deb" "$sdk_deb"; do
+  name=$(dpkg-deb -f "$deb" Package)
+  dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/share/doc/$name/copyright" | grep -x 'License: Apache-2.0' >/dev/null ||
+    fail "$name's copyright does not name the Apache License 2.0"
+done
 dpkg-deb -I "$server_deb" conffiles | grep -x /etc/tiffany/tiffany.json >/dev/null || fail "the config is not a conffile"
 dpkg-deb -I "$server_deb" conffiles | grep -x /etc/logrotate.d/tiffany >/dev/null || fail "the logrotate snippet is not a conffile"
 dpkg-deb -f "$server_deb" Depends | grep -w adduser >/dev/null || fail "tiffany does not depend on adduser (its postinst calls it)"
