@@ -12,6 +12,7 @@
 #include "handlers/builtin/proxy/proxy_attempt.hpp"
 #include "handlers/builtin/proxy/proxy_settings.hpp"
 #include "handlers/builtin/proxy/upstream_runtime.hpp"
+#include "handlers/internal/client_abort.hpp"
 
 namespace tiffany::proxy {
 
@@ -24,12 +25,15 @@ namespace tiffany::proxy {
 /// handler throw, so the server closes the client connection (never a clean
 /// end of a wrong body). Retries (`next_upstream`, `max_tries`) and hedges
 /// (`hedge_after_ms`) go to other servers, only for idempotent methods
-/// without a body, within the upstream's retry budget.
-class ProxyHandler final : public Handler {
+/// without a body, within the upstream's retry budget. A client that
+/// leaves while the proxy waits cancels it (ClientAbortPolicy), its
+/// upstream connection closed, unless `ignore_client_abort` is set.
+class ProxyHandler final : public Handler, public ClientAbortPolicy {
  public:
   ProxyHandler(ProxySettings settings, std::shared_ptr<UpstreamRuntime> runtime);
   Task<void> handle(http::Request& request, http::Response& response) override;
   bool streams_request_body() const noexcept override { return true; }
+  bool cancel_on_client_abort() const noexcept override { return !settings_.ignore_client_abort; }
 
  private:
   Task<void> serve(http::Request& request, http::Response& response);
