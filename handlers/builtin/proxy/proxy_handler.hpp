@@ -17,10 +17,12 @@
 namespace tiffany::proxy {
 
 /// Forwards each request to a server of its upstream (picked by the
-/// upstream's balancer, skipping servers down by passive or active health),
+/// upstream's balancer, skipping servers down by passive or active health
+/// unless all are),
 /// the request body piece by piece as it arrives and the response body
-/// piece by piece as the client takes it. Answers 502 when no server can be
-/// picked or on a connect or protocol failure, 504 on a timeout, else the
+/// piece by piece as the client takes it (the body's first piece is read
+/// before a server is picked: a malformed body is the client's 400). Answers
+/// 502 on a connect or protocol failure, 504 on a timeout, else the
 /// upstream's status. A response cut after its head went out makes the
 /// handler throw, so the server closes the client connection (never a clean
 /// end of a wrong body). Retries (`next_upstream`, `max_tries`) and hedges
