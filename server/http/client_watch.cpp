@@ -22,11 +22,12 @@ void ClientWatch::start(int socket, TaskId owner) {
 }
 
 void ClientWatch::stop() noexcept {
-  if (state_ == nullptr || !state_->armed) return;
-  state_->armed = false;
-  // Why cancel and let go: the watcher holds only its share of the state,
-  // and a canceled poll needs no buffer, so nothing waits for it to unwind.
-  watcher_.cancel();
+  if (state_ != nullptr && state_->armed) {
+    state_->armed = false;
+    watcher_.cancel();
+  }
+  // Why let go without a join: the watcher holds only its share of the
+  // state, and a canceled poll needs no buffer, so nothing waits for it.
   watcher_.reset();
 }
 

@@ -26,7 +26,12 @@ class ClientWatch {
   ClientWatch() = default;
   ClientWatch(const ClientWatch&) = delete;
   ClientWatch& operator=(const ClientWatch&) = delete;
-  ~ClientWatch() { stop(); }
+  /// Why no cancel here: stop() always ran unless the connection's frame is
+  /// being destroyed with its scheduler, when cancelling would reach into
+  /// frames already gone; disarmed, a watcher left running cancels nobody.
+  ~ClientWatch() {
+    if (state_ != nullptr) state_->armed = false;
+  }
 
   /// Starts watching `socket` on behalf of task `owner` (the connection's).
   /// Clears gone() of an earlier request.
