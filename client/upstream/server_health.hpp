@@ -20,6 +20,12 @@ enum class ServerState {
 };
 std::string_view to_string(ServerState state) noexcept;
 
+/// What a result did to a server's health, for the log and the metrics:
+/// passive health took it out (max_fails reached) or a request through it
+/// succeeded while it was out; active health's `fall` failed or `rise`
+/// passed probes in a row.
+enum class HealthChange { none, marked_down, came_back };
+
 class ServerHealth {
  public:
   ServerHealth(int max_fails, std::chrono::milliseconds fail_timeout, int rise, int fall) noexcept
@@ -32,9 +38,10 @@ class ServerHealth {
   /// A request starts on this server (marks the passive probe as taken).
   void begin(TimePoint now) noexcept;
   /// The request ended; failures count toward max_fails.
-  void end(Outcome outcome, TimePoint now) noexcept;
+  HealthChange end(Outcome outcome, TimePoint now) noexcept;
   /// An active probe's result.
-  void probe_result(bool passed) noexcept;
+  HealthChange probe_result(bool passed) noexcept;
+  int max_fails() const noexcept { return max_fails_; }
 
  private:
   bool passive_down() const noexcept { return max_fails_ > 0 && fails_ >= max_fails_; }

@@ -21,12 +21,25 @@ std::vector<std::pair<std::string, int>> ring_servers(const UpstreamConfig& conf
 UpstreamGroup::UpstreamGroup(const UpstreamConfig& config) : balance_(config.balance), ring_(ring_servers(config)) {
   const int rise = config.health ? config.health->rise : 1;
   const int fall = config.health ? config.health->fall : 1;
+  // Why none for a group of one (nginx ignores max_fails there too): taking
+  // its only server out turns one failure into fail_timeout_ms of 502s
+  // without a try, when the next request would as likely have worked.
+  const int max_fails = config.servers.size() == 1 ? 0 : config.max_fails;
   for (const UpstreamServerConfig& server : config.servers) {
-    servers_.push_back(Server{server, ServerHealth(config.max_fails, std::chrono::milliseconds(config.fail_timeout_ms), rise, fall)});
+    servers_.push_back(Server{server, ServerHealth(max_fails, std::chrono::milliseconds(config.fail_timeout_ms), rise, fall)});
   }
 }
 
 std::optional<std::size_t> UpstreamGroup::pick(std::string_view key, std::span<const std::size_t> tried, TimePoint now) {
+  if (const std::optional<std::size_t> picked = pick_among(key, tried, now, false)) return picked;
+  // Why the down ones then: every server is down (or probed by another
+  // request), and refusing every request until one comes back would turn a
+  // blip into fail_timeout_ms of 502s; one of them may well answer now.
+  return pick_among(key, tried, now, true);
+}
+
+std::optional<std::size_t> UpstreamGroup::pick_among(std::string_view key, std::span<const std::size_t> tried,
+                                                     TimePoint now, bool down_too) {
   const auto was_tried = [&](std::size_t index) { return std::find(tried.begin(), tried.end(), index) != tried.end(); };
   // Why four passes: primaries before backups, and untried before tried (a
   // retry goes to the same server only when it is the only one left).
@@ -35,7 +48,8 @@ std::optional<std::size_t> UpstreamGroup::pick(std::string_view key, std::span<c
       std::vector<bool> eligible(servers_.size());
       bool any = false;
       for (std::size_t i = 0; i < servers_.size(); ++i) {
-        eligible[i] = servers_[i].config.backup == backups && servers_[i].health.available(now) && (allow_tried || !was_tried(i));
+        eligible[i] = servers_[i].config.backup == backups && (down_too || servers_[i].health.available(now)) &&
+                      (allow_tried || !was_tried(i));
         any = any || eligible[i];
       }
       if (!any) continue;
@@ -88,9 +102,9 @@ void UpstreamGroup::begin(std::size_t server, TimePoint now) {
   servers_[server].health.begin(now);
 }
 
-void UpstreamGroup::end(std::size_t server, Outcome outcome, TimePoint now) {
+HealthChange UpstreamGroup::end(std::size_t server, Outcome outcome, TimePoint now) {
   if (servers_[server].active > 0) --servers_[server].active;
-  servers_[server].health.end(outcome, now);
+  return servers_[server].health.end(outcome, now);
 }
 
 }  // namespace tiffany::upstream

@@ -14,10 +14,12 @@
 namespace tiffany::upstream {
 
 /// Per worker, no locks. For each attempt of a request the proxy calls
-/// pick(key, tried, now); nullopt means no server may take it (every server,
-/// backups too, is down or already tried): the proxy answers 502 Bad Gateway.
-/// Then begin(server) before sending and end(server, outcome) after, always,
-/// so least_conn counts and passive health see every request.
+/// pick(key, tried, now), then begin(server) before sending and
+/// end(server, outcome) after, always, so least_conn counts and passive
+/// health see every request. Servers down by health are skipped while any
+/// other may take the request; when every one is down, pick() chooses among
+/// them all the same (nginx's way). A group of one server ignores max_fails:
+/// passive health never takes it out.
 class UpstreamGroup {
  public:
   explicit UpstreamGroup(const UpstreamConfig& config);
@@ -26,11 +28,13 @@ class UpstreamGroup {
   /// balance is hash; empty: round robin);
   /// `tried` holds the servers this request already used: they are skipped
   /// while any other server is available, so a retry goes elsewhere.
+  /// nullopt only for a group without servers.
   std::optional<std::size_t> pick(std::string_view key, std::span<const std::size_t> tried, TimePoint now);
 
   void begin(std::size_t server, TimePoint now);
-  void end(std::size_t server, Outcome outcome, TimePoint now);
-  void probe_result(std::size_t server, bool passed) { servers_[server].health.probe_result(passed); }
+  /// What the outcome did to the server's passive health (for the log and metrics).
+  HealthChange end(std::size_t server, Outcome outcome, TimePoint now);
+  HealthChange probe_result(std::size_t server, bool passed) { return servers_[server].health.probe_result(passed); }
 
   std::size_t size() const noexcept { return servers_.size(); }
   const UpstreamServerConfig& server(std::size_t index) const { return servers_[index].config; }
@@ -45,6 +49,9 @@ class UpstreamGroup {
     std::int64_t current_weight = 0;  // smooth weighted round robin
   };
 
+  /// pick() among the servers health lets take requests, or (`down_too`) among them all.
+  std::optional<std::size_t> pick_among(std::string_view key, std::span<const std::size_t> tried, TimePoint now,
+                                        bool down_too);
   std::optional<std::size_t> pick_round_robin(const std::vector<bool>& eligible);
   std::optional<std::size_t> pick_least_conn(const std::vector<bool>& eligible);
 

@@ -6,12 +6,14 @@
 
 #include <tiffany/handlers/middleware/middleware.hpp>
 
+#include "handlers/internal/client_abort.hpp"
+
 namespace tiffany {
 
 /// The middleware of a route (or of a listener, around the routing) and what
 /// they lead to. Built only for a non-empty chain: a route without middleware
 /// is routed straight to its handler, with no step between.
-class MiddlewareChain final : public Handler {
+class MiddlewareChain final : public Handler, public ClientAbortPolicy {
  public:
   /// `inner`: the handler at the end of the chain; null for a listener's
   /// chain, whose end is given to run().
@@ -23,6 +25,10 @@ class MiddlewareChain final : public Handler {
   }
   /// A route's chain streams when its handler does; a listener's chain never decides.
   bool streams_request_body() const noexcept override { return inner_ != nullptr && inner_->streams_request_body(); }
+  /// A route's chain is canceled when its client leaves if its handler asks to be.
+  bool cancel_on_client_abort() const noexcept override {
+    return inner_ != nullptr && cancels_on_client_abort(*inner_);
+  }
   /// Runs the chain with `terminal` at its end.
   Task<void> run(http::Request& request, http::Response& response, Handler& terminal) const {
     return Next(steps_.data(), steps_.size(), &terminal)(request, response);

@@ -18,7 +18,8 @@ void line(std::string& out, const std::string& name, const std::string& labels, 
 
 struct Sum {
   std::uint64_t requests = 0, latency_micros = 0, hedges_sent = 0, hedges_won = 0, retries = 0, refusals = 0,
-                probes = 0, probe_failures = 0, active = 0, idle = 0, up_workers = 0, workers = 0;
+                probes = 0, probe_failures = 0, marked_down = 0, came_back = 0, active = 0, idle = 0, up_workers = 0,
+                workers = 0;
   std::array<std::uint64_t, UpstreamServerMetrics::kErrorKinds.size()> errors{};
   std::array<std::uint64_t, UpstreamServerMetrics::kBuckets.size() + 1> buckets{};
 };
@@ -41,6 +42,8 @@ void Metrics::render_upstreams(std::string& out) const {
         sum.refusals += prometheus::read(m.budget_refusals);
         sum.probes += prometheus::read(m.probes);
         sum.probe_failures += prometheus::read(m.probe_failures);
+        sum.marked_down += prometheus::read(m.marked_down);
+        sum.came_back += prometheus::read(m.came_back);
         sum.active += prometheus::read(m.pool_active);
         sum.idle += prometheus::read(m.pool_idle);
         sum.up_workers += prometheus::read(m.up);
@@ -84,6 +87,12 @@ void Metrics::render_upstreams(std::string& out) const {
   for (const auto& [name, field] : counters) {
     prometheus::family(out, name, "counter", "Proxy attempts and probes per upstream server (see docs/operations.md).");
     for (const auto& [labels, sum] : sums) line(out, name, labels, static_cast<double>(sum.*field));
+  }
+  prometheus::family(out, "tiffany_upstream_health_changes_total", "counter",
+                     "Times health marked the server down (to=\"down\") or it came back (to=\"up\"), summed over workers.");
+  for (const auto& [labels, sum] : sums) {
+    line(out, "tiffany_upstream_health_changes_total", labels + ",to=\"down\"", static_cast<double>(sum.marked_down));
+    line(out, "tiffany_upstream_health_changes_total", labels + ",to=\"up\"", static_cast<double>(sum.came_back));
   }
   prometheus::family(out, "tiffany_upstream_connections", "gauge", "Pooled connections to the server, busy (active) or idle, summed over workers.");
   for (const auto& [labels, sum] : sums) {

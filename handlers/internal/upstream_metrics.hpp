@@ -1,4 +1,4 @@
-// UpstreamServerMetrics: one worker's counters for one upstream server (requests, errors, latency, pool, health, hedges).
+// UpstreamServerMetrics: one worker's counters for one upstream server (requests, errors, latency, pool, health and its changes, hedges).
 #pragma once
 
 #include <array>
@@ -41,6 +41,7 @@ struct UpstreamServerMetrics {
   std::atomic<std::uint64_t> latency_micros_sum{0};
   std::atomic<std::uint64_t> hedges_sent{0}, hedges_won{0}, retries{0}, budget_refusals{0};
   std::atomic<std::uint64_t> probes{0}, probe_failures{0};
+  std::atomic<std::uint64_t> marked_down{0}, came_back{0};  // health's changes: taken out, back in
   std::atomic<std::uint64_t> pool_active{0}, pool_idle{0};  // gauges: this worker's pooled connections to the server
   std::atomic<std::uint64_t> up{1};                          // gauge: 1 takes requests, 0 down
 };

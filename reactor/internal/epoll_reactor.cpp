@@ -53,6 +53,14 @@ bool EpollReactor::wants_write(const IoRequest& request) noexcept {
   }
 }
 
+std::uint32_t EpollReactor::reader_events(const IoRequest& request) noexcept {
+  // Why a poll's own mask: HangupWait asks for the peer's FIN alone
+  // (EPOLLRDHUP), so bytes arriving must not end it.
+  if (request.kind != IoKind::poll) return EPOLLIN;
+  return ((request.poll_mask & POLLIN) != 0 ? std::uint32_t{EPOLLIN} : 0u) |
+         ((request.poll_mask & POLLRDHUP) != 0 ? std::uint32_t{EPOLLRDHUP} : 0u);
+}
+
 bool EpollReactor::attempt(IoOperation& op, bool retry, int& result) noexcept {
   const IoRequest& r = op.request();
   for (;;) {
@@ -136,7 +144,8 @@ void EpollReactor::park(IoOperation& op) {
 }
 
 void EpollReactor::update_interest(int fd, Interest& interest) noexcept {
-  const std::uint32_t wanted = (interest.reader ? EPOLLIN : 0u) | (interest.writer ? EPOLLOUT : 0u);
+  const std::uint32_t wanted = (interest.reader ? reader_events(interest.reader->request()) : 0u) |
+                               (interest.writer ? EPOLLOUT : 0u);
   if (wanted == 0) {
     // Why: epoll reports ERR/HUP even for an empty mask; a reset connection
     // that nobody waits on would wake every poll. Forget the fd instead.
@@ -204,8 +213,8 @@ void EpollReactor::on_ready(int fd, std::uint32_t events) {
   if (it == interests_.end()) return;
   Interest& interest = it->second;
   const bool failed = (events & (EPOLLERR | EPOLLHUP)) != 0;
-  if (interest.reader != nullptr && (failed || (events & EPOLLIN))) {
-    int result = static_cast<int>(events & (POLLIN | POLLOUT | POLLERR | POLLHUP | POLLPRI));
+  if (interest.reader != nullptr && (failed || (events & reader_events(interest.reader->request())) != 0)) {
+    int result = static_cast<int>(events & (POLLIN | POLLOUT | POLLERR | POLLHUP | POLLPRI | POLLRDHUP));
     if (interest.reader->request().kind == IoKind::poll || attempt(*interest.reader, true, result)) {
       --parked_;
       finish(*std::exchange(interest.reader, nullptr), result);

@@ -38,7 +38,7 @@ class EpollReactor final : public Reactor {
 
  private:
   struct Interest {
-    IoOperation* reader = nullptr;  // recv, accept, ReadWait
+    IoOperation* reader = nullptr;  // recv, accept, ReadWait, HangupWait
     IoOperation* writer = nullptr;  // send, connect, WriteWait
     std::uint32_t registered = 0;   // events epoll currently watches for
     bool known_to_epoll = false;
@@ -48,6 +48,8 @@ class EpollReactor final : public Reactor {
   /// for good), false when it would block.
   static bool attempt(IoOperation& op, bool retry, int& result) noexcept;
   static bool wants_write(const IoRequest& request) noexcept;
+  /// The epoll events a reader waits for: EPOLLIN, or a poll's own (IN, RDHUP).
+  static std::uint32_t reader_events(const IoRequest& request) noexcept;
   void park(IoOperation& op);
   void unpark(IoOperation& op) noexcept;
   void update_interest(int fd, Interest& interest) noexcept;

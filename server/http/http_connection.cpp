@@ -10,6 +10,7 @@
 
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/exception_message.hpp>
+#include <tiffany/coro/get_tid.hpp>
 #include <tiffany/handlers/handler.hpp>
 #include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/http/http_date.hpp>
@@ -99,6 +100,8 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
   peer_ = &context.peer;
   tls_ = context.tls;
   deadline_ = &context.deadline;
+  socket_ = context.socket;
+  task_ = co_await GetTid{};
   ReadLease input = std::move(first);
   header_until_.reset();
   body_until_.reset();
@@ -264,6 +267,7 @@ Task<bool> HttpConnection::respond(Request& request) {
     co_return keep_alive_;
   }
   Handler* target = &route_step_;
+  watch_client_ = false;
   if (site_.middleware == nullptr) {
     // Why routed here: with no listener middleware the handler runs with no step before it.
     target = route(request, response_);
@@ -271,6 +275,7 @@ Task<bool> HttpConnection::respond(Request& request) {
       append_whole_response(response_);
       co_return keep_alive_;
     }
+    watch_client_if_wanted();
   }
   std::exception_ptr failure;
   if (site_.timeouts.handler.count() > 0) {
@@ -287,6 +292,12 @@ Task<bool> HttpConnection::respond(Request& request) {
     }
   } catch (...) {
     failure = std::current_exception();
+  }
+  watch_client_ = false;
+  client_watch_.stop();
+  if (client_watch_.gone()) {
+    client_watch_.clear();
+    co_return co_await after_client_gone(failure);
   }
   if (body_streaming_ && body_state_ > BodyStatus::end) {
     // Why before the handler's outcome: a body that failed to arrive is the
@@ -336,6 +347,7 @@ Handler* HttpConnection::route(Request& request, Response& response) {
   if (routed.outcome == Router::Outcome::found) {
     kRoute.set(RouteInfo{*routed.pattern, *routed.label});
     handler_label_ = routed.label;
+    watch_client_ = routed.watches_client;
     compression_.begin(routed.compression, request);
     return routed.handler;
   }
@@ -355,7 +367,9 @@ Handler* HttpConnection::route(Request& request, Response& response) {
 
 Task<void> HttpConnection::RouteStep::handle(Request& request, Response& response) {
   Handler* target = connection_.route(request, response);
-  if (target != nullptr) co_await target->handle(request, response);
+  if (target == nullptr) co_return;
+  connection_.watch_client_if_wanted();
+  co_await target->handle(request, response);
 }
 
 Task<void> HttpConnection::FallbackStep::handle(Request& request, Response& response) {
@@ -629,6 +643,8 @@ Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, websoc
     response.body = "shutting down\n";
     co_return nullptr;
   }
+  // Why: the session reads the socket from now on (epoll: one reader per socket).
+  client_watch_.stop();
   response.mark_head_sent();
   upgrading_ = true;
   const Headers::Field* invalid = append_head(response, 0, false);

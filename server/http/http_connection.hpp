@@ -23,6 +23,7 @@
 #include "http/internal/compression/response_compression.hpp"
 #include "http/internal/request_parser.hpp"
 #include "http/internal/websocket/connection_upgrade.hpp"
+#include "server/http/client_watch.hpp"
 #include "server/http/http_site.hpp"
 #include "server/transport/stream_protocol.hpp"
 
@@ -55,6 +56,11 @@ class WebSocketSession;
 /// kMaxDiscardBytes, under the body timeouts), or the connection closes
 /// after the response when the client was never invited to send it or the
 /// rest is larger than that.
+///
+/// A route whose handler asks for it (ClientAbortPolicy: the proxy) is
+/// canceled when its client hangs up (FIN or RST) while it runs and the
+/// request has been read whole (ClientWatch); nothing is answered and the
+/// access log says 499.
 ///
 /// A handler may switch the connection to WebSocket (accept_websocket): the
 /// 101 goes out after the responses before it, a WebSocketSession takes the
@@ -140,6 +146,14 @@ class HttpConnection final : public BodySink, public BodySource, public websocke
   /// After the handler of a WebSocket returned (`failed`: it threw or timed
   /// out): the close handshake, then the session's end. The connection closes.
   Task<void> end_websocket(bool failed);
+  /// Starts watching for the client's hang-up when the routed handler asked
+  /// for it and no read of the request body is to come (a streamed body's
+  /// reads own the socket: read_body() calls this at its end).
+  void watch_client_if_wanted();
+  /// After a watched handler's client hung up (`failure`: what the handler
+  /// ended with): nothing is answered, the access log says 499 (unless a head
+  /// went out); false: close.
+  Task<bool> after_client_gone(const std::exception_ptr& failure);
   /// After the last response and finish(): drops what the peer still sends,
   /// within the listener's linger limits, so it reads that response.
   Task<void> linger();
@@ -176,6 +190,8 @@ class HttpConnection final : public BodySink, public BodySource, public websocke
   const std::string* peer_ = nullptr;  // serve()'s
   bool tls_ = false;                   // serve()'s: the connection is TLS (Request::tls)
   Deadline* deadline_ = nullptr;       // serve()'s: the current stage's timeout
+  int socket_ = -1;                    // serve()'s: the connection's socket, for ClientWatch (-1: none)
+  TaskId task_ = 0;                    // serve()'s: the task running it, which ClientWatch cancels
   RequestParser parser_;
   Response response_;
   ResponseCompression compression_;  // the route's content coding of response_
@@ -205,6 +221,8 @@ class HttpConnection final : public BodySink, public BodySource, public websocke
   const std::string* handler_label_ = nullptr;  // the routed handler, for log lines; null before routing
   std::string request_id_;         // echoed as X-Request-Id; empty: no request parsed (a 400 before one)
   int sent_status_ = 0;            // of the last response head written, for the access log
+  bool watch_client_ = false;      // the routed handler is canceled when its client hangs up
+  ClientWatch client_watch_;
   RouteStep route_step_{*this};
   FallbackStep fallback_step_{*this};
   Handler* fallback_ = nullptr;  // the site's not_found or method_not_allowed handler FallbackStep runs

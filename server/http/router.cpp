@@ -6,6 +6,8 @@
 
 #include <tiffany/handlers/handler.hpp>
 
+#include "handlers/internal/client_abort.hpp"
+
 namespace tiffany::http {
 namespace {
 
@@ -96,6 +98,7 @@ void Router::add(std::vector<std::string> methods, std::string_view pattern, std
   }
   route.streams_body = route.handler != nullptr && route.handler->streams_request_body();
   streams_any_ = streams_any_ || route.streams_body;
+  route.watches_client = route.handler != nullptr && cancels_on_client_abort(*route.handler);
   routes_.push_back(std::move(route));
 }
 
@@ -161,7 +164,7 @@ Router::Result Router::route(Request& request) const {
     request.params.clear();
     matches(*best, request.path, &request);
     return {Outcome::found, best->handler.get(), &best->label, &best->pattern, best->metrics, {},
-            best->compression, best->streams_body};
+            best->compression, best->streams_body, best->watches_client};
   }
   if (!path_matched) return {Outcome::not_found, nullptr, nullptr, nullptr, nullptr, {}};
 

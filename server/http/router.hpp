@@ -36,6 +36,7 @@ class Router {
     std::string allow;                  // when method_not_allowed: "GET, HEAD"
     const CompressionSettings* compression = nullptr;  // when found: the route's, or nullptr (off)
     bool streams_body = false;  // when found: its handler reads the body as it arrives
+    bool watches_client = false;  // when found: its handler is canceled when the client leaves (ClientAbortPolicy)
   };
 
   /// Adds a route; an empty `methods` means any method. `label` names the
@@ -75,6 +76,7 @@ class Router {
     std::string prefix = {};  // what every path it matches starts with: "/" and its leading literal segments
     std::size_t literal_count = 0;  // how many segments the prefix holds
     bool streams_body = false;      // handler->streams_request_body(), asked once here
+    bool watches_client = false;    // cancels_on_client_abort(*handler), asked once here
   };
 
   static bool matches(const Route& route, std::string_view path, Request* capture);

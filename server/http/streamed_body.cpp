@@ -47,6 +47,7 @@ Task<BodyChunk> HttpConnection::read_body() {
       if (parsed.event == RequestParser::Event::request_ready) {
         // What follows in *pending_ is the next pipelined request's, for serve().
         body_state_ = BodyStatus::end;
+        if (!dropping_body_) watch_client_if_wanted();  // the socket is free now
         co_return BodyChunk(body_state_);
       }
       if (parsed.event == RequestParser::Event::error) {

@@ -23,8 +23,7 @@ ServerLease& ServerLease::operator=(ServerLease&& other) noexcept {
 
 ServerLease::~ServerLease() {
   if (runtime_ == nullptr) return;
-  runtime_->group().end(server_, failed_ ? upstream::Outcome::failure : upstream::Outcome::success,
-                        Scheduler::current().now());
+  runtime_->end_attempt(server_, failed_ ? upstream::Outcome::failure : upstream::Outcome::success);
 }
 
 RetrySlot::~RetrySlot() {

@@ -25,10 +25,30 @@ using namespace std::chrono_literals;
 class RequestBody final : public http::BodySource {
  public:
   explicit RequestBody(http::BodyReader& reader) noexcept : reader_(reader) {}
-  Task<http::BodyChunk> read_body() override { return reader_.read(); }
+
+  // Reads the first piece before a server is chosen, so that a malformed
+  // body (a bad chunk size) is the client's 400 whatever the upstreams'
+  // state, as nginx judges what it has read of a body first. False when the
+  // body failed: the server answers for it (400, 408, 413, or nothing).
+  Task<bool> read_ahead() {
+    ahead_ = co_await reader_.read();
+    has_ahead_ = true;
+    co_return !ahead_.failed();
+  }
+
+  Task<http::BodyChunk> read_body() override {
+    if (!has_ahead_) return reader_.read();
+    has_ahead_ = false;
+    // Why the view is still good: it lasts until the next read, which is the one after this.
+    return give(ahead_);
+  }
 
  private:
+  static Task<http::BodyChunk> give(http::BodyChunk chunk) { co_return chunk; }
+
   http::BodyReader& reader_;
+  http::BodyChunk ahead_;
+  bool has_ahead_ = false;
 };
 
 bool idempotent(std::string_view method) {
@@ -235,6 +255,10 @@ Task<void> ProxyHandler::serve(http::Request& request, http::Response& response)
   const std::optional<std::uint64_t> length = content_length(request.headers);
   const bool has_body = request.headers.contains("Transfer-Encoding") || (length && *length > 0);
   RequestBody body(request.body_reader());
+  if (has_body) {
+    const bool judged = co_await body.read_ahead();
+    if (!judged) co_return;
+  }
   // Why: a body streamed once cannot be sent again; a non-idempotent method must not run twice.
   const bool replayable = !has_body && idempotent(request.method);
   const upstream::ClientInfo client = client_info(request);

@@ -12,24 +12,30 @@
 #include "handlers/builtin/proxy/proxy_attempt.hpp"
 #include "handlers/builtin/proxy/proxy_settings.hpp"
 #include "handlers/builtin/proxy/upstream_runtime.hpp"
+#include "handlers/internal/client_abort.hpp"
 
 namespace tiffany::proxy {
 
 /// Forwards each request to a server of its upstream (picked by the
-/// upstream's balancer, skipping servers down by passive or active health),
+/// upstream's balancer, skipping servers down by passive or active health
+/// unless all are),
 /// the request body piece by piece as it arrives and the response body
-/// piece by piece as the client takes it. Answers 502 when no server can be
-/// picked or on a connect or protocol failure, 504 on a timeout, else the
+/// piece by piece as the client takes it (the body's first piece is read
+/// before a server is picked: a malformed body is the client's 400). Answers
+/// 502 on a connect or protocol failure, 504 on a timeout, else the
 /// upstream's status. A response cut after its head went out makes the
 /// handler throw, so the server closes the client connection (never a clean
 /// end of a wrong body). Retries (`next_upstream`, `max_tries`) and hedges
 /// (`hedge_after_ms`) go to other servers, only for idempotent methods
-/// without a body, within the upstream's retry budget.
-class ProxyHandler final : public Handler {
+/// without a body, within the upstream's retry budget. A client that
+/// leaves while the proxy waits cancels it (ClientAbortPolicy), its
+/// upstream connection closed, unless `ignore_client_abort` is set.
+class ProxyHandler final : public Handler, public ClientAbortPolicy {
  public:
   ProxyHandler(ProxySettings settings, std::shared_ptr<UpstreamRuntime> runtime);
   Task<void> handle(http::Request& request, http::Response& response) override;
   bool streams_request_body() const noexcept override { return true; }
+  bool cancel_on_client_abort() const noexcept override { return !settings_.ignore_client_abort; }
 
  private:
   Task<void> serve(http::Request& request, http::Response& response);

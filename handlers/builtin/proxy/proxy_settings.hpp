@@ -33,6 +33,7 @@ struct ProxySettings {
   NextUpstream next_upstream;
   int max_tries = 2;
   std::chrono::milliseconds hedge_after{0};  // 0: no hedging
+  bool ignore_client_abort = false;  // true: a client that leaves does not cancel the upstream request
 };
 
 /// Reads a proxy route's settings; throws ParamError naming the key for a bad one.

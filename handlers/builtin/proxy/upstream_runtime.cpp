@@ -6,6 +6,7 @@
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/with_timeout.hpp>
+#include <tiffany/handlers/plugin_logger.hpp>
 
 #include "handlers/internal/metrics.hpp"
 
@@ -58,6 +59,31 @@ void UpstreamRuntime::refresh_gauges() {
   }
 }
 
+void UpstreamRuntime::end_attempt(std::size_t index, upstream::Outcome outcome) {
+  health_changed(index, upstream_.group.end(index, outcome, Scheduler::current().now()), false);
+}
+
+void UpstreamRuntime::health_changed(std::size_t index, upstream::HealthChange change, bool by_probe) {
+  if (change == upstream::HealthChange::none) return;
+  const bool down = change == upstream::HealthChange::marked_down;
+  UpstreamServerMetrics::add(down ? metrics_[index]->marked_down : metrics_[index]->came_back);
+  refresh_gauges();  // Why now: the proxy refreshes them before a response, which may end after it
+  if (!log_sink().enabled(LogLevel::warn)) return;
+  const UpstreamConfig& config = upstream_.config;
+  std::string line = "upstream \"" + config.name + "\": server " + config.servers[index].to_string();
+  if (by_probe && down) {
+    line += " marked down: " + std::to_string(config.health->fall) + " health probes in a row failed";
+  } else if (by_probe) {
+    line += " back up: " + std::to_string(config.health->rise) + " health probes in a row passed";
+  } else if (down) {
+    line += " marked down for " + std::to_string(config.fail_timeout_ms) + " ms: " +
+            std::to_string(config.max_fails) + " failed request(s) within fail_timeout_ms (max_fails)";
+  } else {
+    line += " back up: a request to it succeeded";
+  }
+  log_sink().write(LogLevel::warn, line);
+}
+
 Task<bool> UpstreamRuntime::probe_once(std::size_t index) {
   const UpstreamHealthConfig& health = *upstream_.config.health;
   ClientRequest request;
@@ -81,7 +107,7 @@ Task<void> UpstreamRuntime::probe_loop(std::weak_ptr<UpstreamRuntime> weak) {
     const std::chrono::milliseconds interval(self->upstream_.config.health->interval_ms);
     for (std::size_t i = 0; i < self->clients_.size(); ++i) {
       const bool passed = co_await self->probe_once(i);
-      self->upstream_.group.probe_result(i, passed);
+      self->health_changed(i, self->upstream_.group.probe_result(i, passed), true);
       UpstreamServerMetrics::add(self->metrics_[i]->probes);
       if (!passed) UpstreamServerMetrics::add(self->metrics_[i]->probe_failures);
     }

@@ -38,6 +38,9 @@ class UpstreamRuntime {
   UpstreamServerMetrics& metrics(std::size_t index) { return *metrics_[index]; }
   /// Copies the pools' sizes and the health states into the metrics gauges.
   void refresh_gauges();
+  /// An attempt on server `index` ended: tells the balancer and health
+  /// (group().end) and logs and counts what that changed.
+  void end_attempt(std::size_t index, upstream::Outcome outcome);
 
   /// The active health probe loop (spawned once per worker by ProxyUpstreams
   /// when the upstream has `health`): probes every server each interval
@@ -47,6 +50,8 @@ class UpstreamRuntime {
 
  private:
   Task<bool> probe_once(std::size_t index);
+  /// Logs at warn (and counts) a server marked down or back up; `by_probe`: active health's doing.
+  void health_changed(std::size_t index, upstream::HealthChange change, bool by_probe);
 
   upstream::Upstream upstream_;
   std::vector<std::unique_ptr<HttpClient>> clients_;

@@ -17,6 +17,7 @@ run it (no connection, no h2 by ALPN, a bug here), 2 for bad arguments.
 
 import argparse
 import json
+import os
 import select
 import socket
 import ssl
@@ -507,6 +508,30 @@ def scenario_rapid_reset(args):
         conn.close()
 
 
+def scenario_reset_on_signal(args):
+    """One GET --path; once the file --signal exists, RST_STREAM(CANCEL) on it; then the connection stays
+    open, read, until the file --signal.done exists (each wait bounded by --wait). Says whether the signal
+    came, whether the stream was answered before the reset, and whether the connection was open at the end."""
+    conn = Connection(args)
+    try:
+        stream_id = conn.request(args.path)
+        deadline = time.monotonic() + args.wait
+        while not os.path.exists(args.signal) and time.monotonic() < deadline and not conn.finished():
+            conn.read(until=lambda: conn.done(stream_id) or conn.finished(), timeout=0.05)
+        signaled = os.path.exists(args.signal)
+        answered = conn.done(stream_id)
+        if not answered:
+            conn.h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+            conn.flush()
+        deadline = time.monotonic() + args.wait
+        while not os.path.exists(args.signal + ".done") and time.monotonic() < deadline and not conn.finished():
+            conn.read(until=conn.finished, timeout=0.05)
+        return dict(conn.report(), stream_id=stream_id, signaled=signaled, answered_before_reset=answered,
+                    open_at_end=not conn.finished())
+    finally:
+        conn.close()
+
+
 def scenario_continuation_flood(args):
     """CVE-2024-27316: HEADERS (a GET) without END_HEADERS, then N CONTINUATION frames each carrying
     --frame-bytes of junk header fields, never ending the block."""
@@ -868,7 +893,7 @@ SCENARIOS = {
     "empty_data_flood": (scenario_empty_data_flood, 1), "zero_window": (scenario_zero_window, 0),
     "stream_id_exhaustion": (scenario_stream_id_exhaustion, None), "never_read": (scenario_never_read, None),
     "post": (scenario_post, 1), "post_concurrent": (scenario_post_concurrent, 2),
-    "stalled_post": (scenario_stalled_post, 1),
+    "stalled_post": (scenario_stalled_post, 1), "reset_on_signal": (scenario_reset_on_signal, 0),
     "bad_preface": (scenario_bad_preface, 0), "bad_frames": (scenario_bad_frames, 0),
 }
 
@@ -893,6 +918,7 @@ def parse_args(argv):
     parser.add_argument("--case", help="bad_frames, bad_preface: run only this case")
     parser.add_argument("--max-listed", type=int, default=50, help="streams listed one by one in the JSON")
     parser.add_argument("--no-after", action="store_true", help="skip the after check")
+    parser.add_argument("--signal", help="reset_on_signal: the file whose appearance says: reset the stream now")
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
     parser.add_argument("numbers", nargs="*", type=int)
     args = parser.parse_args(argv)
@@ -900,6 +926,8 @@ def parse_args(argv):
     if wanted is None and len(args.numbers) > 1 or wanted is not None and len(args.numbers) != wanted:
         parser.error("%s takes %s number(s), got %d" % (args.scenario, "0 or 1" if wanted is None else wanted,
                                                          len(args.numbers)))
+    if args.scenario == "reset_on_signal" and not args.signal:
+        parser.error("reset_on_signal needs --signal FILE")
     if any(number < 0 for number in args.numbers):
         parser.error("numbers must not be negative")
     if args.scenario == "stream_id_exhaustion" and args.numbers and not 1 <= args.numbers[0] <= 1000:

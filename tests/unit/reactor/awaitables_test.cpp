@@ -73,6 +73,51 @@ TEST_P(AwaitablesTest, ReadWaitOnAPipeWakesOnlyOnceDataIsWritten) {
   EXPECT_EQ(log, (Log{"writing", "readable", "x"}));
 }
 
+TEST_P(AwaitablesTest, HangupWaitIgnoresBytesAndWakesWhenThePeerFinishes) {
+  SocketPair pair;
+  Log log;
+  auto watcher = [](int fd, Log& out) -> Task<void> {
+    const IoResult ready = co_await HangupWait{fd};
+    out.push_back(ready && (ready.value() & POLLRDHUP) ? "hung up" : "error: " + ready.message());
+    char byte = 0;
+    out.push_back(::recv(fd, &byte, 1, MSG_DONTWAIT) == 1 ? std::string(1, byte) : "nothing to read");
+  };
+  auto peer = [](int fd, Log& out) -> Task<void> {
+    EXPECT_EQ(::send(fd, "x", 1, MSG_NOSIGNAL), 1);  // a pipelined request, say: not a hang-up
+    for (int i = 0; i < 5; ++i) co_await Yield{};     // the watcher has had turns to (wrongly) wake
+    co_await Sleep{20ms};
+    out.push_back("finishing");
+    EXPECT_EQ(::shutdown(fd, SHUT_WR), 0);
+  };
+  (void)scheduler().spawn(watcher(pair.b.get(), log));
+  (void)scheduler().spawn(peer(pair.a.get(), log));
+  scheduler().run();
+  EXPECT_EQ(log, (Log{"finishing", "hung up", "x"}));
+}
+
+TEST_P(AwaitablesTest, HangupWaitWakesWhenThePeerResets) {
+  UniqueFd client;
+  UniqueFd server;
+  {
+    testing::LoopbackSocket listener(true);
+    client.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    ASSERT_EQ(::connect(client.get(), reinterpret_cast<const sockaddr*>(&listener.address), sizeof listener.address), 0);
+    server.reset(::accept4(listener.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  }
+  ASSERT_TRUE(server);
+  auto watcher = [](int fd) -> Task<int> { co_return (co_await HangupWait{fd}).value(); };
+  auto result = scheduler().spawn(watcher(server.get()));
+  auto resetter = [](UniqueFd& fd) -> Task<void> {
+    co_await Sleep{5ms};
+    const linger abort{1, 0};  // close with RST
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+    fd.reset();
+  };
+  (void)scheduler().spawn(resetter(client));
+  scheduler().run();
+  EXPECT_NE(result.take_result() & (POLLERR | POLLHUP | POLLRDHUP), 0);
+}
+
 TEST_P(AwaitablesTest, WriteWaitOnAnEmptyPipeIsReadyAtOnce) {
   Pipe pipe;
   auto waiter = [](int fd) -> Task<int> { co_return (co_await WriteWait{fd}).value(); };

@@ -57,6 +57,21 @@ TEST(ServerHealth, SuccessResetsTheCountAndMaxFailsZeroDisables) {
   EXPECT_EQ(off.state(t0), ServerState::up);
 }
 
+TEST(ServerHealth, ResultsSayWhenTheServerIsMarkedDownAndWhenItComesBack) {
+  ServerHealth passive(2, milliseconds(1000), 1, 1);
+  EXPECT_EQ(passive.end(Outcome::failure, t0), HealthChange::none);
+  EXPECT_EQ(passive.end(Outcome::failure, t0), HealthChange::marked_down);
+  EXPECT_EQ(passive.end(Outcome::failure, t0), HealthChange::none) << "already down: no second change";
+  EXPECT_EQ(passive.end(Outcome::success, t0 + milliseconds(1000)), HealthChange::came_back);
+  EXPECT_EQ(passive.end(Outcome::success, t0 + milliseconds(1000)), HealthChange::none);
+  ServerHealth active(1, milliseconds(1000), 2, 2);
+  EXPECT_EQ(active.probe_result(false), HealthChange::none);
+  EXPECT_EQ(active.probe_result(false), HealthChange::marked_down);
+  EXPECT_EQ(active.probe_result(false), HealthChange::none);
+  EXPECT_EQ(active.probe_result(true), HealthChange::none);
+  EXPECT_EQ(active.probe_result(true), HealthChange::came_back);
+}
+
 TEST(ServerHealth, ActiveProbesUseRiseAndFallAndWinOverPassive) {
   ServerHealth health(1, milliseconds(1000), 2, 3);
   health.probe_result(false);

@@ -58,8 +58,36 @@ TEST(UpstreamGroup, RoundRobinSkipsDownServersAndUsesBackupsOnlyWhenAllPrimaries
   g.begin(1, t0);
   g.end(1, Outcome::failure, t0);
   EXPECT_EQ(sequence(g, 2), "cc");
-  g.probe_result(2, false);  // rise/fall 1 without a health block
-  EXPECT_EQ(g.pick("", {}, t0), std::nullopt) << "all down: none (the proxy answers 502)";
+  EXPECT_EQ(g.probe_result(2, false), HealthChange::marked_down);  // rise/fall 1 without a health block
+  EXPECT_EQ(sequence(g, 3), "aba") << "all down: tried anyway, primaries first, rather than none";
+}
+
+TEST(UpstreamGroup, AGroupOfOneIgnoresMaxFails) {
+  UpstreamGroup g(group({{1, false}}));
+  for (int i = 0; i < 5; ++i) {
+    g.begin(0, t0);
+    EXPECT_EQ(g.end(0, Outcome::failure, t0), HealthChange::none);
+  }
+  EXPECT_EQ(g.state(0, t0), ServerState::up) << "nginx ignores max_fails for a single server";
+  EXPECT_EQ(g.pick("", {}, t0), 0u);
+  UpstreamGroup with_backup(group({{1, false}, {1, true}}));
+  with_backup.begin(0, t0);
+  EXPECT_EQ(with_backup.end(0, Outcome::failure, t0), HealthChange::marked_down) << "a backup makes two";
+}
+
+TEST(UpstreamGroup, WhenEveryServerIsDownTheyAreTriedAnywayUntriedFirst) {
+  UpstreamGroup g(group({{1, false}, {1, false}}));
+  for (std::size_t i = 0; i < 2; ++i) {
+    g.begin(i, t0);
+    EXPECT_EQ(g.end(i, Outcome::failure, t0), HealthChange::marked_down);
+  }
+  const std::size_t tried[] = {0};
+  EXPECT_EQ(g.pick("", tried, t0), 1u) << "a retry still goes to another server";
+  const std::size_t both[] = {0, 1};
+  EXPECT_TRUE(g.pick("", both, t0).has_value());
+  g.begin(1, t0);
+  EXPECT_EQ(g.end(1, Outcome::success, t0), HealthChange::came_back);
+  EXPECT_EQ(sequence(g, 3), "bbb") << "one back: the other is skipped again";
 }
 
 TEST(UpstreamGroup, NextUpstreamNeverRepeatsAServerWhileOthersAreAvailable) {
