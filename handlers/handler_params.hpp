@@ -66,6 +66,9 @@ class HandlerParams {
   std::string path(const std::string& key) const;
   /// The raw JSON value of `key`, or nullptr when absent.
   const picojson::value* json(const std::string& key) const;
+  /// The folder relative paths are resolved against (the config file's):
+  /// for params of a nested object, read as HandlerParams of their own.
+  const std::string& base_directory() const noexcept { return base_directory_; }
 
   /// Keys present but never asked for.
   std::vector<std::string> unknown_keys() const;

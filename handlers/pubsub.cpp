@@ -32,7 +32,7 @@ struct Channels::State {
 namespace {
 
 std::shared_ptr<PubSubBus> bus_for(const BusSettings& settings) {
-  if (!settings.redis_host.empty() && relay_starter() == nullptr) {
+  if (settings.redis && relay_starter() == nullptr) {
     throw ParamError("redis", "Redis is not available here (the SDK's test kit has none; the server has)");
   }
   return PubSubBus::named(settings);

@@ -41,7 +41,8 @@ class Message {
 class Channels {
  public:
   /// The bus a route's params name: `bus` (`default_bus` when absent),
-  /// `redis` ("host:port": across instances; absent: this process) and
+  /// `redis` ("host:port", or {"address", "user", "password_file", "tls",
+  /// ...}, docs/config.md: across instances; absent: this process) and
   /// `redis_prefix` ("tiffany.pubsub."). Throws ParamError naming the key.
   explicit Channels(const HandlerParams& params, std::string default_bus = "default");
   /// A bus of this process only.

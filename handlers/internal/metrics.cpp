@@ -132,6 +132,7 @@ std::string Metrics::render_prometheus() const {
     render_upstreams(out);
     render_http2(out);
     render_websocket(out);
+    render_redis(out);
   }
   const StatTotals stats = stat_totals();
   prometheus::family(out, "tiffany_request_duration_seconds", "histogram",

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "handlers/internal/http2_metrics.hpp"
+#include "handlers/internal/redis_metrics.hpp"
 #include "handlers/internal/websocket_metrics.hpp"
 #include "handlers/internal/upstream_metrics.hpp"
 
@@ -63,6 +64,8 @@ class Metrics {
   Http2Metrics& add_http2(std::string listener);
   /// One worker's WebSocket counters for `listener` (an HTTP one); as add_http2.
   WebSocketMetrics& add_websocket(std::string listener);
+  /// One worker's counters of pub/sub's links to `redis` ("host:port"); as add_http2.
+  RedisMetrics& add_redis(std::string redis);
   void set_backend(std::string name);
 
   /// Everything in Prometheus text exposition format.
@@ -81,6 +84,7 @@ class Metrics {
   void render_upstreams(std::string& out) const;  // with mutex_ held
   void render_http2(std::string& out) const;      // with mutex_ held
   void render_websocket(std::string& out) const;  // with mutex_ held
+  void render_redis(std::string& out) const;      // with mutex_ held
 
   mutable std::mutex mutex_;  // guards routes_ and workers_ growth and backend_
   std::deque<RouteMetrics> routes_;
@@ -88,6 +92,7 @@ class Metrics {
   std::deque<UpstreamServerMetrics> upstream_servers_;
   std::deque<Http2Metrics> http2_;
   std::deque<WebSocketMetrics> websocket_;
+  std::deque<RedisMetrics> redis_;
   std::string backend_;
 };
 

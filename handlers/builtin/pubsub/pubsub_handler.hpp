@@ -28,8 +28,9 @@ class Subscriber;
 /// channels, plugins' pubsub::Channels too),
 /// `max_pending` (messages waiting for one slow client before it is dropped,
 /// 256), `max_channels` (per client, 64), `max_channel_bytes` (256), `redis`
-/// ("host:port": channels span every instance sharing that Redis, see
-/// RedisLink; without it they span this process) and `redis_prefix` (Redis
+/// ("host:port", or an object with AUTH, TLS and the link's deadlines,
+/// redis_settings_from: channels span every instance sharing that Redis,
+/// see RedisLink; without it they span this process) and `redis_prefix` (Redis
 /// channel names are the prefix, the bus, "." and ours; "tiffany.pubsub."):
 /// BusSettings.
 /// What it publishes is the whole outgoing JSON: a plugin subscribed to the

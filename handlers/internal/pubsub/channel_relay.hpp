@@ -1,8 +1,11 @@
 // ChannelRelay: what carries a worker's channels beyond the process (Redis), installed by the server.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,13 +13,40 @@ namespace tiffany::pubsub {
 
 class WorkerHub;
 
-/// Where Redis is, and how its channels are named.
+/// TLS to Redis (its `tls-port`): how its certificate is checked.
+struct RedisTls {
+  bool verify = true;        // the chain and the name
+  std::string ca_file;       // empty: the system's trust store
+  std::string server_name;   // empty: the host of the address
+
+  bool operator==(const RedisTls&) const = default;
+};
+
+/// Where Redis is, how to log in, how its channels are named, and how a
+/// link to it notices a Redis that stopped answering.
 struct RedisSettings {
+  /// The defaults of the deadlines and the bound (docs/config.md).
+  static constexpr std::chrono::milliseconds kDefaultPingInterval{5000};
+  static constexpr std::chrono::milliseconds kDefaultTimeout{5000};
+  static constexpr std::size_t kMaxQueuedBytes = 8 * 1024 * 1024;
+
   std::string host;
   std::uint16_t port = 6379;
   std::string prefix = "tiffany.pubsub.";  // Redis channel = prefix + channel
+  std::string user;      // empty: AUTH with the password alone (requirepass), if there is one
+  std::string password;  // empty: no AUTH (read from `password_file`, never logged)
+  std::optional<RedisTls> tls;
+  /// An idle connection sends PING this often.
+  std::chrono::milliseconds ping_interval = kDefaultPingInterval;
+  /// Connecting (with TLS), a write, and the wait for an answer each take at most this long.
+  std::chrono::milliseconds timeout = kDefaultTimeout;
 
   bool operator==(const RedisSettings&) const = default;
+  /// "host:port" ("[::1]:6379" for an IPv6 address), for log lines and metrics.
+  std::string address() const {
+    const bool v6 = host.find(':') != std::string::npos;
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  }
 };
 
 /// One worker hub's link to the other instances: every publish goes

@@ -2,12 +2,12 @@
 #include "handlers/internal/pubsub/pubsub_bus.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <utility>
 
 #include <tiffany/handlers/plugin_logger.hpp>
 
+#include "handlers/internal/pubsub/redis_params.hpp"
 #include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {
@@ -24,23 +24,7 @@ BusSettings bus_settings_from(const HandlerParams& params, const std::string& de
   settings.bus = params.string_or("bus", default_bus);
   if (settings.bus.empty()) throw ParamError("bus", "expected a non-empty name");
   settings.redis_prefix = params.string_or("redis_prefix", settings.redis_prefix);
-  // `redis`: "host:port" (a name, an IPv4 address, or [an IPv6 one]).
-  const std::string address = params.string_or("redis", "");
-  if (address.empty()) return settings;
-  const std::size_t colon = address.rfind(':');
-  unsigned port = 0;
-  const char* digits = colon == std::string::npos ? nullptr : address.data() + colon + 1;
-  const auto [end, error] = digits == nullptr ? std::from_chars_result{nullptr, std::errc::invalid_argument}
-                                              : std::from_chars(digits, address.data() + address.size(), port);
-  if (colon == std::string::npos || colon == 0 || error != std::errc() || end != address.data() + address.size() ||
-      port == 0 || port > 65535) {
-    throw ParamError("redis", "expected \"host:port\" (as \"127.0.0.1:6379\"), got \"" + address + "\"");
-  }
-  settings.redis_host = address.substr(0, colon);
-  if (settings.redis_host.size() > 2 && settings.redis_host.front() == '[' && settings.redis_host.back() == ']') {
-    settings.redis_host = settings.redis_host.substr(1, settings.redis_host.size() - 2);
-  }
-  settings.redis_port = static_cast<std::uint16_t>(port);
+  settings.redis = redis_settings_from(params);
   return settings;
 }
 
@@ -48,7 +32,13 @@ std::shared_ptr<PubSubBus> PubSubBus::named(const std::string& name, const std::
   static std::mutex registry_mutex;
   static std::map<std::pair<std::string, std::string>, std::weak_ptr<PubSubBus>> registry;
   const std::lock_guard lock(registry_mutex);
-  const std::string where = redis ? redis->host + '\n' + std::to_string(redis->port) + '\n' + redis->prefix : "";
+  // Why every setting: a reload that changes the password or the TLS settings gets a bus of its own.
+  std::string where;
+  if (redis) {
+    where = redis->address() + '\n' + redis->prefix + '\n' + redis->user + '\n' + redis->password + '\n' +
+            std::to_string(redis->ping_interval.count()) + '\n' + std::to_string(redis->timeout.count());
+    if (redis->tls) where += '\n' + std::to_string(redis->tls->verify) + redis->tls->ca_file + '\n' + redis->tls->server_name;
+  }
   std::weak_ptr<PubSubBus>& slot = registry[{name, where}];
   std::shared_ptr<PubSubBus> bus = slot.lock();
   if (!bus) {
@@ -59,10 +49,8 @@ std::shared_ptr<PubSubBus> PubSubBus::named(const std::string& name, const std::
 }
 
 std::shared_ptr<PubSubBus> PubSubBus::named(const BusSettings& settings) {
-  std::optional<RedisSettings> redis;
-  if (!settings.redis_host.empty()) {
-    redis = RedisSettings{settings.redis_host, settings.redis_port, settings.redis_prefix + settings.bus + "."};
-  }
+  std::optional<RedisSettings> redis = settings.redis;
+  if (redis) redis->prefix = settings.redis_prefix + settings.bus + ".";
   return named(settings.bus, redis);
 }
 

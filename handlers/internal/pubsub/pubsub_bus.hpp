@@ -23,13 +23,12 @@ class WorkerHub;
 /// Where a route's channels live (see Channels).
 struct BusSettings {
   std::string bus = "default";
-  std::string redis_host;  // empty: this process only
-  std::uint16_t redis_port = 6379;
+  std::optional<RedisSettings> redis;  // none: this process only (its prefix is redis_prefix's)
   std::string redis_prefix = "tiffany.pubsub.";
 };
 
-/// From a route's params `bus` (`default_bus` when absent), `redis` and
-/// `redis_prefix`; throws ParamError naming the key.
+/// From a route's params `bus` (`default_bus` when absent), `redis` (see
+/// redis_settings_from) and `redis_prefix`; throws ParamError naming the key.
 BusSettings bus_settings_from(const HandlerParams& params, const std::string& default_bus);
 
 /// What every worker's hub of one bus shares: its Redis settings, if any,
