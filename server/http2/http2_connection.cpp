@@ -4,18 +4,15 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <charconv>
 #include <vector>
 
 #include <tiffany/coro/join.hpp>
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/coro/yield.hpp>
 #include <tiffany/handlers/server_stats.hpp>
-#include <tiffany/http/uri.hpp>
 #include <tiffany/reactor/readiness.hpp>
 
 #include "handlers/internal/http2_metrics.hpp"
-#include "http/internal/known_methods.hpp"
 #include "net/internal/tls/tls_stream.hpp"
 #include "handlers/internal/readiness.hpp"
 #include "server/log/access_log.hpp"
@@ -28,8 +25,6 @@ namespace {
 
 constexpr std::size_t kMaxWriteBytes = 64 * 1024;  // what one write gathers from the session
 constexpr std::int32_t kConnectionWindow = 1 << 20;  // the connection-level window for request bodies
-// Why 32 a field: RFC 9113 §6.5.2 counts each field as name + value + 32.
-constexpr std::size_t kFieldOverhead = 32;
 
 Http2Connection& connection_of(void* self) noexcept { return *static_cast<Http2Connection*>(self); }
 
@@ -51,6 +46,8 @@ Http2Connection::~Http2Connection() {
 bool Http2Connection::open_session() {
   nghttp2_session_callbacks* callbacks = nullptr;
   if (nghttp2_session_callbacks_new(&callbacks) != 0) return false;
+  nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, &on_begin_frame);
+  nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, &on_invalid_frame_recv);
   nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, &on_begin_headers);
   nghttp2_session_callbacks_set_on_header_callback(callbacks, &on_header);
   nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &on_frame_recv);
@@ -65,7 +62,8 @@ bool Http2Connection::open_session() {
   // Why manual: the window reopens only as the connection's body budget allows (see release_window).
   nghttp2_option_set_no_auto_window_update(options, 1);
   nghttp2_option_set_max_deflate_dynamic_table_size(options, 4096);
-  // Why: closed streams are kept only for the RFC 7540 priority tree, which we turn off.
+  // Why: closed streams are kept only for the RFC 7540 priority tree, which
+  // we turn off (nghttp2 then keeps none anyway); ids_ judges header blocks on them.
   nghttp2_option_set_no_closed_streams(options, 1);
   const int made = nghttp2_session_server_new2(&session_, callbacks, this, options);
   nghttp2_option_del(options);
@@ -154,6 +152,19 @@ Task<void> Http2Connection::wait_for_ended_streams() {
 
 bool Http2Connection::feed(std::string_view bytes) {
   add_stat(Stat::bytes_received, static_cast<std::int64_t>(bytes.size()));
+  for (;;) {
+    // Why in pieces: nghttp2 must have read all before a self-dependent
+    // PRIORITY frame when we judge it, so the stream's state is current.
+    std::int32_t self_dependent = 0;
+    const std::size_t piece = self_dependencies_.scan(bytes, self_dependent);
+    if (!feed_session(bytes.substr(0, piece))) return false;
+    if (self_dependent != 0) depends_on_itself(self_dependent);
+    bytes.remove_prefix(piece);
+    if (bytes.empty()) return true;
+  }
+}
+
+bool Http2Connection::feed_session(std::string_view bytes) {
   const auto consumed =
       nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
   if (consumed >= 0) return true;
@@ -263,6 +274,47 @@ Task<void> Http2Connection::watch_socket(std::shared_ptr<SocketWatch> watch, int
   }
 }
 
+void Http2Connection::depends_on_itself(std::int32_t id) {
+  if (goaway_sent_) return;
+  if (nghttp2_session_find_stream(session_, id) != nullptr) {
+    reset_stream(id, NGHTTP2_PROTOCOL_ERROR);  // RFC 9113 §5.3.1
+    return;
+  }
+  // Why the connection for an idle or closed stream: no RST_STREAM may go on
+  // one (§6.4, §5.1), and §5.4.1 lets a stream error end the connection.
+  go_away(NGHTTP2_PROTOCOL_ERROR);
+}
+
+void Http2Connection::reset_stream(std::int32_t id, std::uint32_t error_code) {
+  ids_.reset_sent(id);
+  if (nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, error_code) != 0) go_away(NGHTTP2_INTERNAL_ERROR);
+}
+
+int Http2Connection::on_begin_frame(nghttp2_session* session, const nghttp2_frame_hd* frame, void* self) {
+  Http2Connection& connection = connection_of(self);
+  // Why not after a GOAWAY: nghttp2 ignores the streams it did not take, so they are neither open nor closed.
+  if (frame->type != NGHTTP2_HEADERS || connection.goaway_sent_) return 0;
+  const bool open = nghttp2_session_find_stream(session, frame->stream_id) != nullptr;
+  switch (connection.ids_.headers_begin(frame->stream_id, open)) {
+    case ClientStreamIds::Verdict::go_on:
+      return 0;
+    case ClientStreamIds::Verdict::protocol_error:
+      connection.go_away(NGHTTP2_PROTOCOL_ERROR);  // RFC 9113 §5.1.1
+      return 0;
+    case ClientStreamIds::Verdict::stream_closed:
+      connection.go_away(NGHTTP2_STREAM_CLOSED);  // RFC 9113 §5.1
+      return 0;
+  }
+  return 0;
+}
+
+int Http2Connection::on_invalid_frame_recv(nghttp2_session*, const nghttp2_frame* frame, int, void* self) {
+  // Why: nghttp2 has just queued a RST_STREAM for a stream error (or ends the
+  // connection); the client's next frames on that stream are to be ignored.
+  if (frame->hd.stream_id != 0) connection_of(self).ids_.reset_sent(frame->hd.stream_id);
+  return 0;
+}
+
 int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self) {
   Http2Connection& connection = connection_of(self);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
@@ -270,62 +322,6 @@ int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* fra
   std::shared_ptr<Http2Stream> stream = connection.stream_pool_.take(connection, frame->hd.stream_id);
   stream->opened = Scheduler::current().now();
   connection.streams_.push_back(Entry{frame->hd.stream_id, std::move(stream), {}});
-  return 0;
-}
-
-int Http2Connection::on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name_bytes,
-                               std::size_t name_length, const std::uint8_t* value_bytes, std::size_t value_length,
-                               std::uint8_t, void* self) {
-  Http2Connection& connection = connection_of(self);
-  Http2Stream* stream = connection.find(frame->hd.stream_id);
-  if (stream == nullptr || stream->refusal != 0 || stream->headers_done) return 0;  // trailers are not kept
-  const http::HttpLimits& limits = connection.site_.limits;
-  stream->header_bytes += name_length + value_length + kFieldOverhead;
-  ++stream->header_count;
-  if (stream->header_bytes > connection.site_.http2.max_header_list_size ||
-      stream->header_count > limits.max_header_count) {
-    stream->refusal = 431;  // answered by headers_complete, once the block has ended
-    return 0;
-  }
-  const std::string_view name = text(name_bytes, name_length);
-  const std::string_view value = text(value_bytes, value_length);
-  http::Request& request = stream->request();
-  if (name.empty()) return 0;
-  if (name.front() != ':') {
-    if (name == "cookie") {
-      // Why gathered: RFC 9113 §8.2.3 lets a client split Cookie into
-      // fields; handlers and HTTP/1.1 upstreams expect one, joined by "; ".
-      if (!stream->cookies.empty()) stream->cookies += "; ";
-      stream->cookies.append(value);
-      return 0;
-    }
-    if (name == "host") {
-      // :authority came first (pseudo-fields lead) and became Host: a
-      // different host makes the request malformed (RFC 9113 §8.3.1).
-      const std::optional<std::string_view> authority = request.headers.get("Host");
-      if (authority) {
-        if (*authority != value) stream->refusal = 400;
-        return 0;
-      }
-    }
-    request.headers.add(name, value);
-    return 0;
-  }
-  if (name == ":method") {
-    request.method.assign(value);
-  } else if (name == ":path") {
-    if (value.size() > limits.max_uri_bytes) {
-      stream->refusal = 414;
-      return 0;
-    }
-    request.target.assign(value);
-  } else if (name == ":protocol") {
-    stream->connect_protocol.assign(value);
-  } else if (name == ":authority") {
-    // Why as Host: handlers and the router read Host; RFC 9113 §8.3.1 makes
-    // :authority its equivalent (a host field after it must agree).
-    request.headers.add("Host", value);
-  }
   return 0;
 }
 
@@ -422,9 +418,12 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
   return 0;
 }
 
-int Http2Connection::on_frame_send(nghttp2_session* session, const nghttp2_frame* frame, void* self) {
+int Http2Connection::on_frame_send(nghttp2_session*, const nghttp2_frame* frame, void* self) {
   Http2Connection& connection = connection_of(self);
-  if (frame->hd.type == NGHTTP2_RST_STREAM) connection.count(&Http2Metrics::resets_sent);
+  if (frame->hd.type == NGHTTP2_RST_STREAM) {
+    connection.count(&Http2Metrics::resets_sent);
+    connection.ids_.reset_sent(frame->hd.stream_id);  // Why: nghttp2 resets streams of its own accord too
+  }
   if (frame->hd.type == NGHTTP2_GOAWAY) {
     const std::uint32_t code = frame->goaway.error_code;
     connection.count(code == NGHTTP2_NO_ERROR            ? &Http2Metrics::goaways_no_error
@@ -437,93 +436,9 @@ int Http2Connection::on_frame_send(nghttp2_session* session, const nghttp2_frame
   if (stream != nullptr && !stream->request_complete) {
     // Why: we answered before the request ended (a limit): RFC 9113 §8.1
     // lets the server end the stream so, and the client stops sending.
-    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_NO_ERROR);
+    connection.reset_stream(frame->hd.stream_id, NGHTTP2_NO_ERROR);
   }
   return 0;
-}
-
-void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
-  stream.headers_done = true;
-  stream.request_complete = end_stream;
-  stream.body_began = Scheduler::current().now();
-  stream.last_input = stream.body_began;
-  http::Request& request = stream.request();
-  if (!stream.cookies.empty()) request.headers.add("cookie", stream.cookies);
-  if (stream.refusal != 0) {  // a limit passed while its fields arrived
-    refuse(stream, stream.refusal);
-    return;
-  }
-  if (!http::is_known_method(request.method)) {
-    refuse(stream, 501);  // Why: as HTTP/1.1 answers a method its parser does not know (RFC 9110 §9.1)
-    return;
-  }
-  if (request.method == "CONNECT") {
-    // Why 501: CONNECT tunnels to elsewhere are not offered; the one
-    // protocol an extended CONNECT may ask for here is websocket.
-    if (!http::iequals(stream.connect_protocol, "websocket")) {
-      refuse(stream, 501);
-      return;
-    }
-    request.method = "GET";  // Why: RFC 8441 §5 routes it as the GET an HTTP/1.1 client would have sent
-    stream.websocket_connect = true;
-  }
-  const std::string_view target = request.target;
-  if (target == "*") {
-    if (request.method != "OPTIONS") {
-      refuse(stream, 400);
-      return;
-    }
-    request.path = "*";
-  } else {
-    const auto question = target.find('?');
-    const std::string_view raw_path = target.substr(0, question);
-    if (question != std::string_view::npos) request.query.assign(target.substr(question + 1));
-    if (!http::normalize_path(raw_path, request.path)) {
-      refuse(stream, 400);
-      return;
-    }
-  }
-  const std::optional<std::string_view> host = request.headers.get("Host");
-  if (host && !http::is_valid_host(*host)) {
-    refuse(stream, 400);
-    return;
-  }
-  if (const std::optional<std::string_view> declared = request.headers.get("Content-Length")) {
-    std::uint64_t length = 0;
-    const auto [end, error] = std::from_chars(declared->data(), declared->data() + declared->size(), length);
-    if (error == std::errc() && end == declared->data() + declared->size() && length > site_.limits.max_body_bytes) {
-      refuse(stream, 413);  // Why now: the client need not send what would be refused
-      return;
-    }
-  }
-  const std::optional<std::string_view> expect = request.headers.get("Expect");
-  if (expect && !http::iequals(*expect, "100-continue")) {
-    refuse(stream, 417);  // as over HTTP/1.1
-    return;
-  }
-  if (stream.websocket_connect) {
-    stream_body(stream);
-    if (end_stream) stream.input().end();
-    return;
-  }
-  if (end_stream) {
-    start_task(stream);
-    return;
-  }
-  if (expect || site_.router.streams_any()) {
-    const http::Router::Result routed = site_.router.route(request);
-    // Why a task now for an unrouted request that waits to be invited: its
-    // 404 or 405 is the answer, and the client sends no body before one
-    // (RFC 9110 §10.1.1); its handler reads the body, if at all, as it comes.
-    if (routed.streams_body || (expect && routed.outcome != http::Router::Outcome::found)) {
-      stream_body(stream);
-      return;
-    }
-  }
-  if (expect) {
-    // Why at once: the whole body is read before the handler runs, so a client waiting to be invited need not wait.
-    (void)submit_continue(session_, stream.id());
-  }
 }
 
 void Http2Connection::stream_body(Http2Stream& stream) {
@@ -724,7 +639,7 @@ bool Http2Connection::on_deadline() {
     if (Http2Stream* stream = find(id)) {
       stream->stalled_since.reset();
       stream->mark_reset();
-      nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+      reset_stream(id, NGHTTP2_CANCEL);
     }
   }
   return true;

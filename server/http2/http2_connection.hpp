@@ -20,7 +20,9 @@
 #include <tiffany/reactor/read_lease.hpp>
 
 #include "server/http/http_site.hpp"
+#include "server/http2/client_stream_ids.hpp"
 #include "server/http2/http2_stream.hpp"
+#include "server/http2/self_dependency_scanner.hpp"
 #include "server/http2/stream_pool.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/stream_protocol.hpp"
@@ -94,6 +96,9 @@ class Http2Connection final : private DrainListener {
   bool draining() const noexcept { return draining_; }
   /// A stream has output (or a whole response) for the session: wake the connection.
   void output_ready() { wake_.set(); }
+  /// Queues RST_STREAM for `id` and remembers it (the client's late frames
+  /// on it are ignored); a session that cannot queue it ends the connection.
+  void reset_stream(std::int32_t id, std::uint32_t error_code);
   /// A stream's task ended.
   void task_done(Http2Stream& stream);
   /// `size` bytes of `stream`'s streamed input were taken: its window reopens for them.
@@ -107,6 +112,8 @@ class Http2Connection final : private DrainListener {
   };
 
   // nghttp2 callbacks (user_data is the connection).
+  static int on_begin_frame(nghttp2_session* session, const nghttp2_frame_hd* frame, void* self);
+  static int on_invalid_frame_recv(nghttp2_session*, const nghttp2_frame* frame, int error, void* self);
   static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self);
   static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name, std::size_t name_length,
                        const std::uint8_t* value, std::size_t value_length, std::uint8_t flags, void* self);
@@ -117,8 +124,11 @@ class Http2Connection final : private DrainListener {
   static int on_frame_send(nghttp2_session*, const nghttp2_frame* frame, void* self);
 
   bool open_session();
-  /// Feeds input to nghttp2; false when the connection must end now.
+  /// Feeds input to nghttp2 (in pieces, see depends_on_itself); false when the connection must end now.
   bool feed(std::string_view bytes);
+  bool feed_session(std::string_view bytes);
+  /// A PRIORITY frame made stream `id` depend on itself (RFC 9113 §5.3.1).
+  void depends_on_itself(std::int32_t id);
   /// Writes everything nghttp2 has to send; false when the socket failed or stalled.
   Task<bool> send_pending();
   /// Waits for input, stream output, a timeout or the drain, and handles it;
@@ -204,6 +214,8 @@ class Http2Connection final : private DrainListener {
   double reset_tokens_ = kResetBurst;
   Scheduler::Clock::time_point reset_refilled_{};
   std::uint32_t empty_data_frames_ = 0;
+  ClientStreamIds ids_;
+  SelfDependencyScanner self_dependencies_;
 };
 
 }  // namespace tiffany::http2

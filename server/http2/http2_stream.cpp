@@ -162,12 +162,12 @@ Task<void> Http2Stream::serve() {
   const auto took = std::chrono::steady_clock::now() - started;
   if (connection_ == nullptr) co_return;  // the connection ended while the handler ran
   if (!answered) {
-    if (!reset_) nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+    if (!reset_) connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
     reset_ = true;
   } else if (tunnel_broke_) {
     // Why a reset: RFC 8441 §5 maps a TCP connection that ends abnormally to
     // RST_STREAM(CANCEL), and an orderly close to END_STREAM.
-    if (!reset_) nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_CANCEL);
+    if (!reset_) connection_->reset_stream(id_, NGHTTP2_CANCEL);
     reset_ = true;
   } else if (streaming_) {
     if (compression_.streaming() && !reset_) {
@@ -398,7 +398,7 @@ void Http2Stream::submit_whole() {
     answer_error(500);
     whole_ = response_.body_bytes();
     if (!submit_head(whole_.size(), true)) {
-      nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+      connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
       reset_ = true;
       return;
     }
