@@ -319,6 +319,15 @@ int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* fra
   Http2Connection& connection = connection_of(self);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
   connection.count(&Http2Metrics::streams);
+  // Why: the tasks of streams the client reset still run until they have
+  // unwound; counted toward max_concurrent_streams (nghttp2 counts open
+  // streams only), resets cannot buy a client more concurrent work (Rapid Reset).
+  const std::size_t unwinding = connection.unwinding_ != nullptr ? *connection.unwinding_ : 0;
+  if (unwinding > 0 && connection.streams_.size() + 1 + unwinding > connection.site_.http2.max_concurrent_streams) {
+    connection.reset_stream(frame->hd.stream_id, NGHTTP2_REFUSED_STREAM);
+    (void)connection.count_reset();  // as a refusal of ours
+    return 0;
+  }
   std::shared_ptr<Http2Stream> stream = connection.stream_pool_.take(connection, frame->hd.stream_id);
   stream->opened = Scheduler::current().now();
   connection.streams_.push_back(Entry{frame->hd.stream_id, std::move(stream), {}});
@@ -401,6 +410,8 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
     // nobody waits for the answer. Why the bookkeeping here and not in the
     // task: a canceled task unwinds (or, not started, never runs) without
     // reaching task_done(), and detached it never calls back.
+    if (connection.unwinding_ == nullptr) connection.unwinding_ = std::make_shared<std::size_t>(0);
+    stream.count_unwinding(connection.unwinding_);
     stream.detach();
     entry.task.cancel();
     stream.task_finished = true;
@@ -501,7 +512,7 @@ void Http2Connection::start_task(Http2Stream& stream) {
   }
   stream.task_started = true;
   ++running_tasks_;
-  found->task = Scheduler::current().spawn(Http2Stream::run(found->stream));
+  found->task = Scheduler::current().spawn(Http2Stream::run(Http2Stream::TaskHold(found->stream)));
 }
 
 void Http2Connection::task_done(Http2Stream& stream) {

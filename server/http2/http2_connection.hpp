@@ -52,8 +52,9 @@ namespace tiffany::http2 {
 /// Limits, each answered as RFC 9113 says: header lists past
 /// max_header_list_size or max_header_count (431), targets past
 /// max_uri_bytes (414) and bodies past max_body_bytes (413) are answered
-/// and the stream reset; more than max_concurrent_streams is refused by
-/// nghttp2 (REFUSED_STREAM); streams reset (by the client, or by us for its
+/// and the stream reset; more than max_concurrent_streams is refused
+/// (REFUSED_STREAM), the tasks of streams the client reset counting until
+/// they have unwound; streams reset (by the client, or by us for its
 /// errors) faster than kResetBurst then kResetsPerSecond, or more than
 /// kMaxEmptyDataFrames DATA frames that carry nothing, end the connection
 /// with GOAWAY ENHANCE_YOUR_CALM (Rapid Reset, CVE-2023-44487; empty-frame
@@ -203,6 +204,8 @@ class Http2Connection final : private DrainListener {
   WakeSignal wake_;               // stream output, a readable socket, the drain
   std::shared_ptr<SocketWatch> watch_;  // made with the watcher, on the first wait that needs it
   JoinHandle<void> watcher_;
+  // Tasks of streams the client reset, still unwinding; shared with them, made on the first.
+  std::shared_ptr<std::size_t> unwinding_;
   std::vector<JoinHandle<void>> ending_;  // stream tasks canceled by end_streams(), not yet ended
   bool waiting_for_client_ = false;  // in the read that waits for the client alone (no stream busy)
   bool draining_ = false;

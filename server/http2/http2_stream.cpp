@@ -99,6 +99,7 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   tunnel_.reset();
   websocket_.reset();
   tunnel_broke_ = false;
+  unwinding_.reset();
 }
 
 void Http2Stream::trim() noexcept {
@@ -130,8 +131,19 @@ bool Http2Stream::has_output() const noexcept {
   return submitted_ && !reset_ && (!whole_.empty() || pending_from_ < pending_.size());
 }
 
-Task<void> Http2Stream::run(std::shared_ptr<Http2Stream> self) {
-  co_await self->serve();
+Http2Stream::TaskHold::~TaskHold() {
+  if (stream_ == nullptr || stream_->unwinding_ == nullptr) return;
+  --*stream_->unwinding_;
+  stream_->unwinding_.reset();
+}
+
+Task<void> Http2Stream::run(TaskHold self) {
+  co_await (*self).serve();
+}
+
+void Http2Stream::count_unwinding(std::shared_ptr<std::size_t> unwinding) noexcept {
+  ++*unwinding;
+  unwinding_ = std::move(unwinding);
 }
 
 void Http2Stream::answer_now(int status) {

@@ -107,9 +107,26 @@ class Http2Stream final : public StreamBooks,
   http::Request& request() noexcept { return request_; }
   const http::Response& response() const noexcept { return response_; }
 
-  /// The stream's task: answers the request. `self` is this stream: the
-  /// task's frame shares it, so it lives however early the connection forgets it.
-  static Task<void> run(std::shared_ptr<Http2Stream> self);
+  /// What the stream's task holds of it: the stream, shared, so it lives
+  /// however early the connection forgets it. Its end (the task finished,
+  /// unwound or was destroyed unstarted) is told to the stream (task_gone).
+  class TaskHold {
+   public:
+    explicit TaskHold(std::shared_ptr<Http2Stream> stream) noexcept : stream_(std::move(stream)) {}
+    TaskHold(TaskHold&&) noexcept = default;
+    TaskHold& operator=(TaskHold&&) = delete;
+    ~TaskHold();
+    Http2Stream& operator*() const noexcept { return *stream_; }
+
+   private:
+    std::shared_ptr<Http2Stream> stream_;
+  };
+  /// The stream's task: answers the request.
+  static Task<void> run(TaskHold self);
+  /// The client reset the stream while its task runs: `unwinding` counts
+  /// the task until it has ended (the connection's concurrency limit still
+  /// counts it: Rapid Reset); it may outlive the connection.
+  void count_unwinding(std::shared_ptr<std::size_t> unwinding) noexcept;
   /// Answers the request itself with `status` (a limit, a timeout), without a task.
   void answer_now(int status);
   /// The connection is gone: every later write fails, nothing reaches it.
@@ -218,6 +235,7 @@ class Http2Stream final : public StreamBooks,
   std::unique_ptr<Http2Tunnel> tunnel_;                 // the ByteStream a WebSocket speaks over
   std::shared_ptr<http::WebSocketSession> websocket_;  // from the 200 until the handler returns
   bool tunnel_broke_ = false;  // the WebSocket ended without a close handshake (1006): the stream is reset
+  std::shared_ptr<std::size_t> unwinding_;  // set by count_unwinding until the task is gone
 };
 
 }  // namespace tiffany::http2
