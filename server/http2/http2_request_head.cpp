@@ -144,11 +144,13 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
     return;
   }
   if (expect || site_.router.streams_any()) {
-    const http::Router::Result routed = site_.router.route(request);
+    http::Router::Result routed = site_.router.route(request);
     // Why a task now for an unrouted request that waits to be invited: its
     // 404 or 405 is the answer, and the client sends no body before one
     // (RFC 9110 §10.1.1); its handler reads the body, if at all, as it comes.
-    if (routed.streams_body || (expect && routed.outcome != http::Router::Outcome::found)) {
+    const bool now = routed.streams_body || (expect && routed.outcome != http::Router::Outcome::found);
+    stream.routed_early(std::move(routed));  // Why: the task need not route it again
+    if (now) {
       stream_body(stream);
       return;
     }

@@ -100,6 +100,7 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   websocket_.reset();
   tunnel_broke_ = false;
   unwinding_.reset();
+  routed_.reset();
 }
 
 void Http2Stream::trim() noexcept {
@@ -272,8 +273,17 @@ Task<bool> Http2Stream::respond() {
   co_return true;
 }
 
+void Http2Stream::routed_early(http::Router::Result routed) {
+  routed_ = std::move(routed);
+  routed_method_.assign(request_.method);
+  routed_path_.assign(request_.path);
+}
+
 Handler* Http2Stream::route(http::Request& request, http::Response& response) {
-  const http::Router::Result routed = site_.router.route(request);
+  // Why the early result only for the same method and path: a middleware may rewrite them.
+  const bool same = routed_ && request.method == routed_method_ && request.path == routed_path_;
+  const http::Router::Result routed = same ? *std::move(routed_) : site_.router.route(request);
+  routed_.reset();
   if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
   if (routed.outcome == http::Router::Outcome::found) {
     http::kRoute.set(http::RouteInfo{*routed.pattern, *routed.label});

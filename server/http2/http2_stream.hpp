@@ -95,6 +95,11 @@ class Http2Stream final : public StreamBooks,
   Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id);
   ~Http2Stream() override;
 
+  /// The connection routed the request at its header block (to learn
+  /// whether its handler streams the body): route() uses `routed` unless
+  /// the middleware changed the method or the path since.
+  void routed_early(http::Router::Result routed);
+
   /// Readies a stream that served a request before (its task ended, nobody
   /// else holds it) for stream `id` of `connection`, keeping the buffers it
   /// grew; see StreamPool.
@@ -235,6 +240,9 @@ class Http2Stream final : public StreamBooks,
   std::unique_ptr<Http2Tunnel> tunnel_;                 // the ByteStream a WebSocket speaks over
   std::shared_ptr<http::WebSocketSession> websocket_;  // from the 200 until the handler returns
   bool tunnel_broke_ = false;  // the WebSocket ended without a close handshake (1006): the stream is reset
+  std::optional<http::Router::Result> routed_;  // routed_early()'s, for the method and path below
+  std::string routed_method_;
+  std::string routed_path_;
   std::shared_ptr<std::size_t> unwinding_;  // set by count_unwinding until the task is gone
 };
 

@@ -1,6 +1,7 @@
 // Http2Connection on virtual time: a stream the client resets while its
 // handler runs must leave the connection's books, so the connection still
-// goes idle (GOAWAY at the keep-alive timeout) and still answers.
+// goes idle (GOAWAY at the keep-alive timeout) and still answers; and the
+// connection's own books on routing.
 #include <gtest/gtest.h>
 
 #include <sys/socket.h>
@@ -64,6 +65,16 @@ class Lingering final : public Handler {
   bool unwinding_ = false;
 };
 
+// Streams request bodies; answers without reading this one.
+class Streaming final : public Handler {
+ public:
+  Task<void> handle(http::Request&, http::Response& response) override {
+    response.body = "streamed";
+    co_return;
+  }
+  bool streams_request_body() const noexcept override { return true; }
+};
+
 class Quick final : public Handler {
  public:
   Task<void> handle(http::Request&, http::Response& response) override {
@@ -92,6 +103,16 @@ std::string get(std::uint32_t stream, std::string_view path) {
   block.append(path);
   block.append("\x01\x01t", 3);
   return frame(0x1, 0x5, stream, block);
+}
+
+// HEADERS (END_HEADERS) for POST `path` (HPACK static :method POST), then its DATA with END_STREAM.
+std::string post(std::uint32_t stream, std::string_view path, std::string_view body) {
+  std::string block = "\x83\x86";
+  block.push_back('\x04');
+  block.push_back(static_cast<char>(path.size()));
+  block.append(path);
+  block.append("\x01\x01t", 3);
+  return frame(0x1, 0x4, stream, block) + frame(0x0, 0x1, stream, body);
 }
 
 std::string reset(std::uint32_t stream) { return frame(0x3, 0, stream, std::string("\0\0\0\x08", 4)); }  // CANCEL
@@ -141,6 +162,8 @@ class Http2ResetTest : public ::testing::Test {
     site_.router.add({"GET"}, "/slow", std::make_shared<Slow>());
     site_.router.add({"GET"}, "/quick", std::make_shared<Quick>());
     site_.router.add({"GET"}, "/linger", std::make_shared<Lingering>(unwound_));
+    site_.router.add({"POST"}, "/streamed", std::make_shared<Streaming>());
+    site_.router.add({"POST"}, "/whole", std::make_shared<Quick>());
     site_.timeouts.keepalive = 2s;
     site_.http2.enabled = true;
   }
@@ -148,6 +171,7 @@ class Http2ResetTest : public ::testing::Test {
   struct Outcome {
     std::string received;
     std::chrono::milliseconds closed_at{};  // when the client saw the server's EOF
+    std::uint64_t lookups = 0;              // the router's, for the whole exchange
   };
 
   // Sends `input` after the preface, then `later` a second later, stays
@@ -214,6 +238,7 @@ class Http2ResetTest : public ::testing::Test {
       served.take_result();
       wrote.take_result();
       read.take_result();
+      outcome.lookups = protocol.site().router.lookups();
     }
     return outcome;
   }
@@ -251,6 +276,16 @@ TEST_F(Http2ResetTest, StreamsResetWhileTheirTasksUnwindCountTowardTheConcurrenc
                                    {{1s, reset(1) + reset(3) + get(5, "/quick")}, {6s, get(7, "/quick")}});
   EXPECT_EQ(frames_of(outcome.received), "3/5/7 1/7 0/7 7/0");  // REFUSED_STREAM (7) on 5; 7 answered; GOAWAY
   EXPECT_EQ(unwound_, 2);
+}
+
+using Http2RoutingTest = Http2ResetTest;
+
+// The connection routes a request with a body at its header block (does its
+// handler stream the body?); the stream's task uses that, not a second lookup.
+TEST_F(Http2RoutingTest, ARequestWithABodyIsRoutedOnce) {
+  const Outcome outcome = exchange(post(1, "/streamed", "abc") + post(3, "/whole", "abc") + get(5, "/quick"));
+  EXPECT_NE(outcome.received.find("streamed"), std::string::npos);
+  EXPECT_EQ(outcome.lookups, 3u);  // one a request
 }
 
 }  // namespace
