@@ -91,6 +91,7 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   peer_ = &context.peer;
   tls_ = context.tls;
   socket_ = context.socket;
+  slot_ = context.slot;
   deadline_ = &context.deadline;
   idle_since_ = Scheduler::current().now();
   reset_refilled_ = idle_since_;
@@ -513,6 +514,14 @@ void Http2Connection::start_task(Http2Stream& stream) {
   stream.task_started = true;
   ++running_tasks_;
   found->task = Scheduler::current().spawn(Http2Stream::run(Http2Stream::TaskHold(found->stream)));
+}
+
+bool Http2Connection::count_websocket(std::optional<ConnectionTracker::Slot>& slot) const {
+  if (slot_ == nullptr) return true;
+  std::optional<ConnectionTracker::Slot> shared = slot_->share();
+  if (!shared) return false;
+  slot.emplace(std::move(*shared));  // Why emplace: a Slot moves, never assigns
+  return true;
 }
 
 void Http2Connection::task_done(Http2Stream& stream) {

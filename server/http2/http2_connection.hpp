@@ -100,6 +100,10 @@ class Http2Connection final : private DrainListener {
   /// Queues RST_STREAM for `id` and remembers it (the client's late frames
   /// on it are ignored); a session that cannot queue it ends the connection.
   void reset_stream(std::int32_t id, std::uint32_t error_code);
+  /// Counts a WebSocket over one of its streams as a connection of its own
+  /// (into `slot`, left empty where the connection has no count): false
+  /// when the worker's, listener's or client address's limit has no room.
+  bool count_websocket(std::optional<ConnectionTracker::Slot>& slot) const;
   /// A stream's task ended.
   void task_done(Http2Stream& stream);
   /// `size` bytes of `stream`'s streamed input were taken: its window reopens for them.
@@ -195,6 +199,7 @@ class Http2Connection final : private DrainListener {
   const std::string* peer_ = nullptr;  // serve()'s
   bool tls_ = false;
   int socket_ = -1;
+  const ConnectionTracker::Slot* slot_ = nullptr;  // serve()'s context's
   Deadline* deadline_ = nullptr;  // serve()'s: the connection's current wait
   // Why a vector: a connection holds at most max_concurrent_streams, usually
   // a few, and searching them costs less than a hash table's node per stream.

@@ -101,6 +101,7 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   tunnel_broke_ = false;
   unwinding_.reset();
   routed_.reset();
+  websocket_slot_.reset();
 }
 
 void Http2Stream::trim() noexcept {
@@ -133,7 +134,9 @@ bool Http2Stream::has_output() const noexcept {
 }
 
 Http2Stream::TaskHold::~TaskHold() {
-  if (stream_ == nullptr || stream_->unwinding_ == nullptr) return;
+  if (stream_ == nullptr) return;
+  stream_->websocket_slot_.reset();  // Why here too: a task canceled mid-WebSocket may skip end_websocket
+  if (stream_->unwinding_ == nullptr) return;
   --*stream_->unwinding_;
   stream_->unwinding_.reset();
 }
@@ -550,6 +553,14 @@ Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& respons
     response_.body = "shutting down\n";
     co_return nullptr;
   }
+  if (!connection_->count_websocket(websocket_slot_)) {
+    // Why: over HTTP/1.1 a WebSocket is a connection of its own, held to the
+    // listener's limits; one over a stream is too (a stream cannot wait in
+    // the accept loop for room, so it is refused).
+    answer_error(503);
+    response_.body = "too many connections\n";
+    co_return nullptr;
+  }
   response.mark_head_sent();
   streaming_ = true;
   if (!submit_head(std::nullopt, true)) {
@@ -572,6 +583,7 @@ Task<void> Http2Stream::end_websocket(bool failed) {
                                      : http::websocket::close_code::normal);
   tunnel_broke_ = websocket_->close_code() == http::websocket::close_code::abnormal;
   websocket_.reset();
+  websocket_slot_.reset();
 }
 
 void Http2Stream::log_and_count(std::chrono::steady_clock::duration took) {

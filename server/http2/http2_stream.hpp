@@ -24,6 +24,7 @@
 #include "http/internal/websocket/connection_upgrade.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http2/stream_input.hpp"
+#include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {
 struct RouteMetrics;
@@ -244,6 +245,8 @@ class Http2Stream final : public StreamBooks,
   std::string routed_method_;
   std::string routed_path_;
   std::shared_ptr<std::size_t> unwinding_;  // set by count_unwinding until the task is gone
+  // The WebSocket's count in the connection limits, from the 200 until it ends (or the task is gone).
+  std::optional<ConnectionTracker::Slot> websocket_slot_;
 };
 
 }  // namespace tiffany::http2
