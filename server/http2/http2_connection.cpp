@@ -104,7 +104,7 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   }
   bool going = feed(first);
   std::string().swap(first);  // Why: the connection may idle for long; its first burst is done with
-  while (going) {
+  while (going && !failed_) {
     // Why closing too: during the drain delay HTTP/1.1 answers say
     // Connection: close; GOAWAY is HTTP/2's way to send the client elsewhere.
     // Why only once a stream came: a GOAWAY naming stream 0 would refuse the
@@ -168,7 +168,7 @@ bool Http2Connection::feed(std::string_view bytes) {
 bool Http2Connection::feed_session(std::string_view bytes) {
   const auto consumed =
       nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
-  if (consumed >= 0) return true;
+  if (consumed >= 0) return !failed_;
   // Fatal only: a bad preface, a flood (acknowledgements a client that does
   // not read makes us queue, CONTINUATION frames past the cap), or memory.
   // Protocol errors are not here: nghttp2 queues their GOAWAY or RST_STREAM itself.
@@ -373,10 +373,10 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   Http2Connection& connection = connection_of(self);
   // Why at once: the connection window is only throughput; each stream's
   // own window is what bounds what we hold (see release_window).
-  nghttp2_session_consume_connection(session, length);
+  connection.check(nghttp2_session_consume_connection(session, length));
   Http2Stream* stream = connection.find(stream_id);
   if (stream == nullptr || stream->refused) {
-    nghttp2_session_consume_stream(session, stream_id, length);
+    connection.check(nghttp2_session_consume_stream(session, stream_id, length));
     return 0;
   }
   if (stream->body_streamed) {
@@ -385,7 +385,7 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   }
   std::string& body = stream->request().body;
   if (body.size() + length > connection.site_.limits.max_body_bytes) {
-    nghttp2_session_consume_stream(session, stream_id, length);
+    connection.check(nghttp2_session_consume_stream(session, stream_id, length));
     connection.refuse(*stream, 413);
     return 0;
   }
@@ -486,7 +486,7 @@ void Http2Connection::input_taken(Http2Stream& stream, std::size_t size) {
   const std::size_t counted = std::min(size, stream.counted_body);
   stream.counted_body -= counted;
   body_bytes_ -= counted;
-  nghttp2_session_consume_stream(session_, stream.id(), size);
+  check(nghttp2_session_consume_stream(session_, stream.id(), size));
   release_window();  // Why: under the budget again, whole-body uploads waiting on it may go on
   output_ready();    // Why: the WINDOW_UPDATE goes out with the connection's next write
 }
@@ -565,7 +565,7 @@ void Http2Connection::release_window() {
     Http2Stream& stream = *entry.stream;
     if (stream.unconsumed == 0) continue;
     if (body_bytes_ > kBodyBudget && entry.id != oldest) continue;
-    nghttp2_session_consume_stream(session_, entry.id, stream.unconsumed);
+    check(nghttp2_session_consume_stream(session_, entry.id, stream.unconsumed));
     stream.unconsumed = 0;
     stream.last_input = Scheduler::current().now();  // Why: its body timer ran paused while we held it
   }
@@ -592,12 +592,26 @@ void Http2Connection::go_away(std::uint32_t error_code) {
   if (terminating_ || (goaway_sent_ && error_code == NGHTTP2_NO_ERROR)) return;
   goaway_sent_ = true;
   terminating_ = error_code != NGHTTP2_NO_ERROR;
-  if (error_code == NGHTTP2_NO_ERROR) {
-    nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(session_),
-                          NGHTTP2_NO_ERROR, nullptr, 0);
-  } else {
-    nghttp2_session_terminate_session(session_, error_code);  // closes once the GOAWAY is out
+  const int queued = error_code == NGHTTP2_NO_ERROR
+                         ? nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE,
+                                                 nghttp2_session_get_last_proc_stream_id(session_), NGHTTP2_NO_ERROR,
+                                                 nullptr, 0)
+                         : nghttp2_session_terminate_session(session_, error_code);  // closes once the GOAWAY is out
+  // Why any failure: a GOAWAY that cannot go leaves nothing to wait for.
+  if (queued != 0) fail(queued);
+}
+
+void Http2Connection::check(int result) noexcept {
+  // Why only fatal ones: the others say a stream is gone or has nothing deferred, which is no fault of ours.
+  if (result != 0 && nghttp2_is_fatal(result) != 0) fail(result);
+}
+
+void Http2Connection::fail(int result) noexcept {
+  if (!failed_ && error_log().enabled(LogLevel::warn)) {
+    error_log().log(LogLevel::warn, "HTTP/2 connection from %s ended: %s", peer_->c_str(), nghttp2_strerror(result));
   }
+  failed_ = true;
+  wake_.set();
 }
 
 std::optional<Scheduler::Clock::time_point> Http2Connection::next_deadline() const {

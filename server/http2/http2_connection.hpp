@@ -104,6 +104,9 @@ class Http2Connection final : private DrainListener {
   /// (into `slot`, left empty where the connection has no count): false
   /// when the worker's, listener's or client address's limit has no room.
   bool count_websocket(std::optional<ConnectionTracker::Slot>& slot) const;
+  /// An nghttp2 call's result: a fatal one (no memory) ends the connection
+  /// at its loop's next turn.
+  void check(int result) noexcept;
   /// A stream's task ended.
   void task_done(Http2Stream& stream);
   /// `size` bytes of `stream`'s streamed input were taken: its window reopens for them.
@@ -169,6 +172,8 @@ class Http2Connection final : private DrainListener {
   /// Counts one reset toward Rapid Reset; false (and GOAWAY) past the limit.
   bool count_reset();
   void go_away(std::uint32_t error_code);
+  /// nghttp2 failed (`result`): the connection ends without another word.
+  void fail(int result) noexcept;
   /// The soonest time a stream's stage ends, or the idle timeout; nullopt: none.
   std::optional<Scheduler::Clock::time_point> next_deadline() const;
   /// A deadline passed: answers the streams whose stage ended; false when the connection must end.
@@ -215,6 +220,7 @@ class Http2Connection final : private DrainListener {
   bool waiting_for_client_ = false;  // in the read that waits for the client alone (no stream busy)
   bool draining_ = false;
   bool goaway_sent_ = false;
+  bool failed_ = false;           // an nghttp2 call failed fatally: the connection ends
   bool terminating_ = false;      // a GOAWAY with an error went: the session closes once it is out
   bool registered_ = false;       // a drain listener of site_.tracker
   std::string out_;               // what goes in the next write

@@ -192,7 +192,7 @@ Task<void> Http2Stream::serve() {
       sent_bytes_ += tail.size();
     }
     ended_ = true;
-    if (!reset_) nghttp2_session_resume_data(connection_->session(), id_);
+    if (!reset_) connection_->check(nghttp2_session_resume_data(connection_->session(), id_));
   } else {
     submit_whole();
   }
@@ -456,7 +456,7 @@ Task<bool> Http2Stream::queue_output(std::string_view bytes) {
   if (!bytes.empty()) {
     pending_.append(bytes);
     sent_bytes_ += bytes.size();
-    nghttp2_session_resume_data(connection_->session(), id_);
+    connection_->check(nghttp2_session_resume_data(connection_->session(), id_));
   }
   connection_->output_ready();
   // Why wait: back-pressure. A client whose window stays shut holds at most
