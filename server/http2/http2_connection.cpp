@@ -316,7 +316,7 @@ int Http2Connection::on_invalid_frame_recv(nghttp2_session*, const nghttp2_frame
   return 0;
 }
 
-int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self) {
+int Http2Connection::on_begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* self) {
   Http2Connection& connection = connection_of(self);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
   connection.count(&Http2Metrics::streams);
@@ -331,6 +331,8 @@ int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* fra
   }
   std::shared_ptr<Http2Stream> stream = connection.stream_pool_.take(connection, frame->hd.stream_id);
   stream->opened = Scheduler::current().now();
+  stream->slot = connection.streams_.size();
+  connection.check(nghttp2_session_set_stream_user_data(session, frame->hd.stream_id, stream.get()));
   connection.streams_.push_back(Entry{frame->hd.stream_id, std::move(stream), {}});
   return 0;
 }
@@ -394,13 +396,18 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   stream->counted_body += length;
   stream->unconsumed += length;
   stream->last_input = Scheduler::current().now();
+  if (!stream->window_held) {
+    stream->window_held = true;
+    connection.held_.push_back(stream_id);
+  }
   connection.release_window();
   return 0;
 }
 
 int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t error_code, void* self) {
   Http2Connection& connection = connection_of(self);
-  Entry* found = connection.entry_of(stream_id);
+  Http2Stream* closing = connection.find(stream_id);
+  Entry* found = closing == nullptr ? nullptr : connection.entry_of(*closing);
   if (found == nullptr) return 0;
   Entry& entry = *found;
   Http2Stream& stream = *entry.stream;
@@ -425,7 +432,7 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
   // Why every reset, theirs and nghttp2's answers to their stream errors:
   // each may have cost a handler start ("MadeYouReset", CVE-2025-8671).
   if (error_code != NGHTTP2_NO_ERROR) (void)connection.count_reset();
-  connection.forget_if_done(stream_id);
+  connection.forget_if_done(stream);
   connection.release_window();
   return 0;
 }
@@ -502,7 +509,7 @@ void Http2Connection::request_ended(Http2Stream& stream) {
 }
 
 void Http2Connection::start_task(Http2Stream& stream) {
-  Entry* found = entry_of(stream.id());
+  Entry* found = entry_of(stream);
   if (found == nullptr || stream.task_started) return;
   http::Request& request = stream.request();
   // Why: HTTP/2 need not say how long a body is, and handlers (the proxy
@@ -529,7 +536,7 @@ void Http2Connection::task_done(Http2Stream& stream) {
   --running_tasks_;
   release_body(stream);
   release_window();
-  forget_if_done(stream.id());
+  forget_if_done(stream);
 }
 
 void Http2Connection::refuse(Http2Stream& stream, int status) {
@@ -550,25 +557,41 @@ void Http2Connection::release_body(Http2Stream& stream) noexcept {
 void Http2Connection::release_window() {
   // Why body_bytes_: a stream whose window we hold holds body bytes (counted
   // until its request completes); none held, no window to give back.
-  if (streams_.empty() || body_bytes_ == 0) return;
-  // The oldest upload still arriving always gets its window back, so every
-  // upload finishes in turn whatever the others hold.
-  std::int32_t oldest = 0;
-  for (const Entry& entry : streams_) {
-    const Http2Stream& stream = *entry.stream;
-    if (stream.headers_done && !stream.request_complete && !stream.refused && !stream.body_streamed &&
-        (oldest == 0 || entry.id < oldest)) {
-      oldest = entry.id;
-    }
-  }
-  for (Entry& entry : streams_) {
-    Http2Stream& stream = *entry.stream;
-    if (stream.unconsumed == 0) continue;
-    if (body_bytes_ > kBodyBudget && entry.id != oldest) continue;
-    check(nghttp2_session_consume_stream(session_, entry.id, stream.unconsumed));
+  if (held_.empty() || body_bytes_ == 0) return;
+  auto give_back = [this](Http2Stream& stream) {
+    if (stream.unconsumed == 0) return;
+    check(nghttp2_session_consume_stream(session_, stream.id(), stream.unconsumed));
     stream.unconsumed = 0;
     stream.last_input = Scheduler::current().now();  // Why: its body timer ran paused while we held it
+  };
+  // Why asked under the budget too: it drops the finished uploads ahead of the oldest.
+  Http2Stream* oldest = oldest_upload();
+  if (body_bytes_ > kBodyBudget) {
+    // The oldest upload still arriving always gets its window back, so every
+    // upload finishes in turn whatever the others hold (it stays in held_).
+    if (oldest != nullptr) give_back(*oldest);
+    return;
   }
+  for (const std::int32_t id : held_) {
+    Http2Stream* stream = find(id);
+    if (stream == nullptr) continue;  // closed: nothing to give back
+    give_back(*stream);
+    stream->window_held = false;
+  }
+  held_.clear();
+}
+
+Http2Stream* Http2Connection::oldest_upload() noexcept {
+  for (; uploads_from_ < uploads_.size(); ++uploads_from_) {
+    Http2Stream* stream = find(uploads_[uploads_from_]);
+    if (stream != nullptr && stream->headers_done && !stream->request_complete && !stream->refused &&
+        !stream->body_streamed) {
+      return stream;
+    }
+  }
+  uploads_.clear();
+  uploads_from_ = 0;
+  return nullptr;
 }
 
 bool Http2Connection::count_reset() {
@@ -646,11 +669,11 @@ bool Http2Connection::on_deadline() {
     return true;
   }
   const http::HttpTimeouts& timeouts = site_.timeouts;
-  std::vector<std::int32_t> late_bodies;
-  std::vector<std::int32_t> stalled;
+  // Why pointers: nothing below removes an entry (nghttp2 closes streams only while it reads or writes).
+  std::vector<Http2Stream*> late_bodies;
+  std::vector<Http2Stream*> stalled;
   for (const Entry& entry : streams_) {
-    const Http2Stream& stream = *entry.stream;
-    const std::int32_t id = entry.id;
+    Http2Stream& stream = *entry.stream;
     if (!stream.headers_done && now >= stream.opened + timeouts.header) {
       // Why the connection: a header block cannot be interrupted by a response.
       count_timeout(TimeoutStage::header);
@@ -660,21 +683,19 @@ bool Http2Connection::on_deadline() {
         stream.unconsumed == 0 &&
         (now >= stream.last_input + timeouts.body ||
          (timeouts.body_total.count() > 0 && now >= stream.body_began + timeouts.body_total))) {
-      late_bodies.push_back(id);
+      late_bodies.push_back(&stream);
     }
-    if (stream.stalled_since && now >= *stream.stalled_since + timeouts.write) stalled.push_back(id);
+    if (stream.stalled_since && now >= *stream.stalled_since + timeouts.write) stalled.push_back(&stream);
   }
-  for (std::int32_t id : late_bodies) {
+  for (Http2Stream* stream : late_bodies) {
     count_timeout(TimeoutStage::body);
-    if (Http2Stream* stream = find(id)) refuse(*stream, 408);
+    refuse(*stream, 408);
   }
-  for (std::int32_t id : stalled) {
+  for (Http2Stream* stream : stalled) {
     count_timeout(TimeoutStage::write);
-    if (Http2Stream* stream = find(id)) {
-      stream->stalled_since.reset();
-      stream->mark_reset();
-      reset_stream(id, NGHTTP2_CANCEL);
-    }
+    stream->stalled_since.reset();
+    stream->mark_reset();
+    reset_stream(stream->id(), NGHTTP2_CANCEL);
   }
   return true;
 }
@@ -694,16 +715,23 @@ void Http2Connection::note_stalls() {
   }
 }
 
-void Http2Connection::forget_if_done(std::int32_t id) {
-  Entry* found = entry_of(id);
+void Http2Connection::forget_if_done(Http2Stream& stream) {
+  Entry* found = entry_of(stream);
   if (found == nullptr) return;
-  const Http2Stream& stream = *found->stream;
   if (!stream.closed || (stream.task_started && !stream.task_finished)) return;
   found->task.reset();  // Why first: a finished task's frame holds the stream until its handle lets it go
   stream_pool_.give(std::move(found->stream));
-  if (found != &streams_.back()) *found = std::move(streams_.back());
+  if (found != &streams_.back()) {
+    *found = std::move(streams_.back());
+    found->stream->slot = static_cast<std::size_t>(found - streams_.data());
+  }
   streams_.pop_back();
-  if (streams_.empty()) idle_since_ = Scheduler::current().now();
+  if (streams_.empty()) {
+    idle_since_ = Scheduler::current().now();
+    held_.clear();  // Why: what they name is gone
+    uploads_.clear();
+    uploads_from_ = 0;
+  }
 }
 
 void Http2Connection::on_drain(std::chrono::milliseconds) {
@@ -716,6 +744,8 @@ void Http2Connection::on_drain(std::chrono::milliseconds) {
 
 void Http2Connection::end_streams() noexcept {
   for (Entry& entry : streams_) {
+    // Why: find() must not reach a stream let go here through nghttp2 (fails harmlessly once it closed).
+    if (session_ != nullptr) check(nghttp2_session_set_stream_user_data(session_, entry.id, nullptr));
     entry.stream->detach();
     if (entry.stream->task_started && !entry.stream->task_finished) {
       entry.task.cancel();
@@ -733,16 +763,14 @@ void Http2Connection::count(std::atomic<std::uint64_t> Http2Metrics::*counter) n
 }
 
 Http2Stream* Http2Connection::find(std::int32_t id) noexcept {
-  Entry* found = entry_of(id);
-  return found == nullptr ? nullptr : found->stream.get();
+  auto* stream = static_cast<Http2Stream*>(nghttp2_session_get_stream_user_data(session_, id));
+  // Why checked against its slot: end_streams() lets the streams go while nghttp2 still names them.
+  return stream != nullptr && entry_of(*stream) != nullptr ? stream : nullptr;
 }
 
-Http2Connection::Entry* Http2Connection::entry_of(std::int32_t id) noexcept {
-  // Why from the newest: the callbacks mostly concern the stream that just opened.
-  for (auto entry = streams_.rbegin(); entry != streams_.rend(); ++entry) {
-    if (entry->id == id) return &*entry;
-  }
-  return nullptr;
+Http2Connection::Entry* Http2Connection::entry_of(Http2Stream& stream) noexcept {
+  if (stream.slot >= streams_.size() || streams_[stream.slot].stream.get() != &stream) return nullptr;
+  return &streams_[stream.slot];
 }
 
 }  // namespace tiffany::http2

@@ -178,7 +178,7 @@ class Http2Connection final : private DrainListener {
   std::optional<Scheduler::Clock::time_point> next_deadline() const;
   /// A deadline passed: answers the streams whose stage ended; false when the connection must end.
   bool on_deadline();
-  void forget_if_done(std::int32_t id);
+  void forget_if_done(Http2Stream& stream);
   /// After a write: notes which streams' output waits on the client's window (for the write timeout).
   void note_stalls();
   void on_drain(std::chrono::milliseconds idle_grace) override;
@@ -190,9 +190,12 @@ class Http2Connection final : private DrainListener {
   /// first (a drain's last) could let the worker stop under them, as an
   /// HTTP/1.1 connection's task outlives its WebSocket.
   Task<void> wait_for_ended_streams();
+  /// The stream nghttp2 holds as `id` (nghttp2's stream user data: no search), or null.
   Http2Stream* find(std::int32_t id) noexcept;
-  /// `id`'s entry, or null; valid until streams_ changes.
-  Entry* entry_of(std::int32_t id) noexcept;
+  /// `stream`'s entry (its slot), or null once it left; valid until streams_ changes.
+  Entry* entry_of(Http2Stream& stream) noexcept;
+  /// The oldest whole-body upload still arriving, or null.
+  Http2Stream* oldest_upload() noexcept;
   /// Adds one to this listener's HTTP/2 `counter` (when metrics are on).
   void count(std::atomic<std::uint64_t> Http2Metrics::*counter) noexcept;
 
@@ -207,8 +210,14 @@ class Http2Connection final : private DrainListener {
   const ConnectionTracker::Slot* slot_ = nullptr;  // serve()'s context's
   Deadline* deadline_ = nullptr;  // serve()'s: the connection's current wait
   // Why a vector: a connection holds at most max_concurrent_streams, usually
-  // a few, and searching them costs less than a hash table's node per stream.
+  // a few; each stream knows its slot and nghttp2 finds it by id (its user
+  // data), so nothing searches it, and no hash table costs a node per stream.
   std::vector<Entry> streams_;
+  // Why lists, not scans of streams_: with thousands of streams, every DATA
+  // frame would look at all of them (release_window).
+  std::vector<std::int32_t> held_;     // streams whose window we hold (window_held), in no order
+  std::vector<std::int32_t> uploads_;  // whole-body uploads by age (ids only grow); done ones leave from the front
+  std::size_t uploads_from_ = 0;       // uploads_' front
   std::size_t running_tasks_ = 0;
   std::size_t body_bytes_ = 0;    // request bodies held by the connection's streams
   WakeSignal wake_;               // stream output, a readable socket, the drain

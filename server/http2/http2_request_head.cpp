@@ -155,6 +155,7 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
       return;
     }
   }
+  uploads_.push_back(stream.id());  // a whole body to come: release_window gives the oldest its window first
   if (expect) {
     // Why at once: the whole body is read before the handler runs, so a client waiting to be invited need not wait.
     (void)submit_continue(session_, stream.id());

@@ -63,6 +63,8 @@ struct StreamBooks {
   Scheduler::Clock::time_point body_began{};  // the header block ended
   Scheduler::Clock::time_point last_input{};  // the last body bytes (or body_began)
   std::optional<Scheduler::Clock::time_point> stalled_since;  // output waiting on the client's window
+  std::size_t slot = 0;           // its entry's index in the connection's streams
+  bool window_held = false;       // listed among the connection's streams whose window it holds
 };
 
 /// A stream from its HEADERS to its close. The connection assembles the
