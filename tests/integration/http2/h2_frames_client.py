@@ -822,6 +822,8 @@ def scenario_bad_frames(args):
                                   "PROTOCOL_ERROR"),                                              # 8.2.1
         "stream_depends_on_itself": (frame(HEADERS, END_HEADERS, 1, post) + priority(1, 1), "PROTOCOL_ERROR"),  # 5.3.1
         "idle_stream_depends_on_itself": (priority(1, 1), "PROTOCOL_ERROR"),                       # 5.3.1
+        "headers_depend_on_itself": (frame(HEADERS, END_STREAM | END_HEADERS | PRIORITY_FLAG, 1,
+                                           struct.pack(">IB", 1, 15) + get), "PROTOCOL_ERROR"),    # 5.3.1
         "data_after_end_stream": (frame(HEADERS, END_STREAM | END_HEADERS, 1, get) + frame(DATA, 0, 1, b"x"),
                                   "STREAM_CLOSED"),                                               # 5.1
     }
