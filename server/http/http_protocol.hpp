@@ -26,6 +26,8 @@ class HttpProtocol final : public StreamProtocol {
   Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) override;
   std::chrono::milliseconds idle_timeout() const noexcept override { return site_.timeouts.keepalive; }
   const char* name() const noexcept override { return "http"; }
+  /// The site it serves: its own copy, made at construction.
+  const http::HttpSite& site() const noexcept { return site_; }
 
  private:
   /// The rest of the connection in HTTP/2 (ALPN "h2", or the preface opens `first`).

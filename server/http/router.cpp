@@ -152,6 +152,7 @@ bool Router::allows(const Route& route, std::string_view method) {
 }
 
 Router::Result Router::route(Request& request) const {
+  ++lookups_;
   const Route* best = nullptr;
   bool path_matched = false;
   for (const Route& candidate : routes_) {

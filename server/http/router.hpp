@@ -1,6 +1,7 @@
 // Router: maps (method, path) to a handler using the routes from the config.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,6 +55,8 @@ class Router {
   Result route(Request& request) const;
 
   std::size_t size() const noexcept { return routes_.size(); }
+  /// How many times route() ran (this copy of the router: one worker's); for tests and profiles.
+  std::uint64_t lookups() const noexcept { return lookups_; }
   /// True when some route's handler streams request bodies: only then does
   /// a connection stop at a header section to route it before its body.
   bool streams_any() const noexcept { return streams_any_; }
@@ -87,6 +90,7 @@ class Router {
 
   std::vector<Route> routes_;
   bool streams_any_ = false;
+  mutable std::uint64_t lookups_ = 0;
 };
 
 }  // namespace tiffany::http

@@ -4,18 +4,15 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <charconv>
 #include <vector>
 
 #include <tiffany/coro/join.hpp>
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/coro/yield.hpp>
 #include <tiffany/handlers/server_stats.hpp>
-#include <tiffany/http/uri.hpp>
 #include <tiffany/reactor/readiness.hpp>
 
 #include "handlers/internal/http2_metrics.hpp"
-#include "http/internal/known_methods.hpp"
 #include "net/internal/tls/tls_stream.hpp"
 #include "handlers/internal/readiness.hpp"
 #include "server/log/access_log.hpp"
@@ -28,8 +25,6 @@ namespace {
 
 constexpr std::size_t kMaxWriteBytes = 64 * 1024;  // what one write gathers from the session
 constexpr std::int32_t kConnectionWindow = 1 << 20;  // the connection-level window for request bodies
-// Why 32 a field: RFC 9113 §6.5.2 counts each field as name + value + 32.
-constexpr std::size_t kFieldOverhead = 32;
 
 Http2Connection& connection_of(void* self) noexcept { return *static_cast<Http2Connection*>(self); }
 
@@ -51,6 +46,8 @@ Http2Connection::~Http2Connection() {
 bool Http2Connection::open_session() {
   nghttp2_session_callbacks* callbacks = nullptr;
   if (nghttp2_session_callbacks_new(&callbacks) != 0) return false;
+  nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, &on_begin_frame);
+  nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, &on_invalid_frame_recv);
   nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, &on_begin_headers);
   nghttp2_session_callbacks_set_on_header_callback(callbacks, &on_header);
   nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &on_frame_recv);
@@ -65,7 +62,8 @@ bool Http2Connection::open_session() {
   // Why manual: the window reopens only as the connection's body budget allows (see release_window).
   nghttp2_option_set_no_auto_window_update(options, 1);
   nghttp2_option_set_max_deflate_dynamic_table_size(options, 4096);
-  // Why: closed streams are kept only for the RFC 7540 priority tree, which we turn off.
+  // Why: closed streams are kept only for the RFC 7540 priority tree, which
+  // we turn off (nghttp2 then keeps none anyway); ids_ judges header blocks on them.
   nghttp2_option_set_no_closed_streams(options, 1);
   const int made = nghttp2_session_server_new2(&session_, callbacks, this, options);
   nghttp2_option_del(options);
@@ -93,6 +91,7 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   peer_ = &context.peer;
   tls_ = context.tls;
   socket_ = context.socket;
+  slot_ = context.slot;
   deadline_ = &context.deadline;
   idle_since_ = Scheduler::current().now();
   reset_refilled_ = idle_since_;
@@ -105,7 +104,7 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   }
   bool going = feed(first);
   std::string().swap(first);  // Why: the connection may idle for long; its first burst is done with
-  while (going) {
+  while (going && !failed_) {
     // Why closing too: during the drain delay HTTP/1.1 answers say
     // Connection: close; GOAWAY is HTTP/2's way to send the client elsewhere.
     // Why only once a stream came: a GOAWAY naming stream 0 would refuse the
@@ -154,9 +153,22 @@ Task<void> Http2Connection::wait_for_ended_streams() {
 
 bool Http2Connection::feed(std::string_view bytes) {
   add_stat(Stat::bytes_received, static_cast<std::int64_t>(bytes.size()));
+  for (;;) {
+    // Why in pieces: nghttp2 must have read all before a self-dependent
+    // PRIORITY frame when we judge it, so the stream's state is current.
+    std::int32_t self_dependent = 0;
+    const std::size_t piece = self_dependencies_.scan(bytes, self_dependent);
+    if (!feed_session(bytes.substr(0, piece))) return false;
+    if (self_dependent != 0) depends_on_itself(self_dependent);
+    bytes.remove_prefix(piece);
+    if (bytes.empty()) return true;
+  }
+}
+
+bool Http2Connection::feed_session(std::string_view bytes) {
   const auto consumed =
       nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
-  if (consumed >= 0) return true;
+  if (consumed >= 0) return !failed_;
   // Fatal only: a bad preface, a flood (acknowledgements a client that does
   // not read makes us queue, CONTINUATION frames past the cap), or memory.
   // Protocol errors are not here: nghttp2 queues their GOAWAY or RST_STREAM itself.
@@ -263,69 +275,65 @@ Task<void> Http2Connection::watch_socket(std::shared_ptr<SocketWatch> watch, int
   }
 }
 
-int Http2Connection::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self) {
+void Http2Connection::depends_on_itself(std::int32_t id) {
+  if (goaway_sent_) return;
+  if (nghttp2_session_find_stream(session_, id) != nullptr) {
+    reset_stream(id, NGHTTP2_PROTOCOL_ERROR);  // RFC 9113 §5.3.1
+    return;
+  }
+  // Why the connection for an idle or closed stream: no RST_STREAM may go on
+  // one (§6.4, §5.1), and §5.4.1 lets a stream error end the connection.
+  go_away(NGHTTP2_PROTOCOL_ERROR);
+}
+
+void Http2Connection::reset_stream(std::int32_t id, std::uint32_t error_code) {
+  ids_.reset_sent(id);
+  if (nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, error_code) != 0) go_away(NGHTTP2_INTERNAL_ERROR);
+}
+
+int Http2Connection::on_begin_frame(nghttp2_session* session, const nghttp2_frame_hd* frame, void* self) {
   Http2Connection& connection = connection_of(self);
-  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
-  connection.count(&Http2Metrics::streams);
-  std::shared_ptr<Http2Stream> stream = connection.stream_pool_.take(connection, frame->hd.stream_id);
-  stream->opened = Scheduler::current().now();
-  connection.streams_.push_back(Entry{frame->hd.stream_id, std::move(stream), {}});
+  // Why not after a GOAWAY: nghttp2 ignores the streams it did not take, so they are neither open nor closed.
+  if (frame->type != NGHTTP2_HEADERS || connection.goaway_sent_) return 0;
+  const bool open = nghttp2_session_find_stream(session, frame->stream_id) != nullptr;
+  switch (connection.ids_.headers_begin(frame->stream_id, open)) {
+    case ClientStreamIds::Verdict::go_on:
+      return 0;
+    case ClientStreamIds::Verdict::protocol_error:
+      connection.go_away(NGHTTP2_PROTOCOL_ERROR);  // RFC 9113 §5.1.1
+      return 0;
+    case ClientStreamIds::Verdict::stream_closed:
+      connection.go_away(NGHTTP2_STREAM_CLOSED);  // RFC 9113 §5.1
+      return 0;
+  }
   return 0;
 }
 
-int Http2Connection::on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name_bytes,
-                               std::size_t name_length, const std::uint8_t* value_bytes, std::size_t value_length,
-                               std::uint8_t, void* self) {
+int Http2Connection::on_invalid_frame_recv(nghttp2_session*, const nghttp2_frame* frame, int, void* self) {
+  // Why: nghttp2 has just queued a RST_STREAM for a stream error (or ends the
+  // connection); the client's next frames on that stream are to be ignored.
+  if (frame->hd.stream_id != 0) connection_of(self).ids_.reset_sent(frame->hd.stream_id);
+  return 0;
+}
+
+int Http2Connection::on_begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* self) {
   Http2Connection& connection = connection_of(self);
-  Http2Stream* stream = connection.find(frame->hd.stream_id);
-  if (stream == nullptr || stream->refusal != 0 || stream->headers_done) return 0;  // trailers are not kept
-  const http::HttpLimits& limits = connection.site_.limits;
-  stream->header_bytes += name_length + value_length + kFieldOverhead;
-  ++stream->header_count;
-  if (stream->header_bytes > connection.site_.http2.max_header_list_size ||
-      stream->header_count > limits.max_header_count) {
-    stream->refusal = 431;  // answered by headers_complete, once the block has ended
+  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+  connection.count(&Http2Metrics::streams);
+  // Why: the tasks of streams the client reset still run until they have
+  // unwound; counted toward max_concurrent_streams (nghttp2 counts open
+  // streams only), resets cannot buy a client more concurrent work (Rapid Reset).
+  const std::size_t unwinding = connection.unwinding_ != nullptr ? *connection.unwinding_ : 0;
+  if (unwinding > 0 && connection.streams_.size() + 1 + unwinding > connection.site_.http2.max_concurrent_streams) {
+    connection.reset_stream(frame->hd.stream_id, NGHTTP2_REFUSED_STREAM);
+    (void)connection.count_reset();  // as a refusal of ours
     return 0;
   }
-  const std::string_view name = text(name_bytes, name_length);
-  const std::string_view value = text(value_bytes, value_length);
-  http::Request& request = stream->request();
-  if (name.empty()) return 0;
-  if (name.front() != ':') {
-    if (name == "cookie") {
-      // Why gathered: RFC 9113 §8.2.3 lets a client split Cookie into
-      // fields; handlers and HTTP/1.1 upstreams expect one, joined by "; ".
-      if (!stream->cookies.empty()) stream->cookies += "; ";
-      stream->cookies.append(value);
-      return 0;
-    }
-    if (name == "host") {
-      // :authority came first (pseudo-fields lead) and became Host: a
-      // different host makes the request malformed (RFC 9113 §8.3.1).
-      const std::optional<std::string_view> authority = request.headers.get("Host");
-      if (authority) {
-        if (*authority != value) stream->refusal = 400;
-        return 0;
-      }
-    }
-    request.headers.add(name, value);
-    return 0;
-  }
-  if (name == ":method") {
-    request.method.assign(value);
-  } else if (name == ":path") {
-    if (value.size() > limits.max_uri_bytes) {
-      stream->refusal = 414;
-      return 0;
-    }
-    request.target.assign(value);
-  } else if (name == ":protocol") {
-    stream->connect_protocol.assign(value);
-  } else if (name == ":authority") {
-    // Why as Host: handlers and the router read Host; RFC 9113 §8.3.1 makes
-    // :authority its equivalent (a host field after it must agree).
-    request.headers.add("Host", value);
-  }
+  std::shared_ptr<Http2Stream> stream = connection.stream_pool_.take(connection, frame->hd.stream_id);
+  stream->opened = Scheduler::current().now();
+  stream->slot = connection.streams_.size();
+  connection.check(nghttp2_session_set_stream_user_data(session, frame->hd.stream_id, stream.get()));
+  connection.streams_.push_back(Entry{frame->hd.stream_id, std::move(stream), {}});
   return 0;
 }
 
@@ -367,10 +375,10 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   Http2Connection& connection = connection_of(self);
   // Why at once: the connection window is only throughput; each stream's
   // own window is what bounds what we hold (see release_window).
-  nghttp2_session_consume_connection(session, length);
+  connection.check(nghttp2_session_consume_connection(session, length));
   Http2Stream* stream = connection.find(stream_id);
   if (stream == nullptr || stream->refused) {
-    nghttp2_session_consume_stream(session, stream_id, length);
+    connection.check(nghttp2_session_consume_stream(session, stream_id, length));
     return 0;
   }
   if (stream->body_streamed) {
@@ -379,7 +387,7 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   }
   std::string& body = stream->request().body;
   if (body.size() + length > connection.site_.limits.max_body_bytes) {
-    nghttp2_session_consume_stream(session, stream_id, length);
+    connection.check(nghttp2_session_consume_stream(session, stream_id, length));
     connection.refuse(*stream, 413);
     return 0;
   }
@@ -388,13 +396,18 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   stream->counted_body += length;
   stream->unconsumed += length;
   stream->last_input = Scheduler::current().now();
+  if (!stream->window_held) {
+    stream->window_held = true;
+    connection.held_.push_back(stream_id);
+  }
   connection.release_window();
   return 0;
 }
 
 int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t error_code, void* self) {
   Http2Connection& connection = connection_of(self);
-  Entry* found = connection.entry_of(stream_id);
+  Http2Stream* closing = connection.find(stream_id);
+  Entry* found = closing == nullptr ? nullptr : connection.entry_of(*closing);
   if (found == nullptr) return 0;
   Entry& entry = *found;
   Http2Stream& stream = *entry.stream;
@@ -405,6 +418,8 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
     // nobody waits for the answer. Why the bookkeeping here and not in the
     // task: a canceled task unwinds (or, not started, never runs) without
     // reaching task_done(), and detached it never calls back.
+    if (connection.unwinding_ == nullptr) connection.unwinding_ = std::make_shared<std::size_t>(0);
+    stream.count_unwinding(connection.unwinding_);
     stream.detach();
     entry.task.cancel();
     stream.task_finished = true;
@@ -417,14 +432,17 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
   // Why every reset, theirs and nghttp2's answers to their stream errors:
   // each may have cost a handler start ("MadeYouReset", CVE-2025-8671).
   if (error_code != NGHTTP2_NO_ERROR) (void)connection.count_reset();
-  connection.forget_if_done(stream_id);
+  connection.forget_if_done(stream);
   connection.release_window();
   return 0;
 }
 
-int Http2Connection::on_frame_send(nghttp2_session* session, const nghttp2_frame* frame, void* self) {
+int Http2Connection::on_frame_send(nghttp2_session*, const nghttp2_frame* frame, void* self) {
   Http2Connection& connection = connection_of(self);
-  if (frame->hd.type == NGHTTP2_RST_STREAM) connection.count(&Http2Metrics::resets_sent);
+  if (frame->hd.type == NGHTTP2_RST_STREAM) {
+    connection.count(&Http2Metrics::resets_sent);
+    connection.ids_.reset_sent(frame->hd.stream_id);  // Why: nghttp2 resets streams of its own accord too
+  }
   if (frame->hd.type == NGHTTP2_GOAWAY) {
     const std::uint32_t code = frame->goaway.error_code;
     connection.count(code == NGHTTP2_NO_ERROR            ? &Http2Metrics::goaways_no_error
@@ -437,93 +455,9 @@ int Http2Connection::on_frame_send(nghttp2_session* session, const nghttp2_frame
   if (stream != nullptr && !stream->request_complete) {
     // Why: we answered before the request ended (a limit): RFC 9113 §8.1
     // lets the server end the stream so, and the client stops sending.
-    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_NO_ERROR);
+    connection.reset_stream(frame->hd.stream_id, NGHTTP2_NO_ERROR);
   }
   return 0;
-}
-
-void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
-  stream.headers_done = true;
-  stream.request_complete = end_stream;
-  stream.body_began = Scheduler::current().now();
-  stream.last_input = stream.body_began;
-  http::Request& request = stream.request();
-  if (!stream.cookies.empty()) request.headers.add("cookie", stream.cookies);
-  if (stream.refusal != 0) {  // a limit passed while its fields arrived
-    refuse(stream, stream.refusal);
-    return;
-  }
-  if (!http::is_known_method(request.method)) {
-    refuse(stream, 501);  // Why: as HTTP/1.1 answers a method its parser does not know (RFC 9110 §9.1)
-    return;
-  }
-  if (request.method == "CONNECT") {
-    // Why 501: CONNECT tunnels to elsewhere are not offered; the one
-    // protocol an extended CONNECT may ask for here is websocket.
-    if (!http::iequals(stream.connect_protocol, "websocket")) {
-      refuse(stream, 501);
-      return;
-    }
-    request.method = "GET";  // Why: RFC 8441 §5 routes it as the GET an HTTP/1.1 client would have sent
-    stream.websocket_connect = true;
-  }
-  const std::string_view target = request.target;
-  if (target == "*") {
-    if (request.method != "OPTIONS") {
-      refuse(stream, 400);
-      return;
-    }
-    request.path = "*";
-  } else {
-    const auto question = target.find('?');
-    const std::string_view raw_path = target.substr(0, question);
-    if (question != std::string_view::npos) request.query.assign(target.substr(question + 1));
-    if (!http::normalize_path(raw_path, request.path)) {
-      refuse(stream, 400);
-      return;
-    }
-  }
-  const std::optional<std::string_view> host = request.headers.get("Host");
-  if (host && !http::is_valid_host(*host)) {
-    refuse(stream, 400);
-    return;
-  }
-  if (const std::optional<std::string_view> declared = request.headers.get("Content-Length")) {
-    std::uint64_t length = 0;
-    const auto [end, error] = std::from_chars(declared->data(), declared->data() + declared->size(), length);
-    if (error == std::errc() && end == declared->data() + declared->size() && length > site_.limits.max_body_bytes) {
-      refuse(stream, 413);  // Why now: the client need not send what would be refused
-      return;
-    }
-  }
-  const std::optional<std::string_view> expect = request.headers.get("Expect");
-  if (expect && !http::iequals(*expect, "100-continue")) {
-    refuse(stream, 417);  // as over HTTP/1.1
-    return;
-  }
-  if (stream.websocket_connect) {
-    stream_body(stream);
-    if (end_stream) stream.input().end();
-    return;
-  }
-  if (end_stream) {
-    start_task(stream);
-    return;
-  }
-  if (expect || site_.router.streams_any()) {
-    const http::Router::Result routed = site_.router.route(request);
-    // Why a task now for an unrouted request that waits to be invited: its
-    // 404 or 405 is the answer, and the client sends no body before one
-    // (RFC 9110 §10.1.1); its handler reads the body, if at all, as it comes.
-    if (routed.streams_body || (expect && routed.outcome != http::Router::Outcome::found)) {
-      stream_body(stream);
-      return;
-    }
-  }
-  if (expect) {
-    // Why at once: the whole body is read before the handler runs, so a client waiting to be invited need not wait.
-    (void)submit_continue(session_, stream.id());
-  }
 }
 
 void Http2Connection::stream_body(Http2Stream& stream) {
@@ -559,7 +493,7 @@ void Http2Connection::input_taken(Http2Stream& stream, std::size_t size) {
   const std::size_t counted = std::min(size, stream.counted_body);
   stream.counted_body -= counted;
   body_bytes_ -= counted;
-  nghttp2_session_consume_stream(session_, stream.id(), size);
+  check(nghttp2_session_consume_stream(session_, stream.id(), size));
   release_window();  // Why: under the budget again, whole-body uploads waiting on it may go on
   output_ready();    // Why: the WINDOW_UPDATE goes out with the connection's next write
 }
@@ -575,7 +509,7 @@ void Http2Connection::request_ended(Http2Stream& stream) {
 }
 
 void Http2Connection::start_task(Http2Stream& stream) {
-  Entry* found = entry_of(stream.id());
+  Entry* found = entry_of(stream);
   if (found == nullptr || stream.task_started) return;
   http::Request& request = stream.request();
   // Why: HTTP/2 need not say how long a body is, and handlers (the proxy
@@ -586,7 +520,15 @@ void Http2Connection::start_task(Http2Stream& stream) {
   }
   stream.task_started = true;
   ++running_tasks_;
-  found->task = Scheduler::current().spawn(Http2Stream::run(found->stream));
+  found->task = Scheduler::current().spawn(Http2Stream::run(Http2Stream::TaskHold(found->stream)));
+}
+
+bool Http2Connection::count_websocket(std::optional<ConnectionTracker::Slot>& slot) const {
+  if (slot_ == nullptr) return true;
+  std::optional<ConnectionTracker::Slot> shared = slot_->share();
+  if (!shared) return false;
+  slot.emplace(std::move(*shared));  // Why emplace: a Slot moves, never assigns
+  return true;
 }
 
 void Http2Connection::task_done(Http2Stream& stream) {
@@ -594,7 +536,7 @@ void Http2Connection::task_done(Http2Stream& stream) {
   --running_tasks_;
   release_body(stream);
   release_window();
-  forget_if_done(stream.id());
+  forget_if_done(stream);
 }
 
 void Http2Connection::refuse(Http2Stream& stream, int status) {
@@ -615,25 +557,41 @@ void Http2Connection::release_body(Http2Stream& stream) noexcept {
 void Http2Connection::release_window() {
   // Why body_bytes_: a stream whose window we hold holds body bytes (counted
   // until its request completes); none held, no window to give back.
-  if (streams_.empty() || body_bytes_ == 0) return;
-  // The oldest upload still arriving always gets its window back, so every
-  // upload finishes in turn whatever the others hold.
-  std::int32_t oldest = 0;
-  for (const Entry& entry : streams_) {
-    const Http2Stream& stream = *entry.stream;
-    if (stream.headers_done && !stream.request_complete && !stream.refused && !stream.body_streamed &&
-        (oldest == 0 || entry.id < oldest)) {
-      oldest = entry.id;
-    }
-  }
-  for (Entry& entry : streams_) {
-    Http2Stream& stream = *entry.stream;
-    if (stream.unconsumed == 0) continue;
-    if (body_bytes_ > kBodyBudget && entry.id != oldest) continue;
-    nghttp2_session_consume_stream(session_, entry.id, stream.unconsumed);
+  if (held_.empty() || body_bytes_ == 0) return;
+  auto give_back = [this](Http2Stream& stream) {
+    if (stream.unconsumed == 0) return;
+    check(nghttp2_session_consume_stream(session_, stream.id(), stream.unconsumed));
     stream.unconsumed = 0;
     stream.last_input = Scheduler::current().now();  // Why: its body timer ran paused while we held it
+  };
+  // Why asked under the budget too: it drops the finished uploads ahead of the oldest.
+  Http2Stream* oldest = oldest_upload();
+  if (body_bytes_ > kBodyBudget) {
+    // The oldest upload still arriving always gets its window back, so every
+    // upload finishes in turn whatever the others hold (it stays in held_).
+    if (oldest != nullptr) give_back(*oldest);
+    return;
   }
+  for (const std::int32_t id : held_) {
+    Http2Stream* stream = find(id);
+    if (stream == nullptr) continue;  // closed: nothing to give back
+    give_back(*stream);
+    stream->window_held = false;
+  }
+  held_.clear();
+}
+
+Http2Stream* Http2Connection::oldest_upload() noexcept {
+  for (; uploads_from_ < uploads_.size(); ++uploads_from_) {
+    Http2Stream* stream = find(uploads_[uploads_from_]);
+    if (stream != nullptr && stream->headers_done && !stream->request_complete && !stream->refused &&
+        !stream->body_streamed) {
+      return stream;
+    }
+  }
+  uploads_.clear();
+  uploads_from_ = 0;
+  return nullptr;
 }
 
 bool Http2Connection::count_reset() {
@@ -657,12 +615,26 @@ void Http2Connection::go_away(std::uint32_t error_code) {
   if (terminating_ || (goaway_sent_ && error_code == NGHTTP2_NO_ERROR)) return;
   goaway_sent_ = true;
   terminating_ = error_code != NGHTTP2_NO_ERROR;
-  if (error_code == NGHTTP2_NO_ERROR) {
-    nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(session_),
-                          NGHTTP2_NO_ERROR, nullptr, 0);
-  } else {
-    nghttp2_session_terminate_session(session_, error_code);  // closes once the GOAWAY is out
+  const int queued = error_code == NGHTTP2_NO_ERROR
+                         ? nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE,
+                                                 nghttp2_session_get_last_proc_stream_id(session_), NGHTTP2_NO_ERROR,
+                                                 nullptr, 0)
+                         : nghttp2_session_terminate_session(session_, error_code);  // closes once the GOAWAY is out
+  // Why any failure: a GOAWAY that cannot go leaves nothing to wait for.
+  if (queued != 0) fail(queued);
+}
+
+void Http2Connection::check(int result) noexcept {
+  // Why only fatal ones: the others say a stream is gone or has nothing deferred, which is no fault of ours.
+  if (result != 0 && nghttp2_is_fatal(result) != 0) fail(result);
+}
+
+void Http2Connection::fail(int result) noexcept {
+  if (!failed_ && error_log().enabled(LogLevel::warn)) {
+    error_log().log(LogLevel::warn, "HTTP/2 connection from %s ended: %s", peer_->c_str(), nghttp2_strerror(result));
   }
+  failed_ = true;
+  wake_.set();
 }
 
 std::optional<Scheduler::Clock::time_point> Http2Connection::next_deadline() const {
@@ -697,11 +669,11 @@ bool Http2Connection::on_deadline() {
     return true;
   }
   const http::HttpTimeouts& timeouts = site_.timeouts;
-  std::vector<std::int32_t> late_bodies;
-  std::vector<std::int32_t> stalled;
+  // Why pointers: nothing below removes an entry (nghttp2 closes streams only while it reads or writes).
+  std::vector<Http2Stream*> late_bodies;
+  std::vector<Http2Stream*> stalled;
   for (const Entry& entry : streams_) {
-    const Http2Stream& stream = *entry.stream;
-    const std::int32_t id = entry.id;
+    Http2Stream& stream = *entry.stream;
     if (!stream.headers_done && now >= stream.opened + timeouts.header) {
       // Why the connection: a header block cannot be interrupted by a response.
       count_timeout(TimeoutStage::header);
@@ -711,21 +683,19 @@ bool Http2Connection::on_deadline() {
         stream.unconsumed == 0 &&
         (now >= stream.last_input + timeouts.body ||
          (timeouts.body_total.count() > 0 && now >= stream.body_began + timeouts.body_total))) {
-      late_bodies.push_back(id);
+      late_bodies.push_back(&stream);
     }
-    if (stream.stalled_since && now >= *stream.stalled_since + timeouts.write) stalled.push_back(id);
+    if (stream.stalled_since && now >= *stream.stalled_since + timeouts.write) stalled.push_back(&stream);
   }
-  for (std::int32_t id : late_bodies) {
+  for (Http2Stream* stream : late_bodies) {
     count_timeout(TimeoutStage::body);
-    if (Http2Stream* stream = find(id)) refuse(*stream, 408);
+    refuse(*stream, 408);
   }
-  for (std::int32_t id : stalled) {
+  for (Http2Stream* stream : stalled) {
     count_timeout(TimeoutStage::write);
-    if (Http2Stream* stream = find(id)) {
-      stream->stalled_since.reset();
-      stream->mark_reset();
-      nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
-    }
+    stream->stalled_since.reset();
+    stream->mark_reset();
+    reset_stream(stream->id(), NGHTTP2_CANCEL);
   }
   return true;
 }
@@ -745,16 +715,23 @@ void Http2Connection::note_stalls() {
   }
 }
 
-void Http2Connection::forget_if_done(std::int32_t id) {
-  Entry* found = entry_of(id);
+void Http2Connection::forget_if_done(Http2Stream& stream) {
+  Entry* found = entry_of(stream);
   if (found == nullptr) return;
-  const Http2Stream& stream = *found->stream;
   if (!stream.closed || (stream.task_started && !stream.task_finished)) return;
   found->task.reset();  // Why first: a finished task's frame holds the stream until its handle lets it go
   stream_pool_.give(std::move(found->stream));
-  if (found != &streams_.back()) *found = std::move(streams_.back());
+  if (found != &streams_.back()) {
+    *found = std::move(streams_.back());
+    found->stream->slot = static_cast<std::size_t>(found - streams_.data());
+  }
   streams_.pop_back();
-  if (streams_.empty()) idle_since_ = Scheduler::current().now();
+  if (streams_.empty()) {
+    idle_since_ = Scheduler::current().now();
+    held_.clear();  // Why: what they name is gone
+    uploads_.clear();
+    uploads_from_ = 0;
+  }
 }
 
 void Http2Connection::on_drain(std::chrono::milliseconds) {
@@ -767,6 +744,8 @@ void Http2Connection::on_drain(std::chrono::milliseconds) {
 
 void Http2Connection::end_streams() noexcept {
   for (Entry& entry : streams_) {
+    // Why: find() must not reach a stream let go here through nghttp2 (fails harmlessly once it closed).
+    if (session_ != nullptr) check(nghttp2_session_set_stream_user_data(session_, entry.id, nullptr));
     entry.stream->detach();
     if (entry.stream->task_started && !entry.stream->task_finished) {
       entry.task.cancel();
@@ -784,16 +763,14 @@ void Http2Connection::count(std::atomic<std::uint64_t> Http2Metrics::*counter) n
 }
 
 Http2Stream* Http2Connection::find(std::int32_t id) noexcept {
-  Entry* found = entry_of(id);
-  return found == nullptr ? nullptr : found->stream.get();
+  auto* stream = static_cast<Http2Stream*>(nghttp2_session_get_stream_user_data(session_, id));
+  // Why checked against its slot: end_streams() lets the streams go while nghttp2 still names them.
+  return stream != nullptr && entry_of(*stream) != nullptr ? stream : nullptr;
 }
 
-Http2Connection::Entry* Http2Connection::entry_of(std::int32_t id) noexcept {
-  // Why from the newest: the callbacks mostly concern the stream that just opened.
-  for (auto entry = streams_.rbegin(); entry != streams_.rend(); ++entry) {
-    if (entry->id == id) return &*entry;
-  }
-  return nullptr;
+Http2Connection::Entry* Http2Connection::entry_of(Http2Stream& stream) noexcept {
+  if (stream.slot >= streams_.size() || streams_[stream.slot].stream.get() != &stream) return nullptr;
+  return &streams_[stream.slot];
 }
 
 }  // namespace tiffany::http2

@@ -20,7 +20,9 @@
 #include <tiffany/reactor/read_lease.hpp>
 
 #include "server/http/http_site.hpp"
+#include "server/http2/client_stream_ids.hpp"
 #include "server/http2/http2_stream.hpp"
+#include "server/http2/self_dependency_scanner.hpp"
 #include "server/http2/stream_pool.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/stream_protocol.hpp"
@@ -50,8 +52,9 @@ namespace tiffany::http2 {
 /// Limits, each answered as RFC 9113 says: header lists past
 /// max_header_list_size or max_header_count (431), targets past
 /// max_uri_bytes (414) and bodies past max_body_bytes (413) are answered
-/// and the stream reset; more than max_concurrent_streams is refused by
-/// nghttp2 (REFUSED_STREAM); streams reset (by the client, or by us for its
+/// and the stream reset; more than max_concurrent_streams is refused
+/// (REFUSED_STREAM), the tasks of streams the client reset counting until
+/// they have unwound; streams reset (by the client, or by us for its
 /// errors) faster than kResetBurst then kResetsPerSecond, or more than
 /// kMaxEmptyDataFrames DATA frames that carry nothing, end the connection
 /// with GOAWAY ENHANCE_YOUR_CALM (Rapid Reset, CVE-2023-44487; empty-frame
@@ -94,6 +97,16 @@ class Http2Connection final : private DrainListener {
   bool draining() const noexcept { return draining_; }
   /// A stream has output (or a whole response) for the session: wake the connection.
   void output_ready() { wake_.set(); }
+  /// Queues RST_STREAM for `id` and remembers it (the client's late frames
+  /// on it are ignored); a session that cannot queue it ends the connection.
+  void reset_stream(std::int32_t id, std::uint32_t error_code);
+  /// Counts a WebSocket over one of its streams as a connection of its own
+  /// (into `slot`, left empty where the connection has no count): false
+  /// when the worker's, listener's or client address's limit has no room.
+  bool count_websocket(std::optional<ConnectionTracker::Slot>& slot) const;
+  /// An nghttp2 call's result: a fatal one (no memory) ends the connection
+  /// at its loop's next turn.
+  void check(int result) noexcept;
   /// A stream's task ended.
   void task_done(Http2Stream& stream);
   /// `size` bytes of `stream`'s streamed input were taken: its window reopens for them.
@@ -107,6 +120,8 @@ class Http2Connection final : private DrainListener {
   };
 
   // nghttp2 callbacks (user_data is the connection).
+  static int on_begin_frame(nghttp2_session* session, const nghttp2_frame_hd* frame, void* self);
+  static int on_invalid_frame_recv(nghttp2_session*, const nghttp2_frame* frame, int error, void* self);
   static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self);
   static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name, std::size_t name_length,
                        const std::uint8_t* value, std::size_t value_length, std::uint8_t flags, void* self);
@@ -117,8 +132,11 @@ class Http2Connection final : private DrainListener {
   static int on_frame_send(nghttp2_session*, const nghttp2_frame* frame, void* self);
 
   bool open_session();
-  /// Feeds input to nghttp2; false when the connection must end now.
+  /// Feeds input to nghttp2 (in pieces, see depends_on_itself); false when the connection must end now.
   bool feed(std::string_view bytes);
+  bool feed_session(std::string_view bytes);
+  /// A PRIORITY frame made stream `id` depend on itself (RFC 9113 §5.3.1).
+  void depends_on_itself(std::int32_t id);
   /// Writes everything nghttp2 has to send; false when the socket failed or stalled.
   Task<bool> send_pending();
   /// Waits for input, stream output, a timeout or the drain, and handles it;
@@ -154,11 +172,13 @@ class Http2Connection final : private DrainListener {
   /// Counts one reset toward Rapid Reset; false (and GOAWAY) past the limit.
   bool count_reset();
   void go_away(std::uint32_t error_code);
+  /// nghttp2 failed (`result`): the connection ends without another word.
+  void fail(int result) noexcept;
   /// The soonest time a stream's stage ends, or the idle timeout; nullopt: none.
   std::optional<Scheduler::Clock::time_point> next_deadline() const;
   /// A deadline passed: answers the streams whose stage ended; false when the connection must end.
   bool on_deadline();
-  void forget_if_done(std::int32_t id);
+  void forget_if_done(Http2Stream& stream);
   /// After a write: notes which streams' output waits on the client's window (for the write timeout).
   void note_stalls();
   void on_drain(std::chrono::milliseconds idle_grace) override;
@@ -170,9 +190,12 @@ class Http2Connection final : private DrainListener {
   /// first (a drain's last) could let the worker stop under them, as an
   /// HTTP/1.1 connection's task outlives its WebSocket.
   Task<void> wait_for_ended_streams();
+  /// The stream nghttp2 holds as `id` (nghttp2's stream user data: no search), or null.
   Http2Stream* find(std::int32_t id) noexcept;
-  /// `id`'s entry, or null; valid until streams_ changes.
-  Entry* entry_of(std::int32_t id) noexcept;
+  /// `stream`'s entry (its slot), or null once it left; valid until streams_ changes.
+  Entry* entry_of(Http2Stream& stream) noexcept;
+  /// The oldest whole-body upload still arriving, or null.
+  Http2Stream* oldest_upload() noexcept;
   /// Adds one to this listener's HTTP/2 `counter` (when metrics are on).
   void count(std::atomic<std::uint64_t> Http2Metrics::*counter) noexcept;
 
@@ -184,19 +207,29 @@ class Http2Connection final : private DrainListener {
   const std::string* peer_ = nullptr;  // serve()'s
   bool tls_ = false;
   int socket_ = -1;
+  const ConnectionTracker::Slot* slot_ = nullptr;  // serve()'s context's
   Deadline* deadline_ = nullptr;  // serve()'s: the connection's current wait
   // Why a vector: a connection holds at most max_concurrent_streams, usually
-  // a few, and searching them costs less than a hash table's node per stream.
+  // a few; each stream knows its slot and nghttp2 finds it by id (its user
+  // data), so nothing searches it, and no hash table costs a node per stream.
   std::vector<Entry> streams_;
+  // Why lists, not scans of streams_: with thousands of streams, every DATA
+  // frame would look at all of them (release_window).
+  std::vector<std::int32_t> held_;     // streams whose window we hold (window_held), in no order
+  std::vector<std::int32_t> uploads_;  // whole-body uploads by age (ids only grow); done ones leave from the front
+  std::size_t uploads_from_ = 0;       // uploads_' front
   std::size_t running_tasks_ = 0;
   std::size_t body_bytes_ = 0;    // request bodies held by the connection's streams
   WakeSignal wake_;               // stream output, a readable socket, the drain
   std::shared_ptr<SocketWatch> watch_;  // made with the watcher, on the first wait that needs it
   JoinHandle<void> watcher_;
+  // Tasks of streams the client reset, still unwinding; shared with them, made on the first.
+  std::shared_ptr<std::size_t> unwinding_;
   std::vector<JoinHandle<void>> ending_;  // stream tasks canceled by end_streams(), not yet ended
   bool waiting_for_client_ = false;  // in the read that waits for the client alone (no stream busy)
   bool draining_ = false;
   bool goaway_sent_ = false;
+  bool failed_ = false;           // an nghttp2 call failed fatally: the connection ends
   bool terminating_ = false;      // a GOAWAY with an error went: the session closes once it is out
   bool registered_ = false;       // a drain listener of site_.tracker
   std::string out_;               // what goes in the next write
@@ -204,6 +237,8 @@ class Http2Connection final : private DrainListener {
   double reset_tokens_ = kResetBurst;
   Scheduler::Clock::time_point reset_refilled_{};
   std::uint32_t empty_data_frames_ = 0;
+  ClientStreamIds ids_;
+  SelfDependencyScanner self_dependencies_;
 };
 
 }  // namespace tiffany::http2

@@ -99,6 +99,9 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   tunnel_.reset();
   websocket_.reset();
   tunnel_broke_ = false;
+  unwinding_.reset();
+  routed_.reset();
+  websocket_slot_.reset();
 }
 
 void Http2Stream::trim() noexcept {
@@ -130,8 +133,21 @@ bool Http2Stream::has_output() const noexcept {
   return submitted_ && !reset_ && (!whole_.empty() || pending_from_ < pending_.size());
 }
 
-Task<void> Http2Stream::run(std::shared_ptr<Http2Stream> self) {
-  co_await self->serve();
+Http2Stream::TaskHold::~TaskHold() {
+  if (stream_ == nullptr) return;
+  stream_->websocket_slot_.reset();  // Why here too: a task canceled mid-WebSocket may skip end_websocket
+  if (stream_->unwinding_ == nullptr) return;
+  --*stream_->unwinding_;
+  stream_->unwinding_.reset();
+}
+
+Task<void> Http2Stream::run(TaskHold self) {
+  co_await (*self).serve();
+}
+
+void Http2Stream::count_unwinding(std::shared_ptr<std::size_t> unwinding) noexcept {
+  ++*unwinding;
+  unwinding_ = std::move(unwinding);
 }
 
 void Http2Stream::answer_now(int status) {
@@ -162,12 +178,12 @@ Task<void> Http2Stream::serve() {
   const auto took = std::chrono::steady_clock::now() - started;
   if (connection_ == nullptr) co_return;  // the connection ended while the handler ran
   if (!answered) {
-    if (!reset_) nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+    if (!reset_) connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
     reset_ = true;
   } else if (tunnel_broke_) {
     // Why a reset: RFC 8441 §5 maps a TCP connection that ends abnormally to
     // RST_STREAM(CANCEL), and an orderly close to END_STREAM.
-    if (!reset_) nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_CANCEL);
+    if (!reset_) connection_->reset_stream(id_, NGHTTP2_CANCEL);
     reset_ = true;
   } else if (streaming_) {
     if (compression_.streaming() && !reset_) {
@@ -176,7 +192,7 @@ Task<void> Http2Stream::serve() {
       sent_bytes_ += tail.size();
     }
     ended_ = true;
-    if (!reset_) nghttp2_session_resume_data(connection_->session(), id_);
+    if (!reset_) connection_->check(nghttp2_session_resume_data(connection_->session(), id_));
   } else {
     submit_whole();
   }
@@ -260,8 +276,17 @@ Task<bool> Http2Stream::respond() {
   co_return true;
 }
 
+void Http2Stream::routed_early(http::Router::Result routed) {
+  routed_ = std::move(routed);
+  routed_method_.assign(request_.method);
+  routed_path_.assign(request_.path);
+}
+
 Handler* Http2Stream::route(http::Request& request, http::Response& response) {
-  const http::Router::Result routed = site_.router.route(request);
+  // Why the early result only for the same method and path: a middleware may rewrite them.
+  const bool same = routed_ && request.method == routed_method_ && request.path == routed_path_;
+  const http::Router::Result routed = same ? *std::move(routed_) : site_.router.route(request);
+  routed_.reset();
   if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
   if (routed.outcome == http::Router::Outcome::found) {
     http::kRoute.set(http::RouteInfo{*routed.pattern, *routed.label});
@@ -398,7 +423,7 @@ void Http2Stream::submit_whole() {
     answer_error(500);
     whole_ = response_.body_bytes();
     if (!submit_head(whole_.size(), true)) {
-      nghttp2_submit_rst_stream(connection_->session(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+      connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
       reset_ = true;
       return;
     }
@@ -431,7 +456,7 @@ Task<bool> Http2Stream::queue_output(std::string_view bytes) {
   if (!bytes.empty()) {
     pending_.append(bytes);
     sent_bytes_ += bytes.size();
-    nghttp2_session_resume_data(connection_->session(), id_);
+    connection_->check(nghttp2_session_resume_data(connection_->session(), id_));
   }
   connection_->output_ready();
   // Why wait: back-pressure. A client whose window stays shut holds at most
@@ -528,6 +553,14 @@ Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& respons
     response_.body = "shutting down\n";
     co_return nullptr;
   }
+  if (!connection_->count_websocket(websocket_slot_)) {
+    // Why: over HTTP/1.1 a WebSocket is a connection of its own, held to the
+    // listener's limits; one over a stream is too (a stream cannot wait in
+    // the accept loop for room, so it is refused).
+    answer_error(503);
+    response_.body = "too many connections\n";
+    co_return nullptr;
+  }
   response.mark_head_sent();
   streaming_ = true;
   if (!submit_head(std::nullopt, true)) {
@@ -550,6 +583,7 @@ Task<void> Http2Stream::end_websocket(bool failed) {
                                      : http::websocket::close_code::normal);
   tunnel_broke_ = websocket_->close_code() == http::websocket::close_code::abnormal;
   websocket_.reset();
+  websocket_slot_.reset();
 }
 
 void Http2Stream::log_and_count(std::chrono::steady_clock::duration took) {

@@ -24,6 +24,7 @@
 #include "http/internal/websocket/connection_upgrade.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http2/stream_input.hpp"
+#include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {
 struct RouteMetrics;
@@ -62,6 +63,8 @@ struct StreamBooks {
   Scheduler::Clock::time_point body_began{};  // the header block ended
   Scheduler::Clock::time_point last_input{};  // the last body bytes (or body_began)
   std::optional<Scheduler::Clock::time_point> stalled_since;  // output waiting on the client's window
+  std::size_t slot = 0;           // its entry's index in the connection's streams
+  bool window_held = false;       // listed among the connection's streams whose window it holds
 };
 
 /// A stream from its HEADERS to its close. The connection assembles the
@@ -95,6 +98,11 @@ class Http2Stream final : public StreamBooks,
   Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id);
   ~Http2Stream() override;
 
+  /// The connection routed the request at its header block (to learn
+  /// whether its handler streams the body): route() uses `routed` unless
+  /// the middleware changed the method or the path since.
+  void routed_early(http::Router::Result routed);
+
   /// Readies a stream that served a request before (its task ended, nobody
   /// else holds it) for stream `id` of `connection`, keeping the buffers it
   /// grew; see StreamPool.
@@ -107,9 +115,26 @@ class Http2Stream final : public StreamBooks,
   http::Request& request() noexcept { return request_; }
   const http::Response& response() const noexcept { return response_; }
 
-  /// The stream's task: answers the request. `self` is this stream: the
-  /// task's frame shares it, so it lives however early the connection forgets it.
-  static Task<void> run(std::shared_ptr<Http2Stream> self);
+  /// What the stream's task holds of it: the stream, shared, so it lives
+  /// however early the connection forgets it. Its end (the task finished,
+  /// unwound or was destroyed unstarted) is told to the stream (task_gone).
+  class TaskHold {
+   public:
+    explicit TaskHold(std::shared_ptr<Http2Stream> stream) noexcept : stream_(std::move(stream)) {}
+    TaskHold(TaskHold&&) noexcept = default;
+    TaskHold& operator=(TaskHold&&) = delete;
+    ~TaskHold();
+    Http2Stream& operator*() const noexcept { return *stream_; }
+
+   private:
+    std::shared_ptr<Http2Stream> stream_;
+  };
+  /// The stream's task: answers the request.
+  static Task<void> run(TaskHold self);
+  /// The client reset the stream while its task runs: `unwinding` counts
+  /// the task until it has ended (the connection's concurrency limit still
+  /// counts it: Rapid Reset); it may outlive the connection.
+  void count_unwinding(std::shared_ptr<std::size_t> unwinding) noexcept;
   /// Answers the request itself with `status` (a limit, a timeout), without a task.
   void answer_now(int status);
   /// The connection is gone: every later write fails, nothing reaches it.
@@ -218,6 +243,12 @@ class Http2Stream final : public StreamBooks,
   std::unique_ptr<Http2Tunnel> tunnel_;                 // the ByteStream a WebSocket speaks over
   std::shared_ptr<http::WebSocketSession> websocket_;  // from the 200 until the handler returns
   bool tunnel_broke_ = false;  // the WebSocket ended without a close handshake (1006): the stream is reset
+  std::optional<http::Router::Result> routed_;  // routed_early()'s, for the method and path below
+  std::string routed_method_;
+  std::string routed_path_;
+  std::shared_ptr<std::size_t> unwinding_;  // set by count_unwinding until the task is gone
+  // The WebSocket's count in the connection limits, from the 200 until it ends (or the task is gone).
+  std::optional<ConnectionTracker::Slot> websocket_slot_;
 };
 
 }  // namespace tiffany::http2

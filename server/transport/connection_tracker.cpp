@@ -8,9 +8,22 @@
 
 namespace tiffany {
 
+ConnectionTracker::Slot::Slot(Shared, const Slot& of) noexcept
+    : tracker_(of.tracker_), listener_(of.listener_), peer_(of.peer_), shared_(true) {
+  if (++tracker_->size_ > tracker_->peak_) tracker_->peak_ = tracker_->size_;
+  if (listener_ != nullptr) listener_->add();
+}
+
+std::optional<ConnectionTracker::Slot> ConnectionTracker::Slot::share() const {
+  if (tracker_ == nullptr || tracker_->size_ >= tracker_->limit_) return std::nullopt;
+  if (listener_ != nullptr && listener_->full()) return std::nullopt;
+  if (peer_ != nullptr && !listener_->per_address()->admit_again(*peer_)) return std::nullopt;
+  return Slot(Shared{}, *this);
+}
+
 ConnectionTracker::Slot::~Slot() {
   if (tracker_ == nullptr) return;
-  add_stat(Stat::connections_open, -1);
+  if (!shared_) add_stat(Stat::connections_open, -1);
   if (listener_ != nullptr) listener_->remove(peer_);
   --tracker_->size_;
   for (Promise<void>& waiting : std::exchange(tracker_->room_, {})) waiting.set_value();  // each re-checks

@@ -62,14 +62,26 @@ class ConnectionTracker {
     Slot(Slot&& other) noexcept
         : tracker_(std::exchange(other.tracker_, nullptr)),
           listener_(std::exchange(other.listener_, nullptr)),
-          peer_(std::exchange(other.peer_, nullptr)) {}
+          peer_(std::exchange(other.peer_, nullptr)),
+          shared_(other.shared_) {}
     Slot& operator=(Slot&&) = delete;
     ~Slot();
 
+    /// One more count in the same limits (the worker's, the listener's, the
+    /// client address's), for a WebSocket over one of this connection's
+    /// HTTP/2 streams: over HTTP/1.1 a WebSocket is its connection, counted
+    /// so. Nullopt when one of them has no room. Not a connection in the
+    /// server's statistics. Lives as long as the tracker and listener.
+    std::optional<Slot> share() const;
+
    private:
+    struct Shared {};
+    Slot(Shared, const Slot& of) noexcept;
+
     ConnectionTracker* tracker_;
     ListenerLimits* listener_;
     PeerConnectionLimit::Entry* peer_;
+    bool shared_ = false;  // made by share(): no connection of its own
   };
 
   /// RAII registration of a connection's task for draining: whether it is

@@ -53,6 +53,13 @@ PeerConnectionLimit::Entry* PeerConnectionLimit::admit(const sockaddr_storage& p
   return &*at;
 }
 
+bool PeerConnectionLimit::admit_again(Entry& entry) {
+  std::lock_guard lock(mutex_);
+  if (entry.second >= limit_) return false;
+  ++entry.second;
+  return true;
+}
+
 void PeerConnectionLimit::release(Entry& entry) noexcept {
   std::lock_guard lock(mutex_);
   if (--entry.second == 0) {

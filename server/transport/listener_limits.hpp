@@ -40,7 +40,10 @@ class PeerConnectionLimit {
   /// Counts one more connection from `peer`'s address; nullptr, counting
   /// nothing, when that address already has `limit` open.
   Entry* admit(const sockaddr_storage& peer);
-  /// Uncounts a connection that admit() counted.
+  /// Counts one more for the address of `entry` (which admit() returned and
+  /// is still counted); false, counting nothing, when it has `limit` open.
+  bool admit_again(Entry& entry);
+  /// Uncounts a connection that admit() or admit_again() counted.
   void release(Entry& entry) noexcept;
   std::size_t limit() const noexcept { return limit_; }
   /// Addresses with connections open now.

@@ -34,6 +34,7 @@ Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease fi
   ConnectionContext context{deadline, connection.peer, false, connection.proxy.get(), connection.socket.get(),
                             !connection.served};
   connection.served = true;
+  context.slot = &connection.slot;
   const bool keep_open = co_await protocol_->serve(stream, context, std::move(first));
   if (keep_open) park_.park(std::move(connection));
 }

@@ -9,6 +9,7 @@
 #include <tiffany/reactor/read_lease.hpp>
 
 #include <tiffany/net/byte_stream.hpp>
+#include "server/transport/connection_tracker.hpp"
 #include "server/transport/proxy_info.hpp"
 
 namespace tiffany {
@@ -34,6 +35,10 @@ struct ConnectionContext {
   /// True for a connection's first burst: its first bytes are in `first`
   /// (how a cleartext HTTP/2 connection is told by its preface).
   bool first_burst = false;
+  /// The connection's count in the worker's and listener's limits, for
+  /// what counts as a connection of its own (a WebSocket over HTTP/2); null
+  /// where none is kept (tests).
+  const ConnectionTracker::Slot* slot = nullptr;
 };
 
 /// One per listener and worker, shared by its connections; must outlive

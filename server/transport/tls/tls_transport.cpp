@@ -103,6 +103,7 @@ Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
   ConnectionContext context{deadline, connection.peer, true, connection.proxy.get(), connection.socket.get(),
                             !connection.served};
   connection.served = true;
+  context.slot = &connection.slot;
   // Why only while input is buffered: otherwise the next bytes may be a long
   // way off, and the connection waits for them in the park, not in a task.
   while (stream.has_buffered_input()) {

@@ -790,7 +790,12 @@ def run_cases(args, cases):
             continue
         conn = Connection(args, feed_h2=False, preface=False)
         try:
-            conn.send(data, name)
+            # Why in two parts: what follows a finished stream must find it finished, answered and closed.
+            first, after_stream_1 = data if isinstance(data, tuple) else (data, b"")
+            conn.send(first, name)
+            if after_stream_1:
+                conn.read(until=lambda: conn.done(1) or conn.finished())
+                conn.send(after_stream_1, name)
             if scope == "none":
                 conn.read(until=lambda: conn.ping_acks > 0 or conn.finished(), quiet=args.quiet)
             else:
@@ -829,20 +834,39 @@ def scenario_bad_frames(args):
         "continuation_without_headers": (frame(CONTINUATION, END_HEADERS, 1, get), "PROTOCOL_ERROR"),  # 6.10
         "headers_interrupted_by_ping": (frame(HEADERS, END_STREAM, 1, get) + frame(PING, 0, 0, b"\0" * 8),
                                         "PROTOCOL_ERROR"),                                        # 6.10
+        # Stream 3 was never opened, and 5's HEADERS closed it: an identifier going back (5.1.1).
+        "headers_on_lower_stream": (frame(HEADERS, END_STREAM | END_HEADERS, 5, get) +
+                                    frame(HEADERS, END_STREAM | END_HEADERS, 3, get), "PROTOCOL_ERROR"),  # 5.1.1
+        # Stream 1 answered and closed, both sides ended it: a new header block on it (5.1).
+        "headers_on_finished_stream": ((frame(HEADERS, END_STREAM | END_HEADERS, 1, get),
+                                        frame(HEADERS, END_STREAM | END_HEADERS, 1, get)), "STREAM_CLOSED"),  # 5.1
     }
     stream_cases = {
         "window_update_0_on_stream": (frame(HEADERS, END_HEADERS, 1, post) + window_update(1, 0), "PROTOCOL_ERROR"),  # 6.9
         "uppercase_header_name": (frame(HEADERS, END_STREAM | END_HEADERS, 1, get + hpack_literal("X-Upper", "1")),
                                   "PROTOCOL_ERROR"),                                              # 8.2.1
         "stream_depends_on_itself": (frame(HEADERS, END_HEADERS, 1, post) + priority(1, 1), "PROTOCOL_ERROR"),  # 5.3.1
+        "idle_stream_depends_on_itself": (priority(1, 1), "PROTOCOL_ERROR"),                       # 5.3.1
+        "headers_depend_on_itself": (frame(HEADERS, END_STREAM | END_HEADERS | PRIORITY_FLAG, 1,
+                                           struct.pack(">IB", 1, 15) + get), "PROTOCOL_ERROR"),    # 5.3.1
         "data_after_end_stream": (frame(HEADERS, END_STREAM | END_HEADERS, 1, get) + frame(DATA, 0, 1, b"x"),
                                   "STREAM_CLOSED"),                                               # 5.1
     }
-    cases = {name: (start + data, code, "connection") for name, (data, code) in connection_cases.items()}
-    cases.update({name: (start + data, code, "stream") for name, (data, code) in stream_cases.items()})
+    def opened(data):
+        """DATA after the preface; a pair (the second part waits for stream 1's end) keeps its parts."""
+        return (start + data[0], data[1]) if isinstance(data, tuple) else start + data
+
+    cases = {name: (opened(data), code, "connection") for name, (data, code) in connection_cases.items()}
+    cases.update({name: (opened(data), code, "stream") for name, (data, code) in stream_cases.items()})
     # Why a PING after it: its ACK shows the unknown frame was read and ignored (RFC 9113 section 4.1).
     cases["unknown_frame_type_is_ignored"] = (start + frame(0xFA, 0, 0, b"x") + frame(PING, 0, 0, b"\0" * 8),
                                               "none", "none")
+    # Why ignored: we reset stream 1 (its uppercase field name), and the client may have sent its trailers
+    # before it saw that; RFC 9113 section 5.1 says to ignore frames on a stream we reset.
+    cases["trailers_after_our_reset_are_ignored"] = (
+        start + frame(HEADERS, END_HEADERS, 1, post + hpack_literal("X-Upper", "1")) +
+        frame(HEADERS, END_STREAM | END_HEADERS, 1, hpack_literal("x-trailer", "1")) + frame(PING, 0, 0, b"\0" * 8),
+        "none", "none")
     results = run_cases(args, cases)["cases"]
     return {"cases": results}
 

@@ -102,6 +102,17 @@ TEST_F(WebSocketOverHttp2Test, AHandlerReturningClosesWith1000AndOneThrowingWith
   EXPECT_TRUE(has(json, R"("three": ["one", "two", "three"], "three_close": 1000, "throw_close": 1011)")) << json;
 }
 
+// Over HTTP/1.1 a WebSocket is a connection, held to the listener's limits;
+// over HTTP/2 each one counts the same. max_connections 3: the connection
+// and two WebSockets; the next are refused (503) until one closes.
+TEST(WebSocketOverHttp2LimitsTest, EachWebSocketCountsAsAConnectionInTheListenersLimits) {
+  ServerProcess server(R"({"workers": 1, "listeners": [{"name": "ws", "address": "127.0.0.1:0", "protocol": "http",
+      "http2": {"enabled": true}, "limits": {"max_connections": 3},
+      "routes": [{"method": "*", "path": "/ws", "handler": "websocket_echo", "with": {}}]}]})");
+  const std::string json = drive(server.port_of("ws"), false, {"limited"});
+  EXPECT_TRUE(has(json, R"("limited": {"statuses": [200, 200, 503, 503], "after_close": 200})")) << json;
+}
+
 TEST(WebSocketOverHttp2DrainTest, ShuttingDownClosesWith1001EndsTheStreamAndExitsCleanly) {
   TempDir dir;
   const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});

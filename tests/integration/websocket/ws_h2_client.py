@@ -14,6 +14,8 @@ Scenarios (each on its own HTTP/2 connection):
   deflate     offers permessage-deflate; a compressed text echoed: {"extensions", "equal", "compressed_reply"}
   concurrent  4 WebSockets and a GET /plaintext on one connection, 20 messages each, interleaved:
               {"sockets", "echoed", "get_status"}
+  limited     4 WebSockets on one connection, then the first closed (1000) and one more:
+              {"statuses": [s1, s2, s3, s4], "after_close": s}
   refusals    statuses of: a plain GET of --path, CONNECT with :protocol "foo", CONNECT websocket to
               /plaintext, and version 8 (with its sec-websocket-version answer)
   reset       a WebSocket reset by the client (RST_STREAM CANCEL), then another on the same
@@ -353,6 +355,20 @@ def scenario_concurrent(args):
         conn.close()
 
 
+def scenario_limited(args):
+    conn = Connection(args)
+    try:
+        sockets = [WebSocket(conn, args.path) for _ in range(4)]
+        first = sockets[0]
+        first.send(CLOSE, struct.pack(">H", 1000))
+        while first.message()[0] != "close":
+            pass
+        first.stream_ended()
+        return {"statuses": [ws.status for ws in sockets], "after_close": WebSocket(conn, args.path).status}
+    finally:
+        conn.close()
+
+
 def scenario_refusals(args):
     conn = Connection(args)
     try:
@@ -487,7 +503,7 @@ def scenario_cycles(args):
 SCENARIOS = {"settings": scenario_settings, "echo": scenario_echo, "large": scenario_large,
              "deflate": scenario_deflate, "concurrent": scenario_concurrent, "refusals": scenario_refusals,
              "reset": scenario_reset, "handlers": scenario_handlers, "drain": scenario_drain,
-             "drain_abrupt": scenario_drain_abrupt, "cycles": scenario_cycles}
+             "drain_abrupt": scenario_drain_abrupt, "cycles": scenario_cycles, "limited": scenario_limited}
 
 
 def main(argv):

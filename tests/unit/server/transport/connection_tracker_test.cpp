@@ -27,6 +27,23 @@ class ConnectionTrackerTest : public ::testing::Test {
   ManualClock::time_point start_ = clock_.now();
 };
 
+TEST_F(ConnectionTrackerTest, ASharedSlotCountsInTheSameLimitsAndOnlyWithinThem) {
+  ConnectionTracker tracker(10);
+  ListenerLimits listener("h2", 3, nullptr);
+  std::optional<ConnectionTracker::Slot> connection;
+  connection.emplace(tracker, &listener);
+  std::optional<ConnectionTracker::Slot> first = connection->share();
+  std::optional<ConnectionTracker::Slot> second = connection->share();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(tracker.size(), 3u);
+  EXPECT_EQ(listener.size(), 3u);
+  EXPECT_FALSE(connection->share());  // the listener is full
+  first.reset();
+  EXPECT_EQ(listener.size(), 2u);
+  EXPECT_TRUE(connection->share());  // made and let go at once
+  EXPECT_EQ(tracker.size(), 2u);
+}
+
 TEST_F(ConnectionTrackerTest, SlotsCountOpenConnectionsAndThePeakSinceItWasLastTaken) {
   ConnectionTracker tracker(10);
   std::optional<ConnectionTracker::Slot> a, b, c;
