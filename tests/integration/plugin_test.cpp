@@ -260,7 +260,8 @@ TEST_F(PluginServer, FanOutRunsItsChildrenConcurrently) {
   const auto elapsed = std::chrono::steady_clock::now() - started;
   EXPECT_NE(run.out.find(R"("sum_of_squares":285)"), std::string::npos) << run.out;
   EXPECT_GE(elapsed, 100ms);
-  EXPECT_LT(elapsed, 600ms) << "10 children of 100 ms each took as long as running them one by one";
+  // Why 1 s: one by one, the 10 children cannot take less; any overlap at all comes in under it.
+  EXPECT_LT(elapsed, 1000ms) << "10 children of 100 ms each took as long as running them one by one";
 }
 
 // fanout.upstreams calls real upstreams through the SDK's HttpClient: a
@@ -317,7 +318,8 @@ TEST_F(FanOutUpstreams, RaceTakesTheFirstAnswerAndCancelsTheSlowUpstream) {
   const auto elapsed = std::chrono::steady_clock::now() - started;
   EXPECT_NE(run.out.find("HTTP/1.1 200 OK"), std::string::npos) << run.out << server_->err();
   EXPECT_NE(run.out.find(R"("winner":")" + app_json_ + R"(\/fast")"), std::string::npos) << run.out;
-  EXPECT_LT(elapsed, 350ms) << "the race waited for the slow upstream";
+  // Why 400 ms: the slow upstream's own delay; a race that waited for it cannot take less.
+  EXPECT_LT(elapsed, 400ms) << "the race waited for the slow upstream";
   // The server goes on answering after the canceled request's connection closed.
   EXPECT_NE(curl(base_ + "/first").out.find("HTTP/1.1 200 OK"), std::string::npos);
 }
