@@ -83,7 +83,12 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$
 
 [ "$(/usr/bin/tiffany --version)" = "tiffany $version" ] || fail "--version says '$(/usr/bin/tiffany --version)', the package $version"
 getent passwd tiffany | grep ':/nonexistent:' >/dev/null || fail "no system user tiffany"
-[ "$(stat -c %U:%G /var/log/tiffany)" = tiffany:adm ] || fail "/var/log/tiffany is $(stat -c %U:%G /var/log/tiffany)"
+[ "$(stat -c '%U:%G %a' /var/log/tiffany)" = "tiffany:adm 2750" ] ||
+  fail "/var/log/tiffany is $(stat -c '%U:%G %a' /var/log/tiffany)"
+# Why: LogsDirectory= would chown the folder to tiffany:tiffany 0755 at every start of the unit.
+! grep -q '^LogsDirectory=' /lib/systemd/system/tiffany.service || fail "the unit re-owns /var/log/tiffany at each start"
+systemd-analyze security --offline=true --threshold=20 /lib/systemd/system/tiffany.service >/dev/null ||
+  fail "the installed unit's exposure is above 2.0 (systemd-analyze security)"
 [ -L /etc/systemd/system/multi-user.target.wants/tiffany.service ] || fail "the unit is not enabled"
 # As the unit's ExecStartPre does it: as the user, on the shipped config.
 runuser -u tiffany -- /usr/bin/tiffany --config /etc/tiffany/tiffany.json --check-config ||
