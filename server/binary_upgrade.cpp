@@ -1,4 +1,4 @@
-// Binary upgrade: posix_spawn with the listening sockets kept open, a readiness pipe, and watching it.
+// Binary upgrade: posix_spawn handing down the listening sockets (and nothing else), a readiness pipe, and watching it.
 #include "server/binary_upgrade.hpp"
 
 #include <fcntl.h>
@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -53,6 +54,26 @@ std::string describe_exit(int status) {
   return "ended";
 }
 
+// Where the descriptors handed to the new binary land in it, in order: after
+// standard input, output and error.
+constexpr int kFirstHanded = 3;
+
+// The child's file actions: the descriptors `handed` to kFirstHanded and up,
+// every other descriptor from there on closed.
+// Why close the rest: whatever this process holds without close-on-exec (a
+// library's socket, as c-ares's; a descriptor its own parent left it) would
+// otherwise live on in every binary an upgrade starts, one upgrade after
+// another. Why park them above all of them first: a handed descriptor may sit
+// at the number another one moves to. dup2 to another number also clears
+// close-on-exec on the copy the new binary gets.
+void add_hand_down(posix_spawn_file_actions_t& actions, const std::vector<int>& handed) {
+  const int parked = 1 + *std::max_element(handed.begin(), handed.end());
+  const int count = static_cast<int>(handed.size());
+  for (int i = 0; i < count; ++i) ::posix_spawn_file_actions_adddup2(&actions, handed[i], parked + i);
+  for (int i = 0; i < count; ++i) ::posix_spawn_file_actions_adddup2(&actions, parked + i, kFirstHanded + i);
+  ::posix_spawn_file_actions_addclosefrom_np(&actions, kFirstHanded + count);
+}
+
 }  // namespace
 
 BinaryUpgrade::BinaryUpgrade(const std::string& executable, const std::vector<std::string>& arguments,
@@ -62,10 +83,14 @@ BinaryUpgrade::BinaryUpgrade(const std::string& executable, const std::vector<st
   if (::pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) throw_errno(errno, "pipe2");
   ready_ = UniqueFd(ends[0]);
   const UniqueFd write_end(ends[1]);
+  // What the new binary inherits, in order: the sockets, then the pipe's write end.
+  std::vector<int> handed = sockets;
+  handed.push_back(ends[1]);
   std::string fds;
-  for (const int fd : sockets) fds += (fds.empty() ? "" : ",") + std::to_string(fd);
+  for (std::size_t i = 0; i < sockets.size(); ++i) fds += (i == 0 ? "" : ",") + std::to_string(kFirstHanded + i);
   std::vector<std::string> environment = environment_with(
-      {std::string(kInheritedSocketsVariable) + "=" + fds, std::string(kUpgradeReadyVariable) + "=" + std::to_string(ends[1])});
+      {std::string(kInheritedSocketsVariable) + "=" + fds,
+       std::string(kUpgradeReadyVariable) + "=" + std::to_string(kFirstHanded + sockets.size())});
   std::vector<std::string> argv_strings = arguments;
   std::vector<char*> argv = pointers_to(argv_strings);
   std::vector<char*> envp = pointers_to(environment);
@@ -81,10 +106,7 @@ BinaryUpgrade::BinaryUpgrade(const std::string& executable, const std::vector<st
   ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
-  // Why dup2 onto itself: glibc then clears close-on-exec on that descriptor
-  // in the child only, so the new binary inherits exactly these.
-  for (const int fd : sockets) ::posix_spawn_file_actions_adddup2(&actions, fd, fd);
-  ::posix_spawn_file_actions_adddup2(&actions, ends[1], ends[1]);
+  add_hand_down(actions, handed);
   // Why the write end is blocking in the child: its one write must not fail.
   const int flags = ::fcntl(ends[1], F_GETFL);
   ::fcntl(ends[1], F_SETFL, flags & ~O_NONBLOCK);

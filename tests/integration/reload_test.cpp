@@ -2,6 +2,7 @@
 // routes and a rebuilt plugin take effect, a request in flight finishes on the old configuration,
 // a bad config or a broken new binary keeps the old one serving, the listening socket stays the
 // same, and wrk sees no failed request across reloads and an upgrade.
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -11,9 +12,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -324,6 +328,62 @@ TEST_F(Upgrade, AShutdownWhileTheNewProcessStartsStopsItToo) {
             std::string::npos)
       << server.err();
   EXPECT_FALSE(running(successor.pid));
+}
+
+// The descriptors a program holds open after exec: "ls -l /proc/PID/fd" lines, number to target.
+std::map<int, std::string> descriptors_listed(const std::string& listing) {
+  std::map<int, std::string> result;
+  std::istringstream lines(listing);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t arrow = line.find(" -> ");
+    if (arrow == std::string::npos) continue;
+    const std::size_t number = line.rfind(' ', arrow - 1) + 1;
+    result[std::stoi(line.substr(number, arrow - number))] = line.substr(arrow + 4);
+  }
+  return result;
+}
+
+// The new binary inherits the sockets and the readiness pipe it is told of, and nothing else:
+// not what the old process held without close-on-exec (c-ares's sockets; here a file its own
+// parent left open to it). The "new binary" is a script that lists what it inherited, then execs
+// the real one.
+TEST_F(Upgrade, TheNewBinaryInheritsOnlyTheSocketsItIsToldOfAndTheReadinessPipe) {
+  server_.reset();
+  const std::string leaked_file = dir_.write("leaked", "");
+  const int leaked = ::open(leaked_file.c_str(), O_RDONLY);  // no O_CLOEXEC: the server inherits it
+  ASSERT_GE(leaked, 0);
+  server_ = std::make_unique<ServerProcess>(site("one", "", "127.0.0.1:" + std::to_string(port_)),
+                                            std::vector<std::string>{}, binary_);
+  ::close(leaked);
+  ServerProcess& server = *server_;
+  ASSERT_EQ(server.port_of("web"), port_);
+  // The control: the old process holds it.
+  ASSERT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(server.pid()) + "/fd/" + std::to_string(leaked)),
+            leaked_file);
+
+  const std::string listing = dir_.path() + "/inherited";
+  install_script("lister", "#!/bin/sh\nls -l /proc/self/fd >" + listing + ".fd\necho \"$TIFFANY_LISTEN_FDS,$" +
+                               "TIFFANY_UPGRADE_READY_FD\" >" + listing + ".told\nexec " + TIFFANY_BINARY +
+                               " \"$@\"\n");
+  server.send_signal(SIGUSR2);
+  EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
+  const StopOnExit next(upgraded_pid(server.err()));
+  ASSERT_GT(next.pid, 0) << server.err();
+  EXPECT_EQ(body_of(get(port_, "/hello")), "one");
+
+  std::set<int> told;
+  std::istringstream numbers(read_file(listing + ".told"));
+  for (std::string number; std::getline(numbers, number, ',');) told.insert(std::stoi(number));
+  EXPECT_EQ(told.size(), 3u) << "two workers' sockets and the pipe";
+  std::set<int> inherited;
+  for (const auto& [fd, target] : descriptors_listed(read_file(listing + ".fd"))) {
+    EXPECT_NE(target, leaked_file) << "descriptor " << fd;
+    // Why /proc/self: ls inherits what an exec inherits, as the new binary does; it adds the
+    // folder it reads (a target under /proc), and the shell's own descriptors (its script, its
+    // saved output) are close-on-exec.
+    if (fd > 2 && !target.starts_with("/proc/")) inherited.insert(fd);
+  }
+  EXPECT_EQ(inherited, told) << read_file(listing + ".fd");
 }
 
 // ---------------------------------------------------------------- socket activation
