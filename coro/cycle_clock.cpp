@@ -30,12 +30,11 @@ struct Calibration {
 };
 
 Calibration measure() {
-  const std::uint64_t ticks0 = CycleClock::now();
-  const std::int64_t ns0 = steady_ns();
+  const CycleClock::Reading start = CycleClock::reading();
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  const std::uint64_t ticks1 = CycleClock::now();
-  const std::int64_t ns1 = steady_ns();
-  const double rate = static_cast<double>(ticks1 - ticks0) / static_cast<double>(ns1 - ns0);
+  const CycleClock::Reading end = CycleClock::reading();
+  const double rate =
+      static_cast<double>(end.ticks - start.ticks) / static_cast<double>(end.steady_ns - start.steady_ns);
   return Calibration{rate > 0 ? rate : 1.0};
 }
 
@@ -48,15 +47,38 @@ const Calibration& calibration() {
 
 double CycleClock::ticks_per_ns() { return tsc_usable() ? calibration().ticks_per_ns : 1.0; }
 
+CycleClock::Reading CycleClock::reading() noexcept {
+  // Why the narrowest of a few brackets: steady_clock read between two tick
+  // readings that are close together was read at their midpoint, give or
+  // take half their distance; a preemption between them shows as a wide
+  // bracket (or a backwards one, the thread having changed cores), and one of
+  // a few tries almost surely has none.
+  Reading best{now(), steady_ns()};
+  std::uint64_t narrowest = ~std::uint64_t{0};
+  for (int i = 0; i < 4; ++i) {
+    const std::uint64_t before = now();
+    const std::int64_t ns = steady_ns();
+    const std::uint64_t after = now();
+    if (after >= before && after - before < narrowest) {
+      narrowest = after - before;
+      best = Reading{before + (after - before) / 2, ns};
+    }
+  }
+  return best;
+}
+
 std::int64_t CycleClock::to_steady_ns(std::uint64_t ticks) {
   if (!tsc_usable()) return static_cast<std::int64_t>(ticks);
-  // Why from a fresh reading, backwards: the events converted are recent, so
+  return to_steady_ns(ticks, reading());
+}
+
+std::int64_t CycleClock::to_steady_ns(std::uint64_t ticks, const Reading& at) {
+  if (!tsc_usable()) return static_cast<std::int64_t>(ticks);
+  // Why backwards from a recent reading: the events converted are recent, so
   // the rate's small error scales their short age, not the process's uptime,
   // and a past reading never lands after the present.
-  const std::uint64_t now_ticks = now();
-  const std::int64_t now_ns = steady_ns();
-  const double ago = (static_cast<double>(now_ticks) - static_cast<double>(ticks)) / ticks_per_ns();
-  return now_ns - static_cast<std::int64_t>(ago);
+  const double ago = (static_cast<double>(at.ticks) - static_cast<double>(ticks)) / ticks_per_ns();
+  return at.steady_ns - static_cast<std::int64_t>(ago);
 }
 
 }  // namespace tiffany

@@ -30,8 +30,21 @@ class CycleClock {
   static std::uint64_t to_ticks(std::chrono::nanoseconds duration) {
     return static_cast<std::uint64_t>(static_cast<double>(duration.count()) * ticks_per_ns());
   }
+  /// A tick reading and the steady_clock time (nanoseconds since its epoch)
+  /// read with it.
+  struct Reading {
+    std::uint64_t ticks;
+    std::int64_t steady_ns;
+  };
+  /// Reads both clocks as close together as a few tries allow: a pair split
+  /// by a preemption (a loaded machine, a descheduled vCPU) would date every
+  /// conversion from it wrongly by that long.
+  static Reading reading() noexcept;
   /// The steady_clock time (nanoseconds since its epoch) of a tick reading.
   static std::int64_t to_steady_ns(std::uint64_t ticks);
+  /// The same from `at` (a reading() made after `ticks`): converting several
+  /// readings from one `at` keeps their order and their spacing.
+  static std::int64_t to_steady_ns(std::uint64_t ticks, const Reading& at);
   /// Whether ticks are TSC cycles (else steady_clock nanoseconds).
   static bool tsc_usable() noexcept {
     static const bool usable = invariant_tsc();  // once; safe during static initialisation too

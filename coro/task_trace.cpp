@@ -20,9 +20,16 @@ std::string_view to_string(TaskEvent event) noexcept {
 std::vector<TaskTrace::Entry> TaskTrace::events() const {
   std::vector<Entry> out;
   const std::uint64_t kept = next_ < entries_.size() ? next_ : entries_.size();
+  // Why one reading for them all: each event converted from a clock reading
+  // of its own took that reading's error (a preemption between its two
+  // clocks) and moved past the next event; from one reading, stamps in order
+  // give times in order, as far apart as they were.
+  const CycleClock::Reading at = CycleClock::reading();
   for (std::uint64_t i = next_ - kept; i < next_; ++i) {
     Entry entry = entries_[i % entries_.size()];
-    if (stamps_ == Stamps::cycle_ticks) entry.time_ns = CycleClock::to_steady_ns(static_cast<std::uint64_t>(entry.time_ns));
+    if (stamps_ == Stamps::cycle_ticks) {
+      entry.time_ns = CycleClock::to_steady_ns(static_cast<std::uint64_t>(entry.time_ns), at);
+    }
     out.push_back(entry);
   }
   return out;

@@ -32,8 +32,10 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-// A request whose answer does not come in this time counts as a stalled worker.
-constexpr auto kAtOnce = 1000ms;
+// A request whose answer does not come in this time counts as a stalled worker. Why 5 s: the
+// stalls it catches last for good (a FIFO's open waits for a writer, /dev/zero never ends), and a
+// loaded machine can take a good part of a second to answer what it answers in a millisecond.
+constexpr auto kAtOnce = 5000ms;
 
 // Reads one response (head, then a Content-Length body) from `fd`, or until
 // the peer closes; gives up after `timeout`. Empty if nothing came.

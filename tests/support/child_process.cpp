@@ -32,6 +32,12 @@ pid_t spawn_child(const std::string& program, const std::vector<std::string>& ar
   if (pid != 0) return pid;
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the test is already gone
+  // Why before the redirections: they open files, which would take descriptor 3 if it were free.
+  if (streams.fd3 == 3) {
+    ::fcntl(3, F_SETFD, 0);  // keep it across exec
+  } else if (streams.fd3 >= 0) {
+    ::dup2(streams.fd3, 3);  // the copy does not inherit close-on-exec
+  }
   redirect(streams.in, O_RDONLY, STDIN_FILENO);
   redirect(streams.out, O_WRONLY | O_CREAT | O_TRUNC, STDOUT_FILENO);
   redirect(streams.err, O_WRONLY | O_CREAT | O_TRUNC, STDERR_FILENO);

@@ -14,6 +14,10 @@ struct ChildStreams {
   std::string in;
   std::string out;
   std::string err;
+  /// A descriptor the child gets as its descriptor 3, or -1: a listening
+  /// socket the test bound, for a peer that takes one (HAProxy's `bind fd@3`),
+  /// so no other process can take its port between a probe and the peer's bind.
+  int fd3 = -1;
 };
 
 /// Starts `program` (a path, or a name looked up in PATH) with `args`. The

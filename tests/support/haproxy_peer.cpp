@@ -1,4 +1,4 @@
-// HaproxyPeer: writes HAProxy's config, forks it with PR_SET_PDEATHSIG, waits until it accepts, stops it.
+// HaproxyPeer: writes HAProxy's config, forks it on our listening socket, waits for its admin socket, stops it.
 #include "support/haproxy_peer.hpp"
 
 #include <signal.h>
@@ -27,19 +27,26 @@ HaproxyPeer::HaproxyPeer(const std::string& backend, const std::string& mode, co
                                                           std::to_string(reinterpret_cast<std::uintptr_t>(this)));
   directory_ = directory.string();
   fs::create_directories(directory);
-  {
-    const LoopbackSocket probe(false);  // a free port, released for HAProxy
-    port_ = probe.port();
-  }
+  // Why a socket of ours, listening before HAProxy starts (`bind fd@3`), not a
+  // free port released for it: under load, another test's process could bind
+  // the port first, or a probe bound to the same port could connect to
+  // itself, and a connection made before HAProxy's bind was refused; queued
+  // in this socket's backlog, it waits for HAProxy instead.
+  const LoopbackSocket listener(true);
+  port_ = listener.port();
   std::ofstream(directory / "haproxy.cfg") << "global\n  maxconn 256\n  stats socket " << stats_socket() << "\n"
                                            << "defaults\n  mode " << mode
                                            << "\n  timeout connect 5s\n  timeout client 30s\n  timeout server 30s\n"
                                            << defaults
-                                           << "frontend front\n  bind 127.0.0.1:" << port_
+                                           << "frontend front\n  bind fd@3"
                                            << "\n  default_backend tiffany\n"
                                            << "backend tiffany\n" << backend << "\n";
-  pid_ = spawn_child("haproxy", {"-db", "-q", "-f", directory_ + "/haproxy.cfg"});
-  for (int i = 0; i < 500 && pid_ > 0 && !accepting(); ++i) {
+  if (!listener.fd) return;
+  ChildStreams streams;
+  streams.fd3 = listener.fd.get();
+  pid_ = spawn_child("haproxy", {"-db", "-q", "-f", directory_ + "/haproxy.cfg"}, streams);
+  // Ready when its admin socket answers: HAProxy enables its listeners together, once the config is loaded.
+  for (int i = 0; i < 1000 && pid_ > 0 && !running(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -61,7 +68,8 @@ HaproxyPeer::~HaproxyPeer() {
   std::filesystem::remove_all(directory_, ignored);
 }
 
-bool HaproxyPeer::running() const { return pid_ > 0 && accepting(); }
+// Why not waitpid: reaping it here would leave the destructor a pid that may be another process's by then.
+bool HaproxyPeer::running() const { return pid_ > 0 && !admin("show info").empty(); }
 
 std::string HaproxyPeer::config() const {
   std::ifstream in(directory_ + "/haproxy.cfg");
@@ -82,13 +90,6 @@ std::string HaproxyPeer::admin(const std::string& command) const {
   char buffer[4096];
   for (ssize_t n; (n = ::recv(fd.get(), buffer, sizeof buffer, 0)) > 0;) answer.append(buffer, static_cast<std::size_t>(n));
   return answer;
-}
-
-bool HaproxyPeer::accepting() const {
-  LoopbackSocket client(false);
-  sockaddr_in target = client.address;
-  target.sin_port = htons(static_cast<std::uint16_t>(port_));
-  return ::connect(client.fd.get(), reinterpret_cast<sockaddr*>(&target), sizeof target) == 0;
 }
 
 }  // namespace tiffany::testing

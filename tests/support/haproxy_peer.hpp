@@ -20,7 +20,8 @@ class HaproxyPeer {
   HaproxyPeer& operator=(const HaproxyPeer&) = delete;
   ~HaproxyPeer();
 
-  /// True once it accepts connections (the constructor waits up to 5 s).
+  /// True while it runs and answers on its admin socket (the constructor
+  /// waits up to 10 s for that). Its frontend's socket listens from the start.
   bool running() const;
   int port() const { return port_; }
   /// Its config, for failure messages.
@@ -31,8 +32,6 @@ class HaproxyPeer {
   std::string admin(const std::string& command) const;
 
  private:
-  bool accepting() const;
-
   std::string directory_;
   int port_ = 0;
   pid_t pid_ = -1;

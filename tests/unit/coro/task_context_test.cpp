@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <tiffany/coro/cycle_clock.hpp>
 #include <tiffany/coro/gather.hpp>
 #include <tiffany/coro/race.hpp>
 #include <tiffany/coro/syscalls.hpp>
@@ -156,6 +158,27 @@ TEST(TaskTrace, RecordsTheWorkerOfItsScheduler) {
   const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
   EXPECT_LE(events.back().time_ns, now);
   EXPECT_GT(events.back().time_ns, now - std::chrono::nanoseconds(10s).count());
+}
+
+TEST(TaskTrace, EventsReadBackInTheOrderOfTheirStampsEvenFourToATick) {
+  // Why four events a tick, read back a hundred times: the stamps of a real
+  // run are a few hundred ticks apart, and each used to be converted with a
+  // clock reading of its own, so a reading delayed by a preempted thread (a
+  // loaded machine, a descheduled vCPU) moved one event past the next: the
+  // RecordsTheWorkerOfItsScheduler flake. Equal stamps show any such skew.
+  TaskTrace trace(64, 0, TaskTrace::Stamps::cycle_ticks);
+  const std::uint64_t start = CycleClock::now();
+  for (std::uint64_t i = 0; i < 64; ++i) trace.record(start + i / 4, 7, TaskEvent::resume);
+  for (int round = 0; round < 100; ++round) {
+    const auto events = trace.events();
+    ASSERT_EQ(events.size(), 64u);
+    for (std::size_t i = 1; i < events.size(); ++i) {
+      ASSERT_LE(events[i - 1].time_ns, events[i].time_ns) << "round " << round << ", event " << i;
+      if (i % 4 != 0) {
+        ASSERT_EQ(events[i - 1].time_ns, events[i].time_ns) << "round " << round << ", event " << i;
+      }
+    }
+  }
 }
 
 TEST(TaskTrace, AStampBehindTheLastIsRaisedToItSoTheTraceReadsInOrder) {
