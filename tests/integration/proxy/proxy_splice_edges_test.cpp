@@ -1,6 +1,7 @@
 // The proxy's splice at its edges through the real binary: an upstream that closes early (client connection
-// closed, error logged), a client that leaves mid-body (upstream connection closed, the next body clean), and the
-// copy path where splicing must not apply: a TLS client, a TLS upstream, a compressed answer.
+// closed, error logged), a client that leaves mid-body (upstream connection closed, the next body clean) or stops
+// reading (dropped at the write timeout), and the copy path where splicing must not apply: a TLS client, a TLS
+// upstream, a compressed answer.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -125,6 +126,43 @@ TEST(ProxySplice, AClientThatLeavesMidBodyClosesTheUpstreamConnectionAndTheNextB
   ASSERT_FALSE(response.closed) << response.head;
   EXPECT_TRUE(response.body == pattern_body(kMiB)) << "the next body differs";
   EXPECT_EQ(upstream.accepted(), 2) << "the cut connection was pooled";
+}
+
+TEST(ProxySplice, AClientThatStopsReadingIsDroppedAtTheWriteTimeoutAndTheUpstreamConnectionClosed) {
+  std::atomic<int> cut{0};
+  const std::size_t kHuge = 256 * kMiB;
+  const std::string piece = pattern_body(kMiB);
+  FakeUpstream upstream([&](int fd, const std::string&) {
+    if (!send_or_see_cut(fd, head_of(kHuge))) return false;
+    for (std::size_t sent = 0; sent < kHuge; sent += piece.size()) {
+      if (!send_or_see_cut(fd, piece)) {
+        ++cut;
+        return false;
+      }
+    }
+    return true;
+  });
+  // Why 300 ms: the stall is the client's for good; the limit only decides how soon the proxy gives up.
+  ServerProcess proxy(config(upstream.port(), "", R"(, "timeouts": {"write_ms": 300})"));
+  const int port = proxy.port_of("px");
+  const UniqueFd client = connect_loopback(port);
+  ASSERT_TRUE(client.valid());
+  ASSERT_TRUE(send_all(client.get(), "GET /app/huge HTTP/1.1\r\nHost: h\r\n\r\n"));
+  char buffer[65536];
+  ASSERT_GT(::recv(client.get(), buffer, sizeof buffer, 0), 0);  // the head has come; now the client reads nothing
+  for (int i = 0; i < 2000 && cut.load() == 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(cut.load(), 1) << "the upstream connection stayed open while the client took nothing";
+  // What was in flight drains, then the connection ends: the proxy closed it.
+  bool closed = false;
+  for (int i = 0; i < 100000 && !closed; ++i) {
+    pollfd poller{client.get(), POLLIN, 0};
+    if (::poll(&poller, 1, 20000) != 1) break;
+    closed = ::recv(client.get(), buffer, sizeof buffer, 0) <= 0;
+  }
+  EXPECT_TRUE(closed) << "the client connection stayed open after the write timeout";
+  const std::map<std::string, double> samples = parse_prometheus(body_of(http_exchange(port, get_request("/metrics"))));
+  EXPECT_GE(samples.at("tiffany_timeouts_total{stage=\"write\"}"), 1);
+  EXPECT_GT(spliced_bytes(port), 0) << "the body was not spliced";
 }
 
 // A sink for the proxy's own upstream: answers GET /small with 1 MiB of text.
