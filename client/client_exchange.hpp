@@ -18,6 +18,9 @@ namespace detail {
 class ClientConnection;
 class ClientPools;
 }  // namespace detail
+namespace upstream {
+class ResponseSplice;
+}  // namespace upstream
 
 /// One read of a streamed response body.
 struct ClientBodyChunk {
@@ -57,6 +60,8 @@ class ClientExchange {
 
  private:
   friend class HttpClient;
+  // Why a friend: the proxy's splice (not in the SDK) moves the body past read().
+  friend class upstream::ResponseSplice;
   ClientExchange(std::shared_ptr<detail::ClientPools> pools, std::unique_ptr<detail::ClientConnection> connection,
                  std::string what);
   // Gives the connection back (to idle if `reusable`, else closed) and the slot with it.

@@ -21,7 +21,8 @@ root_dir=$PWD
 bench_name=proxy_bench
 source loadtest/lib/bench.sh
 
-all_proxies=(tiffany nginx haproxy)
+all_proxies=(tiffany tiffany_copy nginx haproxy)
+default_proxies=(tiffany nginx haproxy)
 scenarios=(small pipelined 1mib)
 pipeline_depth=16
 upstream_keepalive=64
@@ -30,11 +31,13 @@ small_body='Hello, World!'
 usage() {
   cat <<EOF
 usage: loadtest/proxy_bench.sh [-s PROXIES] [-d SECONDS] [-r ROUNDS] [-c CONNECTIONS] [-p BASE_PORT] [-o PNG]
-  -s PROXIES      comma-separated proxies to run, from tiffany,nginx,haproxy (default all three)
+  -s PROXIES      comma-separated proxies to run, from tiffany,tiffany_copy,nginx,haproxy (default
+                  tiffany,nginx,haproxy); tiffany_copy is Tiffany with "splice": false, the control
+                  for splicing (bodies copied through user space, as before issue 31)
   -d SECONDS      length of one wrk run, 1..30 (default 5)
   -r ROUNDS       rounds over all proxies and scenarios, 1..5 (default 2); a round is 3 runs per proxy
   -c CONNECTIONS  wrk connections, 1..1024 (default 64)
-  -p BASE_PORT    the upstream listens on 127.0.0.1:BASE_PORT+1, the proxies on +2..+4,
+  -p BASE_PORT    the upstream listens on 127.0.0.1:BASE_PORT+1, the proxies on +2..+5,
                   1024..65000 (default 18280)
   -o PNG          chart path (default loadtest/results/proxy_bench.png); the table goes beside it as .txt
 EOF
@@ -63,7 +66,7 @@ parse_args() {
   local selection
   selection=$(
     IFS=,
-    echo "${all_proxies[*]}"
+    echo "${default_proxies[*]}"
   )
   parse_options 's=selection d=seconds r=rounds c=connections p=base_port o=/png' "$@"
   parse_proxies "$selection"
@@ -83,7 +86,7 @@ selected() { [[ " ${proxies[*]} " == *" $1 "* ]]; }
 
 install_and_build() {
   [ -f "$shared/bench/pipeline.lua" ] || die "missing $shared/bench/pipeline.lua (set TIFFANY_SHARED to the shared folder)"
-  if selected tiffany; then bench_prepare peers; else bench_prepare peers no_tiffany; fi
+  if selected tiffany || selected tiffany_copy; then bench_prepare peers; else bench_prepare peers no_tiffany; fi
   # Why: a proxy asked for must run, or the run stops; it never drops out of the table.
   local proxy
   for proxy in nginx haproxy; do
@@ -98,6 +101,7 @@ port_of() {
     tiffany) echo $((base_port + 2)) ;;
     nginx) echo $((base_port + 3)) ;;
     haproxy) echo $((base_port + 4)) ;;
+    tiffany_copy) echo $((base_port + 5)) ;;
   esac
 }
 
@@ -130,6 +134,13 @@ CONF
   for proxy in "${proxies[@]}"; do
     case $proxy in
       tiffany) write_tiffany_proxy_conf "$(port_of tiffany)" "$(port_of nginx_upstream)" "$upstream_keepalive" ;;
+      tiffany_copy)
+        # Why moved: write_tiffany_conf always writes tiffany.json, which `tiffany` may need too.
+        [ ! -f "$work/tiffany.json" ] || mv "$work/tiffany.json" "$work/tiffany.json.keep"
+        write_tiffany_proxy_conf "$(port_of tiffany_copy)" "$(port_of nginx_upstream)" "$upstream_keepalive" ', "splice": false'
+        mv "$work/tiffany.json" "$work/tiffany_copy.json"
+        [ ! -f "$work/tiffany.json.keep" ] || mv "$work/tiffany.json.keep" "$work/tiffany.json"
+        ;;
       nginx) write_nginx_proxy_conf "$(port_of nginx)" "$(port_of nginx_upstream)" "$upstream_keepalive" ;;
       haproxy) write_haproxy_conf "$(port_of haproxy)" "$(port_of nginx_upstream)" "$upstream_keepalive" ;;
     esac
@@ -194,7 +205,7 @@ measure() {
     p99=-1
   fi
   echo "$name $scenario $rps $mean $p99 $cpu $errors $(echo "scale=3; $accepts*1000/$requests" | bc)" >>"$work/results"
-  printf '  %-8s %-10s %10.0f req/s  %8s us/req cpu  %d errors  %d upstream connections opened\n' \
+  printf '  %-12s %-10s %10.0f req/s  %8s us/req cpu  %d errors  %d upstream connections opened\n' \
     "$name" "$scenario" "$rps" "$cpu" "$errors" "$accepts"
 }
 
@@ -214,7 +225,7 @@ run_rounds() {
 }
 
 versions() {
-  ! selected tiffany || echo "tiffany: $("$build_dir/server/tiffany" --version 2>&1 | head -n 1)"
+  ! selected tiffany && ! selected tiffany_copy || echo "tiffany: $("$build_dir/server/tiffany" --version 2>&1 | head -n 1)"
   echo "nginx (upstream$(selected nginx && echo ', proxy')): $(nginx -v 2>&1 | head -n 1)"
   ! selected haproxy || echo "haproxy: $(haproxy -v 2>&1 | head -n 1)"
   echo "wrk: $(wrk -v 2>&1 | head -n 1)"
@@ -240,11 +251,11 @@ summarize() {
     }
     END {
       np = split(proxies, proxy, " "); nc = split(scenarios, scenario, " ")
-      printf "%-8s %-10s %10s %9s %9s %11s %7s %10s\n", "proxy", "scenario", "req/s", "mean_ms", "p99_ms", "cpu_us/req", "errors", "up_conn/1k"
+      printf "%-12s %-10s %10s %9s %9s %11s %7s %10s\n", "proxy", "scenario", "req/s", "mean_ms", "p99_ms", "cpu_us/req", "errors", "up_conn/1k"
       for (c = 1; c <= nc; c++) for (p = 1; p <= np; p++) {
         key = proxy[p] " " scenario[c]
         p99_text = avg(key, 3) < 0 ? "n/a" : sprintf("%.3f", avg(key, 3) / 1000)
-        printf "%-8s %-10s %10.0f %9.3f %9s %11.3f %7d %10.3f\n", proxy[p], scenario[c], avg(key, 1),
+        printf "%-12s %-10s %10.0f %9.3f %9s %11.3f %7d %10.3f\n", proxy[p], scenario[c], avg(key, 1),
                avg(key, 2) / 1000, p99_text, avg(key, 4), total(key, 5), avg(key, 6)
       }
       print ""
@@ -253,6 +264,11 @@ summarize() {
         line("tiffany cpu/req / haproxy cpu/req (" scenario[c] "):", "tiffany " scenario[c], "haproxy " scenario[c], 4)
         line("tiffany req/s / nginx req/s (" scenario[c] "):", "tiffany " scenario[c], "nginx " scenario[c], 1)
         line("tiffany req/s / haproxy req/s (" scenario[c] "):", "tiffany " scenario[c], "haproxy " scenario[c], 1)
+      }
+      for (c = 1; c <= nc; c++) {
+        line("tiffany_copy cpu/req / nginx cpu/req (" scenario[c] "):", "tiffany_copy " scenario[c], "nginx " scenario[c], 4)
+        line("tiffany_copy cpu/req / haproxy cpu/req (" scenario[c] "):", "tiffany_copy " scenario[c], "haproxy " scenario[c], 4)
+        line("tiffany cpu/req / tiffany_copy cpu/req (" scenario[c] "):", "tiffany " scenario[c], "tiffany_copy " scenario[c], 4)
       }
       line("haproxy cpu/req / nginx cpu/req (small):", "haproxy small", "nginx small", 4)
     }' "$work/results" proxies="${proxies[*]}" scenarios="${scenarios[*]}"
@@ -283,6 +299,7 @@ draw_chart() {
   for proxy in "${proxies[@]}"; do
     case $proxy in
       tiffany) colors+=" #1f77b4" ;;
+      tiffany_copy) colors+=" #9ecae1" ;;
       nginx) colors+=" #2ca02c" ;;
       haproxy) colors+=" #d62728" ;;
     esac

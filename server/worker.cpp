@@ -12,6 +12,7 @@
 #include <tiffany/coro/yield.hpp>
 #include <tiffany/http/request_context.hpp>
 
+#include "client/upstream/splice_pipes.hpp"
 #include "handlers/internal/metrics.hpp"
 #include "handlers/internal/plugin_host.hpp"
 #include "reactor/internal/reactor_factory.hpp"
@@ -258,6 +259,7 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
       error_log().log(LogLevel::crit, "stopped: %s", exception_message(std::current_exception()).c_str());
     }
   }
+  upstream::SplicePipes::for_this_thread().clear();  // the proxy's kept pipes close with their worker
   {
     std::lock_guard lock(queue_mutex_);
     queue_.reset();

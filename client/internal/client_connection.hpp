@@ -27,7 +27,11 @@ class ClientConnection {
   ClientConnection& operator=(const ClientConnection&) = delete;
 
   ByteStream& stream() noexcept { return *stream_; }
+  /// The socket under a plain (not TLS) stream, which bytes may be spliced
+  /// from; -1 for TLS or a stream of unknown kind.
+  int plain_socket() const noexcept { return tls_ ? -1 : fd_; }
   http::ResponseParser& parser() noexcept { return parser_; }
+  const http::ResponseParser& parser() const noexcept { return parser_; }
   const std::string& origin_key() const noexcept { return origin_key_; }
 
   /// Received bytes the parser has not taken yet.

@@ -19,7 +19,7 @@ void line(std::string& out, const std::string& name, const std::string& labels, 
 struct Sum {
   std::uint64_t requests = 0, latency_micros = 0, hedges_sent = 0, hedges_won = 0, retries = 0, refusals = 0,
                 probes = 0, probe_failures = 0, marked_down = 0, came_back = 0, active = 0, idle = 0, up_workers = 0,
-                workers = 0;
+                workers = 0, spliced = 0;
   std::array<std::uint64_t, UpstreamServerMetrics::kErrorKinds.size()> errors{};
   std::array<std::uint64_t, UpstreamServerMetrics::kBuckets.size() + 1> buckets{};
 };
@@ -48,6 +48,7 @@ void Metrics::render_upstreams(std::string& out) const {
         sum.idle += prometheus::read(m.pool_idle);
         sum.up_workers += prometheus::read(m.up);
         sum.workers += 1;
+        sum.spliced += prometheus::read(m.spliced_bytes);
         for (std::size_t i = 0; i < sum.errors.size(); ++i) sum.errors[i] += prometheus::read(m.errors[i]);
         for (std::size_t i = 0; i < sum.buckets.size(); ++i) sum.buckets[i] += prometheus::read(m.latency_buckets[i]);
       });
@@ -87,6 +88,12 @@ void Metrics::render_upstreams(std::string& out) const {
   for (const auto& [name, field] : counters) {
     prometheus::family(out, name, "counter", "Proxy attempts and probes per upstream server (see docs/operations.md).");
     for (const auto& [labels, sum] : sums) line(out, name, labels, static_cast<double>(sum.*field));
+  }
+  prometheus::family(out, "tiffany_proxy_spliced_bytes_total", "counter",
+                     "Response body bytes from the server that went to clients by splice (socket to pipe to socket), "
+                     "not copied through the proxy's buffers.");
+  for (const auto& [labels, sum] : sums) {
+    line(out, "tiffany_proxy_spliced_bytes_total", labels, static_cast<double>(sum.spliced));
   }
   prometheus::family(out, "tiffany_upstream_health_changes_total", "counter",
                      "Times health marked the server down (to=\"down\") or it came back (to=\"up\"), summed over workers.");

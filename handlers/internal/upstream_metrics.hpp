@@ -44,6 +44,7 @@ struct UpstreamServerMetrics {
   std::atomic<std::uint64_t> marked_down{0}, came_back{0};  // health's changes: taken out, back in
   std::atomic<std::uint64_t> pool_active{0}, pool_idle{0};  // gauges: this worker's pooled connections to the server
   std::atomic<std::uint64_t> up{1};                          // gauge: 1 takes requests, 0 down
+  std::atomic<std::uint64_t> spliced_bytes{0};  // response body bytes moved socket to socket (splice), not copied
 };
 
 }  // namespace tiffany

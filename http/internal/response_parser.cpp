@@ -313,6 +313,19 @@ const char* ResponseParser::scan_head_bytes(std::string_view bytes) noexcept {
   return nullptr;
 }
 
+ResponseParser::Result ResponseParser::skip_sized_body(std::uint64_t count) {
+  // Why fed rather than a counter set: llhttp then ends the message as it
+  // would (keep-alive, the state for the next response); a sized body costs
+  // it one span per feed, not a pass over the bytes.
+  static const char kZeros[64 * 1024] = {};
+  for (;;) {
+    const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(count, sizeof kZeros));
+    const Result result = feed(std::string_view(kZeros, size));
+    count -= result.consumed;
+    if (result.event != Event::body) return result;
+  }
+}
+
 ResponseParser::Result ResponseParser::feed(std::string_view data) {
   if (state_ == State::failed) return {Event::error, 0, {}};
   if (state_ == State::done) {

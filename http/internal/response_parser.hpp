@@ -106,6 +106,18 @@ class ResponseParser {
   /// After `complete` of a 101 to an upgrade: the bytes after it are the new protocol's.
   bool upgraded() const noexcept { return upgraded_; }
 
+  /// In a body framed by Content-Length: how many of its bytes are still to
+  /// come (0 anywhere else). What a caller may move past the parser (splice).
+  std::uint64_t sized_body_left() const noexcept {
+    return state_ == State::in_body && head_.framing == BodyFraming::content_length ? parser_.content_length : 0;
+  }
+  /// Takes `count` bytes of a sized body as read without seeing them (they
+  /// went from socket to socket by splice): the events are the ones those
+  /// bytes would give, the body spans pointing at zeros. Returns the last
+  /// event: `complete` once the body is all in (keep_alive() then says what
+  /// it would have), `need_more` while bytes are still to come.
+  Result skip_sized_body(std::uint64_t count);
+
   ErrorKind error_kind() const noexcept { return error_kind_; }
   const std::string& error_message() const noexcept { return error_message_; }
 

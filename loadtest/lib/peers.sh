@@ -152,13 +152,14 @@ CONF
 # 127.0.0.1:PORT in front of one upstream at 127.0.0.1:UPSTREAM_PORT, keeping up to
 # KEEPALIVE idle upstream connections open, every path passed on as it came.
 
-# write_tiffany_proxy_conf PORT UPSTREAM_PORT KEEPALIVE: Tiffany's `proxy` handler on every
-# path, in front of the upstream group "app".
+# write_tiffany_proxy_conf PORT UPSTREAM_PORT KEEPALIVE [WITH]: Tiffany's `proxy` handler on
+# every path, in front of the upstream group "app"; WITH adds keys to the route's `with`
+# (e.g. ', "splice": false').
 write_tiffany_proxy_conf() {
-  local port=$1 upstream_port=$2 keepalive=$3
+  local port=$1 upstream_port=$2 keepalive=$3 with=${4:-}
   write_tiffany_conf 1 "\"upstreams\": { \"app\": { \"servers\": [\"127.0.0.1:$upstream_port\"], \"keepalive\": $keepalive } }," <<JSON
     { "name": "proxy", "address": "127.0.0.1:$port", "protocol": "http",
-      "routes": [ { "path": "/*", "handler": "proxy", "with": { "upstream": "app" } } ] }
+      "routes": [ { "path": "/*", "handler": "proxy", "with": { "upstream": "app"$with } } ] }
 JSON
 }
 
@@ -323,6 +324,8 @@ install_node_ws() {
 peer_command() {
   case $1 in
     tiffany) peer_cmd=("$build_dir/server/tiffany" --config "$work/tiffany.json") ;;
+    # Why a name of its own: a second Tiffany in the same run (proxy_bench's copying control).
+    tiffany_copy) peer_cmd=("$build_dir/server/tiffany" --config "$work/tiffany_copy.json") ;;
     nginx | nginx_*) peer_cmd=(nginx -p "$work" -c "$work/$1.conf" -e "$work/$1-error.log") ;;
     # Why -db: HAProxy stays in the foreground as one process (no master), the pid to measure.
     haproxy) peer_cmd=(haproxy -f "$work/haproxy.conf" -db) ;;

@@ -38,8 +38,8 @@ class EpollReactor final : public Reactor {
 
  private:
   struct Interest {
-    IoOperation* reader = nullptr;  // recv, accept, ReadWait, HangupWait
-    IoOperation* writer = nullptr;  // send, connect, WriteWait
+    IoOperation* reader = nullptr;  // recv, accept, ReadWait, HangupWait, a splice from the socket
+    IoOperation* writer = nullptr;  // send, connect, WriteWait, a splice into the socket
     std::uint32_t registered = 0;   // events epoll currently watches for
     bool known_to_epoll = false;
   };

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <system_error>
 
+#include <tiffany/reactor/splice.hpp>
+
 #include "reactor/internal/spare_read_buffers.hpp"
 
 namespace tiffany {
@@ -136,6 +138,11 @@ void UringReactor::start(IoOperation& op) {
 
 void UringReactor::prepare(io_uring_sqe* sqe, IoOperation& op) {
   const IoRequest& r = op.request();
+  if (r.kind == kSpliceKind) {  // not a named IoKind (see splice.hpp), so not a case below
+    const auto& ends = *static_cast<const SpliceEnds*>(r.buffer);
+    io_uring_prep_splice(sqe, ends.in, -1, ends.out, -1, static_cast<unsigned>(r.length),
+                         static_cast<unsigned>(r.flags));
+  }
   switch (r.kind) {
     case IoKind::poll: io_uring_prep_poll_add(sqe, r.fd, r.poll_mask); break;
     case IoKind::recv: io_uring_prep_recv(sqe, r.fd, r.buffer, r.length, r.flags); break;

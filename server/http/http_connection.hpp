@@ -22,6 +22,7 @@
 
 #include "http/internal/compression/response_compression.hpp"
 #include "http/internal/request_parser.hpp"
+#include "handlers/internal/splice_sink.hpp"
 #include "http/internal/websocket/connection_upgrade.hpp"
 #include "server/http/client_watch.hpp"
 #include "server/http/http_site.hpp"
@@ -66,7 +67,10 @@ class WebSocketSession;
 /// 101 goes out after the responses before it, a WebSocketSession takes the
 /// stream (and the bytes read past the request) until the handler returns,
 /// and then the connection closes.
-class HttpConnection final : public BodySink, public BodySource, public websocket::ConnectionUpgrade {
+class HttpConnection final : public BodySink,
+                             public BodySource,
+                             public websocket::ConnectionUpgrade,
+                             public SpliceSink {
  public:
   explicit HttpConnection(const HttpSite& site);
   HttpConnection(const HttpConnection&) = delete;
@@ -84,6 +88,12 @@ class HttpConnection final : public BodySink, public BodySource, public websocke
   Task<bool> write_body(Response& response, std::string_view piece) override;
   /// BodySink: streams a file, by sendfile on a plain socket (see ByteStream).
   Task<bool> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) override;
+  /// SpliceSink (spliced_body.cpp): the head, then this socket when the
+  /// body may go on the wire as it is (the proxy splices into it).
+  Task<SpliceTarget> begin_splice(Response& response) override;
+  void spliced(std::uint64_t bytes) noexcept override;
+  void splice_failed(bool timed_out) noexcept override;
+  std::chrono::milliseconds write_timeout() const noexcept override { return site_.timeouts.write; }
   /// BodySource: the next piece of the current request's streamed body.
   Task<BodyChunk> read_body() override;
   /// ConnectionUpgrade: sends the 101 and starts the WebSocket.

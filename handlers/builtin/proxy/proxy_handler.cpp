@@ -14,6 +14,7 @@
 
 #include "client/upstream/hash_key.hpp"
 #include "client/upstream/proxy_headers.hpp"
+#include "handlers/builtin/proxy/proxy_splice.hpp"
 #include "handlers/builtin/proxy/proxy_upstreams.hpp"
 
 namespace tiffany::proxy {
@@ -355,9 +356,19 @@ Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request,
   // one can still be answered 502; bigger ones stream with back-pressure.
   const bool whole = !no_body && length && *length <= kWholeBodyMax;
   if (length && !whole && !(no_body && !request.is_head())) response.set_content_length(*length);
-  if (no_body) co_return;  // the exchange is dropped: its connection closes unless the head was all
+  if (no_body) {
+    // Why read: a bodiless answer (HEAD, 204, 304) ends with its head, and
+    // reading that end (no wait: the parser needs no more bytes) gives the
+    // connection back to its pool; dropped unread, it would be closed.
+    if (!exchange.finished()) (void)co_await exchange.read();
+    co_return;
+  }
   if (whole) response.body.reserve(static_cast<std::size_t>(*length));
   UpstreamServerMetrics& metrics = runtime_->metrics(attempt.server);
+  if (!whole && settings_.splice) {
+    const bool sent = co_await splice_response(attempt, response, metrics);
+    if (sent) co_return;
+  }
   for (;;) {
     // Why no timeout here: the request's read timeout (first_byte_timeout_ms) is the client's.
     const ClientBodyChunk chunk = co_await exchange.read();

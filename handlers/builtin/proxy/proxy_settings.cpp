@@ -95,6 +95,7 @@ ProxySettings read_proxy_settings(const HandlerParams& params) {
   settings.max_tries = static_cast<int>(params.integer_or("max_tries", 2, 1, 16));
   settings.hedge_after = std::chrono::milliseconds(params.integer_or("hedge_after_ms", 0, 0, 600'000));
   settings.ignore_client_abort = params.boolean_or("ignore_client_abort", false);
+  settings.splice = params.boolean_or("splice", true);
   return settings;
 }
 

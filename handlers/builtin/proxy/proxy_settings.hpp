@@ -34,6 +34,7 @@ struct ProxySettings {
   int max_tries = 2;
   std::chrono::milliseconds hedge_after{0};  // 0: no hedging
   bool ignore_client_abort = false;  // true: a client that leaves does not cancel the upstream request
+  bool splice = true;  // sized bodies over plain sockets go socket to socket (splice) rather than through a buffer
 };
 
 /// Reads a proxy route's settings; throws ParamError naming the key for a bad one.

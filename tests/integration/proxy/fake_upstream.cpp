@@ -56,6 +56,7 @@ void FakeUpstream::accept_loop() {
     if (::poll(&poller, 1, 50) != 1) continue;
     const int fd = ::accept4(socket_.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    ++accepted_;
     std::lock_guard lock(mutex_);
     connections_.emplace_back([this, fd] { serve(fd); });
   }

@@ -30,6 +30,8 @@ class FakeUpstream {
   /// Connections the proxy closed while the answer was still pending
   /// (see wait_for_close_or_timeout).
   int closed_while_waiting() const { return closed_while_waiting_.load(); }
+  /// Connections accepted so far (a pooled connection reused is one).
+  int accepted() const { return accepted_.load(); }
 
   /// For answers: waits up to `ms` for the peer to close `fd`; true if it
   /// did (and counts it in closed_while_waiting()).
@@ -46,6 +48,7 @@ class FakeUpstream {
   Answer answer_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> closed_while_waiting_{0};
+  std::atomic<int> accepted_{0};
   mutable std::mutex mutex_;
   std::vector<std::string> requests_;
   std::vector<std::thread> connections_;

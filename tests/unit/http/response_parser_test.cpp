@@ -463,3 +463,54 @@ TEST(ResponseParser, EofBetweenResponsesIsAPlainClose) {
 
 }  // namespace
 }  // namespace tiffany::http
+
+namespace tiffany::http {
+namespace {
+
+// Feeds `input` until the parser asks for more, returning the last event.
+ResponseParser::Result feed_until_more(ResponseParser& parser, std::string_view& input) {
+  for (;;) {
+    const ResponseParser::Result result = parser.feed(input);
+    input.remove_prefix(result.consumed);
+    if (result.event != ResponseParser::Event::body || input.empty()) return result;
+  }
+}
+
+TEST(ResponseParser, ASizedBodySplicedPastTheParserEndsTheMessageAndTheNextResponseParses) {
+  ResponseParser parser;
+  std::string_view input = "HTTP/1.1 200 OK\r\nContent-Length: 200000\r\n\r\nabc";
+  ASSERT_EQ(parser.feed(input).event, ResponseParser::Event::headers);
+  input.remove_prefix(input.find("abc"));
+  EXPECT_EQ(parser.sized_body_left(), 200000u);
+  EXPECT_EQ(feed_until_more(parser, input).event, ResponseParser::Event::body);
+  EXPECT_EQ(parser.sized_body_left(), 200000u - 3);
+  // The rest went socket to socket: the parser is told, in two parts.
+  EXPECT_EQ(parser.skip_sized_body(100000).event, ResponseParser::Event::need_more);
+  EXPECT_EQ(parser.sized_body_left(), 100000u - 3);
+  const ResponseParser::Result last = parser.skip_sized_body(100000 - 3);
+  EXPECT_EQ(last.event, ResponseParser::Event::complete);
+  EXPECT_TRUE(parser.keep_alive());
+  EXPECT_EQ(parser.sized_body_left(), 0u);
+  // The connection carries the next response as if the body had been fed.
+  std::string_view next = "HTTP/1.1 204 No Content\r\n\r\n";
+  EXPECT_EQ(parser.feed(next).event, ResponseParser::Event::headers);
+}
+
+TEST(ResponseParser, ASizedBodyCutAfterASkipIsTruncated) {
+  ResponseParser parser;
+  const std::string_view input = "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n";
+  ASSERT_EQ(parser.feed(input).event, ResponseParser::Event::headers);
+  EXPECT_EQ(parser.skip_sized_body(40000).event, ResponseParser::Event::need_more);
+  EXPECT_EQ(parser.finish().event, ResponseParser::Event::error);
+  EXPECT_EQ(parser.error_kind(), ResponseParser::ErrorKind::truncated);
+}
+
+TEST(ResponseParser, OnlyASizedBodyHasBytesLeftToSkip) {
+  ResponseParser parser;
+  const std::string_view input = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+  ASSERT_EQ(parser.feed(input).event, ResponseParser::Event::headers);
+  EXPECT_EQ(parser.sized_body_left(), 0u) << "a chunked body's bytes must pass through the parser";
+}
+
+}  // namespace
+}  // namespace tiffany::http

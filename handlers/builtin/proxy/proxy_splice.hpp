@@ -1,0 +1,30 @@
+// splice_response: a proxied response's sized body moved from the upstream's socket to the client's by splice.
+#pragma once
+
+#include <tiffany/coro/task.hpp>
+#include <tiffany/http/response.hpp>
+
+#include "handlers/builtin/proxy/proxy_attempt.hpp"
+
+namespace tiffany::proxy {
+
+/// Sends the body of `attempt`'s response by splice (HAProxy's splice-auto)
+/// when it can go byte for byte: the client's connection is HTTP/1.x on a
+/// plain socket and its response is neither chunked nor compressed (see
+/// SpliceSink), the upstream's connection is plain and its body is framed by
+/// Content-Length. The bytes the client already read past the head are
+/// written first, through the connection; the rest goes upstream socket →
+/// pipe (this worker's, reused) → client socket, counted in
+/// tiffany_proxy_spliced_bytes_total.
+///
+/// Returns false when the body is still to be sent (nothing of it went:
+/// splicing does not apply, no pipe could be had, or the body ended in
+/// what was already read): the caller copies it, the head possibly out.
+/// Returns true when the response is done: the body went whole, or the
+/// client left (its connection closes; the upstream's is closed, never
+/// pooled). Throws, as the copying path does, when the upstream cut the
+/// body after the head went out, so the server closes the client's
+/// connection and logs why.
+Task<bool> splice_response(Attempt& attempt, http::Response& response, UpstreamServerMetrics& metrics);
+
+}  // namespace tiffany::proxy

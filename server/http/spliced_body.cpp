@@ -1,0 +1,35 @@
+// HttpConnection as a SpliceSink: a response body another socket splices into this one (the proxy's large bodies).
+#include <tiffany/handlers/server_stats.hpp>
+#include <tiffany/http/http_status.hpp>
+#include <tiffany/net/socket_stream.hpp>
+
+#include "server/http/http_connection.hpp"
+#include "server/transport/stage_timeout.hpp"
+
+namespace tiffany::http {
+
+Task<SpliceTarget> HttpConnection::begin_splice(Response& response) {
+  const bool head_out = co_await write_body(response, {});  // the head, and every answer queued before it
+  if (!head_out) co_return SpliceTarget{-1, true};
+  // Why each condition: the bytes go on the wire exactly as the upstream
+  // sent them, so nothing may frame (chunks), encode (gzip, br, zstd) or
+  // encrypt (TLS) them, and a bodiless answer sends none.
+  const auto* socket = dynamic_cast<const SocketStream*>(stream_);
+  const bool raw = socket != nullptr && !tls_ && !chunked_ && !compression_.streaming() && !head_request_ &&
+                   !status_forbids_body(response.status) && response.content_length().has_value();
+  co_return SpliceTarget{raw ? socket->fd() : -1, false};
+}
+
+void HttpConnection::spliced(std::uint64_t bytes) noexcept {
+  add_stat(Stat::bytes_sent, static_cast<std::int64_t>(bytes));
+  streamed_bytes_ += bytes;
+  identity_bytes_ += bytes;
+}
+
+void HttpConnection::splice_failed(bool timed_out) noexcept {
+  if (timed_out) count_timeout(TimeoutStage::write);
+  broken_ = true;  // part of the body is on the wire: close, never reuse
+  keep_alive_ = false;
+}
+
+}  // namespace tiffany::http
