@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Reverse-proxy benchmark: wrk -> proxy -> one upstream, with Tiffany (its `proxy` handler),
-# nginx (`proxy_pass` to an upstream block with `keepalive`) and HAProxy (`http-reuse always`)
-# taking turns as the proxy, round after round, in front of the same upstream: one nginx
-# serving a small body (/small, "Hello, World!") and a 1 MiB file (/1m, sendfile). Every
-# proxy runs one worker/thread on core 0 and keeps up to 64 idle upstream connections;
+# nginx (`proxy_pass` to an upstream block with `keepalive`) and HAProxy (`http-reuse always`,
+# `option splice-auto`) taking turns as the proxy, round after round, in front of the same
+# upstream: one nginx serving a small body (/small, "Hello, World!") and a 1 MiB file (/1m,
+# sendfile). Every proxy runs one worker/thread on core 0 and keeps up to 64 idle upstream
+# connections;
 # wrk -t1 runs on core 1, and the upstream nginx on core 2, or beside wrk on core 1 when
 # the machine has two cores.
 # Scenarios: small (keep-alive), pipelined (pipeline.lua, 16 requests per write) and 1mib.

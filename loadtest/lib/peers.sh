@@ -190,17 +190,21 @@ CONF
 
 # write_haproxy_conf PORT UPSTREAM_PORT KEEPALIVE: HAProxy in HTTP mode, one thread,
 # `http-reuse always` (any idle upstream connection serves any request), at most KEEPALIVE
-# idle upstream connections kept (pool-max-conn), no logs, timeouts set.
+# idle upstream connections kept (pool-max-conn), bodies spliced where the kernel can
+# (`option splice-auto`, as Tiffany's proxy does by default; maxpipes bounds the pipes, and
+# with it HAProxy's own descriptor count stays within what it may raise), no logs, timeouts set.
 write_haproxy_conf() {
   local port=$1 upstream_port=$2 keepalive=$3
   cat >"$work/haproxy.conf" <<CONF
 global
   nbthread 1
   maxconn 8192
+  maxpipes 1024
   pidfile $work/haproxy.pid
 defaults
   mode http
   option http-keep-alive
+  option splice-auto
   http-reuse always
   timeout connect 5s
   timeout client 60s
