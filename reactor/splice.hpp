@@ -4,10 +4,14 @@
 #include <fcntl.h>
 #include <poll.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
+#include <tiffany/coro/task.hpp>
 #include <tiffany/reactor/io_operation.hpp>
+#include <tiffany/reactor/io_result.hpp>
+#include <tiffany/reactor/readiness.hpp>
 
 namespace tiffany {
 
@@ -52,5 +56,23 @@ struct Splice final : IoOperation {
  private:
   SpliceEnds ends_;  // Why a member: the request points at it, and the awaitable stays put in its frame
 };
+
+/// One Splice that waits for `socket` as long as it must: where the backend
+/// answers -EAGAIN (io_uring's worker never waits for a socket), waits for
+/// readiness on the ring and splices again. Returns what the first Splice
+/// that did not say -EAGAIN returned, or the wait's error.
+inline Task<IoResult> splice_when_ready(int from, int to, std::size_t max, int socket, Splice::Waits waits) {
+  for (;;) {
+    const IoResult moved = co_await Splice(from, to, max, socket, waits);
+    if (moved.error() != EAGAIN) co_return moved;
+    IoResult ready{0};
+    if (waits == Splice::Waits::readable) {
+      ready = co_await ReadWait{socket};
+    } else {
+      ready = co_await WriteWait{socket};
+    }
+    if (!ready) co_return ready;
+  }
+}
 
 }  // namespace tiffany

@@ -7,7 +7,6 @@
 #include <cerrno>
 
 #include <tiffany/coro/deadline.hpp>
-#include <tiffany/reactor/readiness.hpp>
 #include <tiffany/reactor/splice.hpp>
 
 #include "client/internal/client_connection.hpp"
@@ -22,24 +21,6 @@ int make_nonblocking(int fd) noexcept {
   if (flags < 0) return errno;
   if ((flags & O_NONBLOCK) != 0) return 0;
   return ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 ? 0 : errno;
-}
-
-// One splice that may have to wait for `socket`: io_uring's splice answers
-// EAGAIN when the socket is not ready (it never waits in the kernel's
-// worker), so wait for readiness on the ring and splice again; epoll waits
-// inside the operation.
-Task<IoResult> splice_once(int from, int to, std::size_t max, int socket, Splice::Waits waits) {
-  for (;;) {
-    const IoResult moved = co_await Splice(from, to, max, socket, waits);
-    if (moved.error() != EAGAIN) co_return moved;
-    IoResult ready{0};
-    if (waits == Splice::Waits::readable) {
-      ready = co_await ReadWait{socket};
-    } else {
-      ready = co_await WriteWait{socket};
-    }
-    if (!ready) co_return ready;
-  }
 }
 
 }  // namespace
@@ -81,7 +62,7 @@ Task<SpliceOutcome> ResponseSplice::splice_rest(ClientExchange& exchange, int cl
       Deadline read_deadline = Deadline::unarmed();
       if (end.when) read_deadline.rearm(*end.when);
       filled = co_await read_deadline.guard(
-          splice_once(upstream, pipe.write_end(), want, upstream, Splice::Waits::readable));
+          splice_when_ready(upstream, pipe.write_end(), want, upstream, Splice::Waits::readable));
     }
     if (filled.timed_out()) {
       failure.timed_out = end.stage;
@@ -112,7 +93,7 @@ Task<SpliceOutcome> ResponseSplice::splice_rest(ClientExchange& exchange, int cl
     while (pipe.held > 0) {
       Deadline write_deadline = Deadline::after(write_timeout);
       const Timed<IoResult> drained = co_await write_deadline.guard(
-          splice_once(pipe.read_end(), client, pipe.held, client, Splice::Waits::writable));
+          splice_when_ready(pipe.read_end(), client, pipe.held, client, Splice::Waits::writable));
       if (drained.timed_out()) {
         outcome.end = SpliceOutcome::End::client_timeout;
         break;

@@ -34,21 +34,6 @@ struct Pipe {
 
 void make_nonblocking(int fd) { ASSERT_EQ(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK), 0); }
 
-// A splice as ResponseSplice does it: wait and splice again when the backend says -EAGAIN.
-Task<IoResult> splice_waiting(int from, int to, std::size_t max, int socket, Splice::Waits waits) {
-  for (;;) {
-    const IoResult moved = co_await Splice(from, to, max, socket, waits);
-    if (moved.error() != EAGAIN) co_return moved;
-    IoResult ready{0};
-    if (waits == Splice::Waits::readable) {
-      ready = co_await ReadWait{socket};
-    } else {
-      ready = co_await WriteWait{socket};
-    }
-    if (!ready) co_return ready;
-  }
-}
-
 using SpliceTest = ReactorTest;
 INSTANTIATE_TEST_SUITE_P(Backends, SpliceTest, all_backends(), backend_name);
 
@@ -61,10 +46,10 @@ TEST_P(SpliceTest, BytesGoFromASocketThroughAPipeIntoAnotherSocket) {
   ASSERT_EQ(::send(in.a.get(), "spliced bytes", 13, 0), 13);
   auto relay = [&]() -> Task<std::string> {
     const IoResult filled =
-        co_await splice_waiting(in.b.get(), pipe.write_end.get(), 65536, in.b.get(), Splice::Waits::readable);
+        co_await splice_when_ready(in.b.get(), pipe.write_end.get(), 65536, in.b.get(), Splice::Waits::readable);
     if (!filled) co_return "fill: " + filled.message();
     const IoResult drained =
-        co_await splice_waiting(pipe.read_end.get(), out.a.get(), filled.bytes(), out.a.get(), Splice::Waits::writable);
+        co_await splice_when_ready(pipe.read_end.get(), out.a.get(), filled.bytes(), out.a.get(), Splice::Waits::writable);
     if (!drained) co_return "drain: " + drained.message();
     co_return std::to_string(filled.bytes()) + " " + std::to_string(drained.bytes());
   };
@@ -83,7 +68,7 @@ TEST_P(SpliceTest, ASpliceFromAnEmptySocketEndsOnceBytesArrive) {
   std::vector<std::string> order;
   auto reader = [&]() -> Task<void> {
     const IoResult filled =
-        co_await splice_waiting(in.b.get(), pipe.write_end.get(), 65536, in.b.get(), Splice::Waits::readable);
+        co_await splice_when_ready(in.b.get(), pipe.write_end.get(), 65536, in.b.get(), Splice::Waits::readable);
     order.push_back("spliced " + (filled ? std::to_string(filled.bytes()) : filled.message()));
   };
   auto writer = [&]() -> Task<void> {
@@ -103,7 +88,7 @@ TEST_P(SpliceTest, ASpliceFromASocketWhosePeerClosedMovesNothing) {
   Pipe pipe;
   in.a.reset();
   auto reader = [&]() -> Task<IoResult> {
-    co_return co_await splice_waiting(in.b.get(), pipe.write_end.get(), 65536, in.b.get(), Splice::Waits::readable);
+    co_return co_await splice_when_ready(in.b.get(), pipe.write_end.get(), 65536, in.b.get(), Splice::Waits::readable);
   };
   auto read = scheduler().spawn(reader());
   scheduler().run();
