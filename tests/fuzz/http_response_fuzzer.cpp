@@ -1,7 +1,9 @@
 // libFuzzer target for the outbound client's ResponseParser: the input's
 // first byte says which responses answer HEAD (bits 0-5) and whether an
-// upgrade was asked (bit 7); the rest is what a server sent. Fed whole and
-// fed in pieces cut by the input's own bytes, the events must be the same;
+// upgrade was asked (bit 7); the rest is what a server sent. Fed whole, fed
+// in pieces cut by the input's own bytes, and in pieces with every sized
+// body's bytes taken past the parser as the proxy's splice does
+// (skip_sized_body), the events must be the same;
 // a completed sized body must hold exactly Content-Length bytes, a body
 // event must lie inside the bytes fed, and nothing may follow an error.
 #include <algorithm>
@@ -43,7 +45,10 @@ struct Record {
 
 class Run {
  public:
-  explicit Run(std::uint8_t flags) : flags_(flags), parser_(limits()) { parser_.expect(expected(0)); }
+  // `splices`: a sized body's bytes go past the parser, which is told how many (the proxy's splice).
+  Run(std::uint8_t flags, bool splices) : flags_(flags), splices_(splices), parser_(limits()) {
+    parser_.expect(expected(0));
+  }
 
   static ResponseLimits limits() {
     ResponseLimits limits;
@@ -59,6 +64,16 @@ class Run {
   // Returns false once the parser has failed.
   bool feed(std::string_view input) {
     for (;;) {
+      if (splices_ && parser_.sized_body_left() > 0 && !input.empty()) {
+        const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(parser_.sized_body_left(), input.size()));
+        const auto skipped = parser_.skip_sized_body(count);
+        body_.append(input.substr(0, count));  // what the splice moved: the body's own bytes
+        body_total_ += count;
+        input.remove_prefix(count);
+        check(skipped.event == Event::complete || (skipped.event == Event::need_more && parser_.sized_body_left() > 0));
+        if (skipped.event == Event::complete && !record(skipped.event)) return false;
+        continue;
+      }
       const auto result = parser_.feed(input);
       check(result.consumed <= input.size());
       if (result.event == Event::body) {
@@ -134,6 +149,7 @@ class Run {
   }
 
   std::uint8_t flags_;
+  bool splices_;
   ResponseParser parser_;
   std::vector<Record> records_;
   std::string body_;
@@ -144,6 +160,19 @@ class Run {
   bool failed_ = false;
 };
 
+// Feeds `stream` in pieces of 1 to 16 bytes, sized by the stream's own bytes;
+// each piece a fresh copy freed after use, so a span kept too long shows under ASan.
+void feed_in_pieces(Run& run, std::string_view stream) {
+  bool ok = true;
+  for (std::size_t offset = 0, turn = 0; ok && offset < stream.size(); ++turn) {
+    const std::size_t length = std::min<std::size_t>(stream.size() - offset, (stream[turn % stream.size()] & 15) + 1);
+    const std::string piece(stream.substr(offset, length));
+    ok = run.feed(piece);
+    offset += length;
+  }
+  if (ok) run.finish();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -151,24 +180,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t flags = data[0];
   const std::string_view stream(reinterpret_cast<const char*>(data) + 1, size - 1);
 
-  Run whole(flags);
+  Run whole(flags, false);
   if (whole.feed(stream)) whole.finish();
+  Run split(flags, false);
+  feed_in_pieces(split, stream);
+  Run spliced(flags, true);
+  feed_in_pieces(spliced, stream);
 
-  Run split(flags);
-  bool ok = true;
-  for (std::size_t offset = 0, turn = 0; ok && offset < stream.size(); ++turn) {
-    // Piece sizes 1 to 16, from the stream's own bytes; each piece a fresh
-    // copy freed after use, so a span kept too long shows under ASan.
-    const std::size_t length = std::min<std::size_t>(stream.size() - offset, (stream[turn % stream.size()] & 15) + 1);
-    const std::string piece(stream.substr(offset, length));
-    ok = split.feed(piece);
-    offset += length;
-  }
-  if (ok) split.finish();
-  if (whole.records() != split.records()) {
+  for (const Run* other : {&split, &spliced}) {
+    if (whole.records() == other->records()) continue;
     // The two transcripts, to see where they part.
-    for (const Run* run : {&whole, &split}) {
-      std::fprintf(stderr, "%s:", run == &whole ? "whole" : "split");
+    for (const Run* run : {static_cast<const Run*>(&whole), other}) {
+      std::fprintf(stderr, "%s:", run == &whole ? "whole" : run == &split ? "split" : "spliced");
       for (const Record& r : run->records()) {
         std::fprintf(stderr, " [event %d status %d framing %d error %d body %zu%s%s]", static_cast<int>(r.event),
                      r.status, static_cast<int>(r.framing), static_cast<int>(r.error), r.body.size(),
