@@ -85,21 +85,26 @@ TEST(ProxySplice, AnUpstreamThatClosesEarlyClosesTheClientConnectionAndTheErrorL
   EXPECT_NE(proxy.err().find("the upstream response was cut"), std::string::npos) << proxy.err();
 }
 
-TEST(ProxySplice, AClientThatLeavesMidBodyClosesTheUpstreamConnectionAndTheNextBodyIsClean) {
-  std::atomic<int> cut{0};
+// An upstream's answer of 256 MiB that no client waits for: writing stops when the proxy closes
+// the connection, which `cut` counts. False then, as a FakeUpstream answer that ends the connection.
+bool send_huge_until_cut(int fd, std::atomic<int>& cut) {
   const std::size_t kHuge = 256 * kMiB;
   const std::string piece = pattern_body(kMiB);
+  if (!send_or_see_cut(fd, head_of(kHuge))) return false;
+  for (std::size_t sent = 0; sent < kHuge; sent += piece.size()) {
+    if (!send_or_see_cut(fd, piece)) {
+      ++cut;
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(ProxySplice, AClientThatLeavesMidBodyClosesTheUpstreamConnectionAndTheNextBodyIsClean) {
+  std::atomic<int> cut{0};
   FakeUpstream upstream([&](int fd, const std::string& request) {
     if (request.rfind("GET /small ", 0) == 0) return send_all(fd, head_of(kMiB) + pattern_body(kMiB));
-    // 256 MiB the client will not wait for: writing stops when the proxy closes this connection.
-    if (!send_or_see_cut(fd, head_of(kHuge))) return false;
-    for (std::size_t sent = 0; sent < kHuge; sent += piece.size()) {
-      if (!send_or_see_cut(fd, piece)) {
-        ++cut;
-        return false;
-      }
-    }
-    return true;
+    return send_huge_until_cut(fd, cut);
   });
   ServerProcess proxy(config(upstream.port()));
   const int port = proxy.port_of("px");
@@ -130,18 +135,7 @@ TEST(ProxySplice, AClientThatLeavesMidBodyClosesTheUpstreamConnectionAndTheNextB
 
 TEST(ProxySplice, AClientThatStopsReadingIsDroppedAtTheWriteTimeoutAndTheUpstreamConnectionClosed) {
   std::atomic<int> cut{0};
-  const std::size_t kHuge = 256 * kMiB;
-  const std::string piece = pattern_body(kMiB);
-  FakeUpstream upstream([&](int fd, const std::string&) {
-    if (!send_or_see_cut(fd, head_of(kHuge))) return false;
-    for (std::size_t sent = 0; sent < kHuge; sent += piece.size()) {
-      if (!send_or_see_cut(fd, piece)) {
-        ++cut;
-        return false;
-      }
-    }
-    return true;
-  });
+  FakeUpstream upstream([&](int fd, const std::string&) { return send_huge_until_cut(fd, cut); });
   // Why 300 ms: the stall is the client's for good; the limit only decides how soon the proxy gives up.
   ServerProcess proxy(config(upstream.port(), "", R"(, "timeouts": {"write_ms": 300})"));
   const int port = proxy.port_of("px");

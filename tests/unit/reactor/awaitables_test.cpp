@@ -21,6 +21,7 @@
 #include <tiffany/reactor/unique_fd.hpp>
 
 #include "support/loopback_socket.hpp"
+#include "support/pipe_ends.hpp"
 #include "support/socket_pair.hpp"
 #include "reactor_fixture.hpp"
 
@@ -30,16 +31,7 @@ namespace {
 using namespace std::chrono_literals;
 using Log = std::vector<std::string>;
 
-struct Pipe {
-  UniqueFd read_end;
-  UniqueFd write_end;
-  Pipe() {
-    int fds[2];
-    EXPECT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
-    read_end.reset(fds[0]);
-    write_end.reset(fds[1]);
-  }
-};
+using testing::Pipe;
 
 using testing::SocketPair;
 

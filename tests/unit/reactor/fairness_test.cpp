@@ -1,5 +1,4 @@
 // I/O fairness and cross-thread wake-ups with the real reactors.
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +10,7 @@
 #include <tiffany/reactor/unique_fd.hpp>
 
 #include "reactor_fixture.hpp"
+#include "support/pipe_ends.hpp"
 
 namespace tiffany {
 namespace {
@@ -21,10 +21,8 @@ using FairnessTest = ReactorTest;
 INSTANTIATE_TEST_SUITE_P(Backends, FairnessTest, all_backends(), backend_name);
 
 TEST_P(FairnessTest, AStreamOfReadyTasksCannotStarveIo) {
-  int fds[2];
-  ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
-  UniqueFd read_end(fds[0]), write_end(fds[1]);
-  ASSERT_EQ(::write(write_end.get(), "x", 1), 1);  // readable from the start
+  const testing::Pipe pipe;
+  ASSERT_EQ(::write(pipe.write_end.get(), "x", 1), 1);  // readable from the start
 
   constexpr int kYielders = 1000;
   constexpr int kRounds = 100;
@@ -39,7 +37,7 @@ TEST_P(FairnessTest, AStreamOfReadyTasksCannotStarveIo) {
     rounds_when_io_woke = yielder_rounds_done;
   };
   for (int i = 0; i < kYielders; ++i) (void)scheduler().spawn(yielder());
-  (void)scheduler().spawn(reader(read_end.get()));
+  (void)scheduler().spawn(reader(pipe.read_end.get()));
   scheduler().run();
   // The readiness completion was reaped at the first poll, long before the
   // 100,000 yields were done: no yielder had finished when the reader ran.

@@ -16,21 +16,13 @@
 #include <tiffany/reactor/unique_fd.hpp>
 
 #include "reactor_fixture.hpp"
+#include "support/pipe_ends.hpp"
 #include "support/socket_pair.hpp"
 
 namespace tiffany {
 namespace {
 
-struct Pipe {
-  UniqueFd read_end;
-  UniqueFd write_end;
-  Pipe() {
-    int fds[2];
-    EXPECT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
-    read_end.reset(fds[0]);
-    write_end.reset(fds[1]);
-  }
-};
+using testing::Pipe;
 
 void make_nonblocking(int fd) { ASSERT_EQ(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK), 0); }
 
