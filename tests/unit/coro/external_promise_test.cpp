@@ -66,8 +66,13 @@ TEST(ExternalPromise, CarriesExceptionsAndBrokenPromises) {
   };
   auto error = scheduler.spawn(expect_error(failing.future()));
   auto was_broken = scheduler.spawn(expect_broken(broken->future()));
+  // Made here, not on the other thread: make_exception_ptr copies the error,
+  // and the copies share one reference-counted message inside libstdc++,
+  // whose count TSan cannot see. Were the other thread's temporary the last
+  // to go, TSan would report its free as racing this thread's what().
+  std::exception_ptr failure = std::make_exception_ptr(std::runtime_error("remote failure"));
   std::thread other([&] {
-    failing.set_exception(std::make_exception_ptr(std::runtime_error("remote failure")));
+    failing.set_exception(std::move(failure));
     broken.reset();
   });
   scheduler.run();
