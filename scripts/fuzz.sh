@@ -24,11 +24,18 @@
 # A target stops after SECONDS or TIFFANY_FUZZ_RUNS inputs (default
 # 1500000), whichever comes first: `scripts/fuzz.sh 900` on a fresh clone
 # tries every input a 60-second CI run of the same commit can reach.
+# `scripts/fuzz.sh --build-only` builds the targets and runs none (CI builds
+# them beside a suite, .ci/run).
 # Environment: TIFFANY_SHARED (default ../shared), TIFFANY_WERROR=ON (CI),
 # TIFFANY_FUZZ_SEED, TIFFANY_FUZZ_RUNS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+build_only=false
+if [ "${1:-}" = --build-only ]; then
+  build_only=true
+  shift
+fi
 seconds=${1:-60}
 shared=${TIFFANY_SHARED:-$(cd .. && pwd)/shared}
 seeds=$shared/corpus/http1
@@ -68,6 +75,10 @@ CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja \
   -DTIFFANY_WERROR="${TIFFANY_WERROR:-OFF}" "${compiler_cache[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target http_request_fuzzer http_response_fuzzer body_parsers_fuzzer \
   proxy_header_fuzzer http2_connection_fuzzer websocket_frame_fuzzer resp_reader_fuzzer
+if $build_only; then
+  echo "fuzz: built the targets in $build_dir"
+  exit 0
+fi
 artifacts=$build_dir/artifacts
 mkdir -p "$artifacts"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tiffany-fuzz-corpus.XXXXXX")

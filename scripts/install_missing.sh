@@ -15,6 +15,10 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "$label: installing ${missing[*]}"
+# Why a lock: CI runs builds beside suites (.ci/run), and two apt-gets at
+# once would fail on apt's own lock; the second waits for the first here.
+exec 9>"${TMPDIR:-/tmp}/tiffany-install-missing.lock"
+flock 9
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
 

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build make pkg-config # toolchain (make: CMake's default generator, for plugin projects)
+  dpkg-dev                              # dpkg-buildflags: the package's compiler flags (scripts/build.sh)
   ccache                                # compiler cache: rebuilds of unchanged sources (scripts/lib/compiler_cache.sh)
   liburing-dev                          # io_uring
   node-llhttp libssl-dev picojson-dev   # HTTP parser sources, TLS, JSON config
