@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fails if a file includes a folder that DESIGN.md's layout table does not let
-# its folder include: an include that points up the table is a design bug.
+# Fails if a file includes a folder that docs/architecture.md's layout table
+# does not let its folder include: an include that points up the table is a
+# design bug.
 #   coro/      nothing else of ours
 #   reactor/   coro/
 #   conf/      nothing else of ours
@@ -42,7 +43,7 @@ offenders=$(echo "$all" | FOLDERS="$folders" PUBLIC="$public" xargs -r perl -ne 
   my ($folder) = $ARGV =~ m{^([^/]+)/};
   my $checked = $ARGV !~ m{\.md$} && $folder !~ m{^(tests|loadtest|docs)$};
   if ($checked && !exists $allowed{$folder}) {
-    print "$ARGV: $folder/ has no row in the include rules (tests/lint/include_rules.sh, DESIGN.md)\n" if $. == 1;
+    print "$ARGV: $folder/ has no row in the include rules (tests/lint/include_rules.sh, docs/architecture.md)\n" if $. == 1;
   } elsif (/^\s*#\s*include\s*(?:"(([^"\/]+)\/[^"]*)"|<tiffany\/(([^>\/]+)\/[^>]*)>)/) {
     my ($path, $target, $sdk) = defined $1 ? ($1, $2, 0) : ($3, $4, 1);
     my $rule;
@@ -66,7 +67,7 @@ offenders=$(echo "$all" | FOLDERS="$folders" PUBLIC="$public" xargs -r perl -ne 
   close ARGV if eof;  # restart $. for each file
 ')
 if [ -n "$offenders" ]; then
-  echo "includes that break the layout table (DESIGN.md, \"Layout\") or the SDK's one name per header:"
+  echo "includes that break the layout table (docs/architecture.md, \"Layout\") or the SDK's one name per header:"
   echo "$offenders"
   exit 1
 fi
