@@ -3,7 +3,9 @@
 // run over plain TCP and TLS, and (those that apply) over HTTP/2, h2c and h2.
 // "{etag}" is the static file's current ETag.
 #include <algorithm>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -227,6 +229,24 @@ TEST(Rfc9110Http2, EveryRowLeftOutExists) {
   for (const auto& [name, why] : not_over_http2()) {
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const Row& row) { return row.name == name; })) << name;
   }
+}
+
+// Why: README states how many RFC 9110 rows run over HTTP/2 and how many are
+// left out; when a row is added or joins HTTP/2, the page must say so too.
+TEST(Rfc9110Http2, ReadmeCountsTheRowsLeftOut) {
+  std::ifstream file(std::string(TIFFANY_SOURCE_DIR) + "/README.md");
+  ASSERT_TRUE(file) << "README.md not found under " << TIFFANY_SOURCE_DIR;
+  std::stringstream readme;
+  readme << file.rdbuf();
+  std::string text = readme.str();
+  std::replace(text.begin(), text.end(), '\n', ' ');  // the sentence may wrap anywhere
+  const std::size_t all = rows().size();
+  const std::size_t left_out = not_over_http2().size();
+  const std::string applies = "(" + std::to_string(all - left_out) + " of " + std::to_string(all) + ")";
+  const std::string lists = "lists the " + std::to_string(left_out) + " left out";
+  EXPECT_NE(text.find("The RFC 9110 rows that apply to HTTP/2 " + applies), std::string::npos)
+      << "README.md should say \"The RFC 9110 rows that apply to HTTP/2 " << applies << "\"";
+  EXPECT_NE(text.find(lists), std::string::npos) << "README.md should say \"" << lists << "\"";
 }
 
 }  // namespace
