@@ -24,11 +24,13 @@ werror=()
 flags=(-DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}")
 if [ -z "$sanitize" ] && [ -z "${BUILD_TYPE:-}" ]; then
   package_flags() { DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get "$1"; }
+  cppflags=$(package_flags CPPFLAGS)
+  ldflags=$(package_flags LDFLAGS)
   # As debhelper's cmake build system passes them: CPPFLAGS after CFLAGS and CXXFLAGS.
   flags=(-DCMAKE_BUILD_TYPE=None
-    "-DCMAKE_C_FLAGS=$(package_flags CFLAGS) $(package_flags CPPFLAGS)"
-    "-DCMAKE_CXX_FLAGS=$(package_flags CXXFLAGS) $(package_flags CPPFLAGS)")
-  for kind in EXE SHARED MODULE; do flags+=("-DCMAKE_${kind}_LINKER_FLAGS=$(package_flags LDFLAGS)"); done
+    "-DCMAKE_C_FLAGS=$(package_flags CFLAGS) $cppflags"
+    "-DCMAKE_CXX_FLAGS=$(package_flags CXXFLAGS) $cppflags")
+  for kind in EXE SHARED MODULE; do flags+=("-DCMAKE_${kind}_LINKER_FLAGS=$ldflags"); done
 fi
 cmake -S . -B "$build_dir" -G Ninja "${flags[@]}" \
   -DTIFFANY_SANITIZE="$sanitize" \
