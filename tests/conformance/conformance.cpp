@@ -81,7 +81,7 @@ class Server {
     // TIFFANY_CONFORMANCE_BINARY runs the suite against another build (an older one, say).
     const char* binary = std::getenv("TIFFANY_CONFORMANCE_BINARY");
     process_ = std::make_unique<ServerProcess>(config, std::vector<std::string>{},
-                                               binary != nullptr ? std::string(binary) : std::string(TIFFANY_BINARY));
+                                               binary != nullptr ? std::string(binary) : tiffany_binary());
     plain_port_ = process_->port_of("plain");
     h2c_port_ = process_->port_of("h2c");
     tls_port_ = process_->port_of("tls");

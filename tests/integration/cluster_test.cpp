@@ -52,7 +52,7 @@ class Cluster : public ::testing::Test {
  protected:
   void SetUp() override {
     binary_ = dir_.path() + "/tiffany";
-    std::filesystem::copy_file(TIFFANY_BINARY, binary_);
+    std::filesystem::copy_file(tiffany_binary(), binary_);
     std::string servers = "  option httpchk\n  http-check send meth GET uri /health ver HTTP/1.1 hdr Host t\n";
     for (int i = 0; i < kInstances; ++i) {
       Instance& instance = instances_[i];
@@ -128,7 +128,7 @@ TEST_F(Cluster, ARollingReloadThenARollingUpgradeUnderWrkFailNoRequest) {
       std::this_thread::sleep_for(700ms);
       instance.signal(SIGHUP);
     }
-    install_file(TIFFANY_BINARY, binary_);  // the new build
+    install_file(tiffany_binary(), binary_);  // the new build
     for (Instance& instance : instances_) {
       std::this_thread::sleep_for(700ms);
       upgrade(instance);

@@ -21,7 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kPlugins = TIFFANY_PLUGIN_DIR;
+const std::string kPlugins = under_test(TIFFANY_PLUGIN_DIR);
 
 RunResult curl(const std::string& url) { return run_program("curl", {"-sS", "-i", "--max-time", "20", url}); }
 
@@ -124,7 +124,7 @@ TEST(ErrorLogFile, AtWarnHoldsHandlerFailuresAndTimeoutsButNotTheStartUpLines) {
 
 TEST(ErrorLogFile, ASlowTaskWarningNamesTheRouteHandlerPluginAndRequest) {
   const int port = free_port();
-  const std::string plugin = std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libblocking_plugin.so";
+  const std::string plugin = under_test(TIFFANY_TEST_PLUGIN_DIR) + "/libblocking_plugin.so";
   ServerProcess server(R"({"workers": 1, "error_log": {"path": "error.log", "level": "warn"},
       "scheduler": {"slow_task_warning_ms": 50},
       "plugins": [")" + plugin + R"("],

@@ -18,7 +18,6 @@
 
 #include "echo_client.hpp"
 #include "server_process.hpp"
-#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -87,7 +86,7 @@ TEST(Hardening, SlowlorisConnectionsAreClosedWhileOthersAreServedFast) {
   // is served beside them is the benchmarks' business. (Under the sanitizers,
   // answering the 2,000 timed-out connections at once takes seconds: those
   // builds check only that normal clients are answered meanwhile.)
-  if (!kSanitized) {
+  if (!binary_is_sanitized()) {
     EXPECT_LT(worst, 2000ms) << "a normal client waited as long as the slow ones' header timeout";
   }
   // Why wait for each answer (up to 10 s in all): under TSan on a loaded
@@ -169,11 +168,7 @@ TEST(Hardening, AJsonRouteDescribes40000DistinctHeadersInLinearTime) {
   // the figure loadtest and the session notes track) from quadratic work
   // (6 s plain, far more under sanitizers) with room for a CI machine whose
   // two cores also run other tests; a tight time belongs in a benchmark.
-#ifndef TIFFANY_SANITIZED_BUILD
-  constexpr auto kBound = 1000ms;
-#else
-  constexpr auto kBound = 3000ms;
-#endif
+  const auto kBound = binary_is_sanitized() ? 3000ms : 1000ms;
   EXPECT_LT(best, kBound) << "one request with 40,000 headers held its worker";
 }
 
@@ -191,11 +186,9 @@ TEST(Hardening, MoreThanAHundredHeaderFieldsGet431ByDefault) {
 }
 
 TEST(Hardening, ADeclaredBodyIsNotReservedBeforeItArrives) {
-#ifdef TIFFANY_SANITIZED_BUILD
   // Why: sanitizers replace malloc, pad and quarantine every block, and map
   // shadow memory; the process's size then says little about the server's.
-  GTEST_SKIP() << "sanitizers distort VmSize and VmRSS; the plain build measures";
-#endif
+  if (binary_is_sanitized()) GTEST_SKIP() << "sanitizers distort VmSize and VmRSS; the plain build measures";
   constexpr long kDeclared = 4L << 20;  // every connection declares max_body_bytes
   ServerProcess server(R"({"workers": 1, "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http",
       "limits": {"max_body_bytes": 4194304},
@@ -333,13 +326,11 @@ TEST(Hardening, AClientStillUploadingReadsItsWhole413InsteadOfAReset) {
 }
 
 TEST(Hardening, RunningOutOfDescriptorsNeitherSpinsNorKills) {
-#ifdef TIFFANY_SANITIZED_BUILD
   // Why: UBSan's vptr check reads memory through IsAccessibleMemoryRange,
   // which needs a pipe() — two file descriptors. In a process out of them it
   // reports every virtual call as "invalid vptr" and aborts: a false positive
   // of the sanitizer runtime, not of the server. The plain build runs it.
-  GTEST_SKIP() << "UBSan's vptr check needs file descriptors this test takes away";
-#endif
+  if (binary_is_sanitized()) GTEST_SKIP() << "UBSan's vptr check needs file descriptors this test takes away";
   ServerProcess server({"prlimit", "--nofile=64:64"}, kSite);
   const int port = server.port_of("web");
   ASSERT_GT(port, 0);

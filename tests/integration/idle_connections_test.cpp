@@ -14,7 +14,6 @@
 #include "echo_client.hpp"
 #include "prometheus_text.hpp"
 #include "server_process.hpp"
-#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -87,7 +86,7 @@ TEST(IdleConnections, WaitParkedWithoutATaskAndAreServedAgainWhenTheySpeak) {
 long resident_kib(pid_t pid) { return proc_status_kib(pid, "VmRSS"); }
 
 TEST(IdleConnections, CostHundredsOfBytesEachNotKilobytes) {
-  if (kSanitized) GTEST_SKIP() << "sanitizers pad every allocation; loadtest/idle_memory_bench.sh measures the real figure";
+  if (binary_is_sanitized()) GTEST_SKIP() << "sanitizers pad every allocation; loadtest/idle_memory_bench.sh measures the real figure";
   // Why so loose a bound: this guards the design (no buffer, task or frame per
   // idle connection: about 256 B), not the figure. Holding a 16 KiB read
   // buffer or a task's frames per connection would blow far past it.

@@ -5,9 +5,16 @@
 # would (find_package(Tiffany), CMake's default generator), in OUT/my-plugins.
 # Writes OUT/ready when every step passed; a failing step fails this test, and
 # CTest then fails the tests that need it instead of skipping them.
+# TIFFANY_BUILD_UNDER_TEST (a sanitized run of the plain build's suites,
+# scripts/test.sh): that build is installed, to the same place within it, where
+# the plugin suite looks (tests/integration/build_under_test.hpp).
 #   install_sdk_for_tests.sh BUILD_DIR SOURCE_DIR OUT
 set -euo pipefail
 build_dir=$1 source_dir=$2 out=$3
+if [ -n "${TIFFANY_BUILD_UNDER_TEST:-}" ]; then
+  out=$TIFFANY_BUILD_UNDER_TEST${out#"$build_dir"}
+  build_dir=$TIFFANY_BUILD_UNDER_TEST
+fi
 rm -rf "$out"
 mkdir -p "$out"
 cmake --install "$build_dir" --prefix "$out/prefix" >/dev/null

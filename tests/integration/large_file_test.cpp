@@ -18,7 +18,6 @@
 #include <tiffany/reactor/unique_fd.hpp>
 
 #include "server_process.hpp"
-#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -119,7 +118,7 @@ TEST(LargeFiles, ArriveWholeAndInOrderAlsoAsARange) {
 }
 
 TEST(LargeFiles, SlowReadersHoldNoBuffersOfTheServers) {
-  if (kSanitized) GTEST_SKIP() << "sanitizers pad every allocation; the plain build measures the memory";
+  if (binary_is_sanitized()) GTEST_SKIP() << "sanitizers pad every allocation; the plain build measures the memory";
   // Why so loose a bound: it guards the design (the file goes from the page
   // cache to the socket, a few KiB of state per connection), not the figure.
   // Reading the file through a 64 KiB buffer held for the reader cost about

@@ -351,7 +351,7 @@ TEST(SystemdNotify, ABadNotifySocketRefusesToStart) {
   const TempDir dir;
   const std::string config = dir.write("t.json", R"({"listeners": [{"name": "web", "address": "127.0.0.1:0",
       "protocol": "http", "routes": []}]})");
-  const RunResult run = run_program("env", {"NOTIFY_SOCKET=relative/path", TIFFANY_BINARY, "--config", config});
+  const RunResult run = run_program("env", {"NOTIFY_SOCKET=relative/path", tiffany_binary(), "--config", config});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("NOTIFY_SOCKET \"relative/path\" is neither an absolute path nor an @abstract name"),
             std::string::npos)

@@ -35,7 +35,7 @@ RunResult curl(const std::string& url) { return run_program("curl", {"-sS", "-i"
 class InstalledSdk : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string dir = TIFFANY_INSTALLED_SDK_DIR;
+    const std::string dir = under_test(TIFFANY_INSTALLED_SDK_DIR);
     prefix_ = dir + "/prefix";
     plugins_ = dir + "/my-plugins/build";
     setup_failures_.clear();
@@ -466,8 +466,8 @@ std::string refusal_for(const std::vector<std::string>& plugins, const std::stri
 }
 
 const std::string kHealthRoute = R"({"path": "/", "handler": "health"})";
-const std::string kPlugins = TIFFANY_PLUGIN_DIR;
-const std::string kBroken = TIFFANY_TEST_PLUGIN_DIR;
+const std::string kPlugins = under_test(TIFFANY_PLUGIN_DIR);
+const std::string kBroken = under_test(TIFFANY_TEST_PLUGIN_DIR);
 
 TEST(PluginLoading, RefusesAMissingFile) {
   EXPECT_EQ(refusal_for({"/nonexistent/libnothing.so"}, kHealthRoute),

@@ -35,7 +35,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-const std::string kPluginDir = TIFFANY_TEST_PLUGIN_DIR;
+const std::string kPluginDir = under_test(TIFFANY_TEST_PLUGIN_DIR);
 
 std::string site(const std::string& hello_body, const std::string& extra_routes = "",
                  const std::string& address = "127.0.0.1:0") {
@@ -278,7 +278,7 @@ TEST(SignalCommand, RefusesAConfigWithoutPidFileAnUnknownNameAndAReloadOfABadCon
 class Upgrade : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::filesystem::copy_file(TIFFANY_BINARY, binary_);
+    std::filesystem::copy_file(tiffany_binary(), binary_);
     server_ = std::make_unique<ServerProcess>(site("one", "", "127.0.0.1:" + std::to_string(port_)),
                                               std::vector<std::string>{}, binary_);
     ASSERT_EQ(server_->port_of("web"), port_);
@@ -301,7 +301,7 @@ TEST_F(Upgrade, Sigusr2HandsTheSocketsToTheNewBinaryWhichServesWhileWrkSeesNoFai
   ServerProcess& server = *server_;
   std::thread upgrader([&] {
     std::this_thread::sleep_for(1s);
-    install_file(TIFFANY_BINARY, binary_);  // the new binary
+    install_file(tiffany_binary(), binary_);  // the new binary
     server.send_signal(SIGUSR2);
   });
   const WrkResult wrk = run_wrk("http://127.0.0.1:" + std::to_string(port_) + "/hello", 4s);
@@ -326,7 +326,7 @@ TEST_F(Upgrade, ANewBinaryThatFailsToStartLeavesTheOldOneServing) {
   EXPECT_TRUE(wait_for_log(server, "exited with status 3 before it served")) << server.err();
   EXPECT_EQ(body_of(get(port_, "/hello")), "one") << server.err();
   // The next, working binary takes over.
-  install_file(TIFFANY_BINARY, binary_);
+  install_file(tiffany_binary(), binary_);
   server.send_signal(SIGUSR2);
   EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();
   const StopOnExit next(upgraded_pid(server.err().substr(server.err().find("upgrade failed"))));
@@ -383,7 +383,7 @@ TEST_F(Upgrade, TheNewBinaryInheritsOnlyTheSocketsItIsToldOfAndTheReadinessPipe)
 
   const std::string listing = dir_.path() + "/inherited";
   install_script("lister", "#!/bin/sh\nls -l /proc/self/fd >" + listing + ".fd\necho \"$TIFFANY_LISTEN_FDS,$" +
-                               "TIFFANY_UPGRADE_READY_FD\" >" + listing + ".told\nexec " + TIFFANY_BINARY +
+                               "TIFFANY_UPGRADE_READY_FD\" >" + listing + ".told\nexec " + tiffany_binary() +
                                " \"$@\"\n");
   server.send_signal(SIGUSR2);
   EXPECT_EQ(server.wait_for_exit(15s), 0) << server.err();

@@ -90,7 +90,7 @@ ServerProcess::ServerProcess(const std::string& config_json, const std::vector<s
 ServerProcess::ServerProcess(const std::vector<std::string>& wrapper, const std::string& config_json)
     : config_path_(dir_.write("tiffany.json", with_test_backend(config_json))) {
   std::vector<std::string> args(wrapper.begin() + 1, wrapper.end());
-  args.insert(args.end(), {TIFFANY_BINARY, "--config", config_path_});
+  args.insert(args.end(), {tiffany_binary(), "--config", config_path_});
   pid_ = spawn_child(wrapper.front(), args, {"", dir_.path() + "/stdout", dir_.path() + "/stderr"});
 }
 
@@ -158,7 +158,7 @@ std::string ServerProcess::out() const { return read_file(dir_.path() + "/stdout
 std::string ServerProcess::err() const { return read_file(dir_.path() + "/stderr"); }
 
 RunResult run_tiffany(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
-  return run_program(TIFFANY_BINARY, args, timeout);
+  return run_program(tiffany_binary(), args, timeout);
 }
 
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,

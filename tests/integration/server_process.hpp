@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "integration/build_under_test.hpp"
+
 namespace tiffany::testing {
 
 /// What a finished run of the binary left behind.
@@ -36,9 +38,9 @@ class TempDir {
 class ServerProcess {
  public:
   /// Starts `tiffany --config <temp file holding config_json> extra_args...`;
-  /// `binary` defaults to the one this build made.
+  /// `binary` defaults to the build under test's (build_under_test.hpp).
   explicit ServerProcess(const std::string& config_json, const std::vector<std::string>& extra_args = {},
-                         const std::string& binary = TIFFANY_BINARY);
+                         const std::string& binary = tiffany_binary());
   /// Same, started through a wrapper command, e.g. {"prlimit", "--nofile=64:64"}.
   ServerProcess(const std::vector<std::string>& wrapper, const std::string& config_json);
   ServerProcess(const ServerProcess&) = delete;

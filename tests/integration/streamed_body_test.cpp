@@ -15,7 +15,6 @@
 
 #include "echo_client.hpp"
 #include "server_process.hpp"
-#include "support/sanitized_build.hpp"
 #include "support/upload_digest_check.hpp"
 
 namespace tiffany::testing {
@@ -23,7 +22,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kPlugins = TIFFANY_PLUGIN_DIR;
+const std::string kPlugins = under_test(TIFFANY_PLUGIN_DIR);
 
 // Whether `pid` has ended (a zombie waiting to be reaped counts).
 bool exited(pid_t pid) {
@@ -312,7 +311,7 @@ TEST_F(StreamedBody, ADrainClosesAConnectionDroppingAnUnreadBody) {
 // The bound: the server's peak resident set grows by less than 8 MiB while
 // a 256 MiB body streams through it (one worker's read buffers, not the body).
 TEST_F(StreamedBody, A256MiBUploadKeepsTheServersMemoryFlat) {
-  if (kSanitized) GTEST_SKIP() << "sanitizers pad and quarantine every allocation; the plain build measures the memory";
+  if (binary_is_sanitized()) GTEST_SKIP() << "sanitizers pad and quarantine every allocation; the plain build measures the memory";
   constexpr std::size_t kTotal = 256u << 20;
   const std::string piece = pattern_body(1 << 20);
   const long before = proc_status_kib(server_->pid(), "VmRSS");

@@ -20,7 +20,6 @@
 #include "echo_client.hpp"
 #include "prometheus_text.hpp"
 #include "server_process.hpp"
-#include "support/sanitized_build.hpp"
 #include "support/test_certificate.hpp"
 #include "tls_test_client.hpp"
 
@@ -274,7 +273,7 @@ TEST_F(TlsIdleConnections, ARecordTrickledByteByByteMustArriveWithinTheIdleTimeo
 }
 
 TEST_F(TlsIdleConnections, ASilentConnectionCostsUnderAKibBeforeItsClientHello) {
-  if (kSanitized) GTEST_SKIP() << kSanitizedReason;
+  if (binary_is_sanitized()) GTEST_SKIP() << kSanitizedReason;
   // Why so: a client that connects and says nothing must cost no TLS state
   // (no SSL, no buffer, no task) until its first bytes; 5,000 of them used
   // to take 250 MB (52 KiB each). Measured: about 260 B, the park's entry.
@@ -295,7 +294,7 @@ TEST_F(TlsIdleConnections, ASilentConnectionCostsUnderAKibBeforeItsClientHello) 
 }
 
 TEST_F(TlsIdleConnections, AnIdleKeepAliveConnectionHoldsItsTlsSessionAndNoBuffer) {
-  if (kSanitized) GTEST_SKIP() << kSanitizedReason;
+  if (binary_is_sanitized()) GTEST_SKIP() << kSanitizedReason;
   // Why so: an idle connection waits in a park holding the TLS session and
   // nothing else (no record or ciphertext buffer, no read buffer, no task).
   // Measured: 14.7 KiB (TLS 1.3), of which OpenSSL's SSL and its keys take
@@ -316,7 +315,7 @@ TEST_F(TlsIdleConnections, AnIdleKeepAliveConnectionHoldsItsTlsSessionAndNoBuffe
 }
 
 TEST_F(TlsIdleConnections, MemoryGoesBackToTheSystemAfterABurst) {
-  if (kSanitized) GTEST_SKIP() << kSanitizedReason;
+  if (binary_is_sanitized()) GTEST_SKIP() << kSanitizedReason;
   // Why: glibc returns freed heap only from the top of an arena, so what a
   // burst of connections freed used to stay resident once they had closed.
   start(120000, 120000);

@@ -65,7 +65,7 @@ class Http2AttacksTest : public ::testing::Test {
     ASSERT_EQ(alive.out, "Hello") << "the server died: " << server_->err();
   }
 
-  static std::string plugin() { return std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so"; }
+  static std::string plugin() { return under_test(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so"; }
 
   /// Runs one scenario of the driver; returns its JSON (and fails the test if it did not run).
   static std::string drive(int port, std::vector<std::string> scenario, bool tls = false) {
@@ -352,7 +352,7 @@ int field_ms(const std::string& json, const std::string& key) {
 std::string probe_config(const TempDir& dir, const std::string& top_fields = "") {
   const TestCertificate cert = write_test_certificate(dir.path(), "site", "localhost", {"localhost"});
   std::string config =
-      config_for(std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file, cert.key_file);
+      config_for(under_test(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so", cert.cert_file, cert.key_file);
   config.insert(1, top_fields);
   return config;
 }

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "integration/server_process.hpp"
-#include "support/sanitized_build.hpp"
 #include "support/upload_digest_check.hpp"
 
 namespace tiffany::testing {
@@ -30,7 +29,7 @@ class Http2StreamedBody : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = std::make_unique<TempDir>();
-    const std::string plugin = std::string(TIFFANY_PLUGIN_DIR) + "/libupload_digest.so";
+    const std::string plugin = under_test(TIFFANY_PLUGIN_DIR) + "/libupload_digest.so";
     const std::string config = R"({"workers": 1, "drain_timeout_ms": 3000, "plugins": [")" + plugin + R"("],
       "listeners": [{"name": "web", "address": "127.0.0.1:0", "protocol": "http", "http2": {"enabled": true},
         "limits": {"max_body_bytes": 1073741824},
@@ -168,7 +167,7 @@ TEST_F(Http2StreamedBody, AStalledStreamedBodyGets408AtTheBodyTimeout) {
 // The bound: the server's peak resident set grows by less than 8 MiB while a
 // 128 MiB body streams through it (the stream's window, not the body).
 TEST_F(Http2StreamedBody, A128MiBUploadKeepsTheServersMemoryFlat) {
-  if (kSanitized) GTEST_SKIP() << "sanitizers pad and quarantine every allocation; the plain build measures the memory";
+  if (binary_is_sanitized()) GTEST_SKIP() << "sanitizers pad and quarantine every allocation; the plain build measures the memory";
   constexpr std::size_t kTotal = 128u << 20;
   const std::string path = dir_->path() + "/big";
   {

@@ -49,7 +49,7 @@ class Http2Test : public ::testing::Test {
     dir_->write("www/page.txt", std::string(64 * 1024, 'p'));
     big_ = random_bytes(3 * 1024 * 1024 + 17, 7);
     dir_->write("www/big.bin", big_);
-    const std::string plugin = std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so";
+    const std::string plugin = under_test(TIFFANY_TEST_PLUGIN_DIR) + "/libh2_probe_plugin.so";
     const std::string routes = R"([
         {"method": "GET", "path": "/plaintext", "handler": "text", "body": "Hello, World!"},
         {"method": "*", "path": "/echo", "handler": "echo"},

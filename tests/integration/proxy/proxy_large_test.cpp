@@ -15,7 +15,6 @@
 #include "../server_process.hpp"
 #include "proxy_client.hpp"
 #include "support/loopback_socket.hpp"
-#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -33,7 +32,7 @@ std::string proxy_config(int upstream_port, const std::string& path) {
 }
 
 TEST(ProxyLarge, AGibibyteDownloadPassesThroughWithFlatProxyMemory) {
-  if (kSanitized) GTEST_SKIP() << "memory is not measured under sanitizers";
+  if (binary_is_sanitized()) GTEST_SKIP() << "memory is not measured under sanitizers";
   TempDir files;
   {
     const int fd = ::open((files.path() + "/big.bin").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
@@ -86,7 +85,7 @@ TEST(ProxyLarge, AGibibyteDownloadPassesThroughWithFlatProxyMemory) {
 }
 
 TEST(ProxyLarge, AGibibyteUploadPassesThroughWithFlatProxyMemory) {
-  if (kSanitized) GTEST_SKIP() << "memory is not measured under sanitizers";
+  if (binary_is_sanitized()) GTEST_SKIP() << "memory is not measured under sanitizers";
   // The upstream: reads the head, counts the body away, answers the count.
   LoopbackSocket listener(true);
   std::atomic<std::uint64_t> received{0};

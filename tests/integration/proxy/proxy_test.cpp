@@ -18,7 +18,6 @@
 #include "fake_upstream.hpp"
 #include "proxy_client.hpp"
 #include "support/loopback_socket.hpp"
-#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -416,7 +415,7 @@ TEST(Proxy, TenThousandRequestsUnderWrkWithoutErrors) {
   const int port = proxy.port_of("px");
   // Why -d: wrk runs for its duration whatever a script stops; the count is
   // checked. Sanitized builds run several times slower: they get longer.
-  const RunResult run = run_program("wrk", {"-t1", "-c16", kSanitized ? "-d30s" : "-d6s",
+  const RunResult run = run_program("wrk", {"-t1", "-c16", binary_is_sanitized() ? "-d30s" : "-d6s",
                                             "http://127.0.0.1:" + std::to_string(port) + "/app/who"},
                                     90s);
   ASSERT_EQ(run.exit_code, 0) << run.err;

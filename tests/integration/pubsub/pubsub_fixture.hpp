@@ -25,7 +25,7 @@ inline const std::string kChatDriver = std::string(TIFFANY_SOURCE_DIR) + "/tests
 inline const std::string kLinkDriver =
     std::string(TIFFANY_SOURCE_DIR) + "/tests/integration/pubsub/redis_link_client.py";
 inline const std::string kPython = "/usr/bin/python3";  // Debian's python3-websockets belongs to it
-inline const std::string kChatPlugin = std::string(TIFFANY_CHAT_PLUGIN);
+inline const std::string kChatPlugin = under_test(TIFFANY_CHAT_PLUGIN);
 
 // Binds `fd` to 127.0.0.1 on a port the kernel picks; returns the port.
 inline int bind_loopback(int fd) {

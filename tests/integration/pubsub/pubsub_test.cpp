@@ -70,7 +70,7 @@ TEST(PubSub, BadCommandsAreAnsweredAndTheClientIsStillServed) {
 TEST(PubSub, ABadRedisAddressIsAConfigErrorNamingTheKey) {
   TempDir dir;
   const std::string file = dir.write("bad.json", config(1, R"({"redis": "localhost"})"));
-  const RunResult run = run_program(TIFFANY_BINARY, {"--check-config", "--config", file}, 30s);
+  const RunResult run = run_program(tiffany_binary(), {"--check-config", "--config", file}, 30s);
   EXPECT_NE(run.exit_code, 0);
   EXPECT_TRUE(has(run.err, "$.listeners[0].routes[1].with.redis: expected \"host:port\"")) << run.err;
 }

@@ -183,7 +183,7 @@ TEST(PubSubRedisLink, OverTlsWithTheCaConfiguredItWorksAndAnUntrustedCertificate
 std::string check_error(const std::string& with) {
   TempDir dir;
   const RunResult run =
-      run_program(TIFFANY_BINARY, {"--check-config", "--config", dir.write("c.json", config(1, with))}, 30s);
+      run_program(tiffany_binary(), {"--check-config", "--config", dir.write("c.json", config(1, with))}, 30s);
   EXPECT_NE(run.exit_code, 0) << with;
   return run.err;
 }

@@ -24,7 +24,7 @@ Shared& shared() {
 }  // namespace
 
 std::string websocket_config(const std::string& cert, const std::string& key, int drain_timeout_ms) {
-  const std::string plugin = std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libws_probe_plugin.so";
+  const std::string plugin = under_test(TIFFANY_TEST_PLUGIN_DIR) + "/libws_probe_plugin.so";
   const std::string routes = R"("routes": [
       {"method": "*", "path": "/ws", "handler": "websocket_echo", "with": {}},
       {"method": "GET", "path": "/nodeflate", "handler": "websocket_echo", "with": {"compression": false}},

@@ -13,7 +13,6 @@
 
 #include "integration/server_process.hpp"
 #include "integration/websocket/ws_raw_client.hpp"
-#include "support/sanitized_build.hpp"
 
 namespace tiffany::testing {
 namespace {
@@ -51,7 +50,7 @@ const std::vector<Route> kRoutes{{"websocket_echo", "/ws", Kind::echo},
                                  {"plugin", "/race", Kind::echo}};
 
 std::string config() {
-  const std::string plugin = std::string(TIFFANY_TEST_PLUGIN_DIR) + "/libws_probe_plugin.so";
+  const std::string plugin = under_test(TIFFANY_TEST_PLUGIN_DIR) + "/libws_probe_plugin.so";
   return R"({"workers": 1, "plugins": [")" + plugin + R"("], "listeners": [
       {"name": "ws", "address": "127.0.0.1:0", "protocol": "http", "http2": {"enabled": true},
        "routes": [
@@ -161,7 +160,7 @@ class WebSocketMemory : public ::testing::Test {
     const long after = rss_kib();
     std::printf("%s: RSS %ld KiB before, %ld KiB after\n", what, before, after);
     // Why only the plain build: sanitizers quarantine what is freed, so the size says little.
-    if (!kSanitized) {
+    if (!binary_is_sanitized()) {
       EXPECT_LE(after - before, kMemoryToleranceKib) << what << ": " << before << " -> " << after;
     }
   }

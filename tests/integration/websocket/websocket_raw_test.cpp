@@ -14,7 +14,6 @@
 #include "integration/server_process.hpp"
 #include "integration/websocket/websocket_fixture.hpp"
 #include "integration/websocket/ws_raw_client.hpp"
-#include "support/sanitized_build.hpp"
 #include "support/test_certificate.hpp"
 
 namespace tiffany::testing {
@@ -327,7 +326,7 @@ TEST_F(WebSocketRawTest, AClientThatNeverReadsCannotMakeTheServerGrow) {
     EXPECT_EQ(dropped, Clock::time_point{}) << "dropped before its 30 s close_timeout";
     // Why not under sanitizers: they quarantine freed memory, so RSS says nothing there (the
     // back-pressure itself is asserted above in every build).
-    if (!kSanitized) {
+    if (!binary_is_sanitized()) {
       EXPECT_LT(after_kib - before_kib, 16 * 1024) << "sent " << sent << " bytes";
     }
     RecordProperty(std::string(transport(tls)) + "_sent_bytes", std::to_string(sent));
