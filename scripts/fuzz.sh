@@ -23,7 +23,7 @@
 # commit fuzzes down a new path. TIFFANY_FUZZ_SEED overrides it (a number).
 # A target stops after SECONDS or TIFFANY_FUZZ_RUNS inputs (default
 # 1500000), whichever comes first: `scripts/fuzz.sh 900` on a fresh clone
-# tries every input a 60-second CI run of the same commit can reach.
+# tries every input CI's 30-second run of the same commit can reach.
 # `scripts/fuzz.sh --build-only` builds the targets and runs none (CI builds
 # them beside a suite, .ci/run).
 # Environment: TIFFANY_SHARED (default ../shared), TIFFANY_WERROR=ON (CI),
