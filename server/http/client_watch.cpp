@@ -69,7 +69,7 @@ Task<bool> HttpConnection::after_client_gone(const std::exception_ptr& failure) 
   }
   const Request& request = parser_.request();
   if (error_log().enabled(LogLevel::info)) {
-    const char* label = handler_label_ != nullptr ? handler_label_->c_str() : "handler";
+    const char* label = exchange_.handler_label_or("handler");
     error_log().log(LogLevel::info, "the client closed the connection while %s ran on %s %s; canceled it",
                     label, request.method.c_str(), request.path.c_str());
   }

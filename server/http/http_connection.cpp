@@ -2,24 +2,18 @@
 #include "server/http/http_connection.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <exception>
 #include <memory>
 #include <stdexcept>
 #include <utility>
 
 #include <tiffany/coro/deadline.hpp>
-#include <tiffany/coro/exception_message.hpp>
 #include <tiffany/coro/get_tid.hpp>
 #include <tiffany/handlers/handler.hpp>
 #include <tiffany/handlers/server_stats.hpp>
-#include <tiffany/http/http_date.hpp>
 #include <tiffany/http/http_status.hpp>
-#include <tiffany/http/request_context.hpp>
-#include <tiffany/http/request_id.hpp>
 
 #include "handlers/internal/metrics.hpp"
-#include "handlers/internal/middleware_chain.hpp"
 #include "handlers/internal/readiness.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
@@ -34,29 +28,7 @@ namespace {
 constexpr std::size_t kMaxBufferedOutput = 256 * 1024;  // flush before parsing more pipelined requests
 constexpr std::size_t kKeptOutputCapacity = 64 * 1024;   // a spare state keeps at most this much output buffer
 constexpr std::size_t kKeptBodyCapacity = 64 * 1024;     // and at most this much request body buffer
-// Why a floor: below it copying the bytes costs less than a vector of their
-// own in sendmsg and a share of their owner (an atomic count up and down).
-constexpr std::size_t kReferenceFrom = 1024;
 constexpr std::size_t kMaxReferenced = 32;  // referenced bodies per write: one sendmsg of at most 65 vectors
-
-void append_number(std::string& out, std::uint64_t value, int base = 10) {
-  char digits[24];
-  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, value, base);
-  out.append(digits, static_cast<std::size_t>(end - digits));
-}
-
-// Headers the connection owns; a handler's copies are dropped.
-bool is_managed_header(std::string_view name) noexcept {
-  switch (name.size()) {
-    case 4: return iequals(name, "Date");
-    case 6: return iequals(name, "Server");
-    case 10: return iequals(name, "Connection");
-    case 12: return iequals(name, "X-Request-Id");
-    case 14: return iequals(name, "Content-Length");
-    case 17: return iequals(name, "Transfer-Encoding");
-    default: return false;
-  }
-}
 
 }  // namespace
 
@@ -73,7 +45,7 @@ void HttpConnection::trim() noexcept {
   // must not keep a large upload's buffer while it waits for reuse.
   std::string& body = parser_.request().body;
   if (body.capacity() > kKeptBodyCapacity) std::string().swap(body);
-  compression_.trim();
+  exchange_.trim();
 }
 
 void HttpConnection::arm_read_deadline() {
@@ -212,7 +184,6 @@ Task<bool> HttpConnection::answer() {
   Request& request = parser_.request();
   request.peer = *peer_;
   request.tls = tls_;
-  add_stat(Stat::requests_total);
   response_.clear();
   keep_alive_ = !closing_early_ && parser_.keep_alive();
   head_request_ = request.is_head();
@@ -220,28 +191,13 @@ Task<bool> HttpConnection::answer() {
   chunked_ = false;
   streamed_bytes_ = 0;
   identity_bytes_ = 0;
-  route_metrics_ = site_.unmatched;
-  const std::optional<std::string_view> given_id = request.headers.get("X-Request-Id");
-  if (given_id && is_valid_request_id(*given_id)) {
-    request_id_.assign(*given_id);
-  } else {
-    make_request_id(request_id_);
-  }
-  kRequestId.set(request_id_);  // for the handler, what it spawns, and log lines on its behalf
+  exchange_.begin(request);
 
   const auto started = std::chrono::steady_clock::now();
   const bool keep_open = co_await respond(request);
   const auto took = std::chrono::steady_clock::now() - started;
-  observe_request_duration(took);
-  if (route_metrics_ != nullptr) route_metrics_->count(sent_status_);
-  if (site_.access_log != nullptr) {
-    const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
-    site_.access_log->record(request, request.peer, request_id_, sent_status_, body_bytes,
-                             std::chrono::duration_cast<std::chrono::microseconds>(took));
-  }
-  request_id_.clear();  // a parse error before the next request has none
-  handler_label_ = nullptr;
-  compression_.end();
+  const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
+  exchange_.finish(request, sent_status_, body_bytes, took);
   co_return keep_open;
 }
 
@@ -266,30 +222,22 @@ Task<bool> HttpConnection::respond(Request& request) {
     append_whole_response(response_);
     co_return keep_alive_;
   }
-  Handler* target = &route_step_;
+  Handler* target = nullptr;
   watch_client_ = false;
   if (site_.middleware == nullptr) {
     // Why routed here: with no listener middleware the handler runs with no step before it.
-    target = route(request, response_);
+    target = exchange_.route(request, response_);
     if (target == nullptr) {
       append_whole_response(response_);
       co_return keep_alive_;
     }
-    watch_client_if_wanted();
+    handler_routed();
   }
   std::exception_ptr failure;
-  if (site_.timeouts.handler.count() > 0) {
-    deadline_->rearm_after(site_.timeouts.handler);
-  } else {
-    deadline_->disarm();  // handlers may take as long as they need
-  }
+  exchange_.arm_handler_deadline(*deadline_);
   Timed<void> ran;
   try {
-    if (site_.middleware == nullptr) {
-      ran = co_await within(*deadline_, TimeoutStage::handler, target->handle(request, response_));
-    } else {
-      ran = co_await within(*deadline_, TimeoutStage::handler, site_.middleware->run(request, response_, *target));
-    }
+    ran = co_await within(*deadline_, TimeoutStage::handler, exchange_.handle(request, response_, target));
   } catch (...) {
     failure = std::current_exception();
   }
@@ -305,30 +253,20 @@ Task<bool> HttpConnection::respond(Request& request) {
     answer_body_failure();
     co_return false;
   }
-  // Why a fallback label: the listener's middleware may fail before any route is chosen.
-  const char* label = handler_label_ != nullptr ? handler_label_->c_str() : "middleware or 404/405 handler";
   if (websocket_ != nullptr) {
-    if (failure && error_log().enabled(LogLevel::error)) {
-      error_log().log(LogLevel::error, "%s failed on WebSocket %s: %s", label, request.path.c_str(),
-                      exception_message(failure).c_str());
-    }
+    if (failure) exchange_.log_websocket_failure(request, failure, "");
     co_await end_websocket(failure != nullptr || ran.timed_out());
     co_return false;
   }
   if (ran.timed_out()) {
-    error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms", label,
-                    request.method.c_str(), request.path.c_str(),
-                    static_cast<long long>(site_.timeouts.handler.count()));
+    exchange_.log_timeout(request, "");
     keep_alive_ = false;
     if (response_.streaming()) co_return false;
     append_error(503);
     co_return false;
   }
   if (failure) {
-    if (error_log().enabled(LogLevel::error)) {
-      error_log().log(LogLevel::error, "%s failed on %s %s: %s", label, request.method.c_str(),
-                      request.path.c_str(), exception_message(failure).c_str());
-    }
+    exchange_.log_failure(request, failure, "");
     keep_alive_ = false;  // the handler's state is unknown; start afresh on a new connection
     if (response_.streaming()) co_return false;  // the head is out: all we can do is close
     append_error(500);
@@ -336,159 +274,21 @@ Task<bool> HttpConnection::respond(Request& request) {
   }
   if (body_streaming_ && body_state_ == BodyStatus::data) settle_unread_body();
   if (response_.streaming()) co_return finish_stream();
-  const bool encoded = compression_.apply_whole(response_, head_request_);
+  const bool encoded = exchange_.compression().apply_whole(response_, head_request_);
   append_whole_response(response_, encoded);
   co_return keep_alive_;
 }
 
-Handler* HttpConnection::route(Request& request, Response& response) {
-  const Router::Result routed = site_.router.route(request);
-  if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
-  if (routed.outcome == Router::Outcome::found) {
-    kRoute.set(RouteInfo{*routed.pattern, *routed.label});
-    handler_label_ = routed.label;
-    watch_client_ = routed.watches_client;
-    compression_.begin(routed.compression, request);
-    return routed.handler;
-  }
-  kRoute.reset();  // the previous request's route is not this one's
-  const bool not_found = routed.outcome == Router::Outcome::not_found;
-  response.status = not_found ? 404 : 405;
-  if (!not_found) response.headers.set("Allow", routed.allow);
-  fallback_ = not_found ? site_.not_found.get() : site_.method_not_allowed.get();
-  if (fallback_ != nullptr) {
-    fallback_status_ = response.status;
-    return &fallback_step_;
-  }
-  response.headers.set("Content-Type", "text/plain; charset=utf-8");
-  response.body = not_found ? "404 Not Found\n" : "405 Method Not Allowed\n";
-  return nullptr;
+void HttpConnection::handler_routed() {
+  watch_client_ = exchange_.watches_client();
+  watch_client_if_wanted();
 }
 
-Task<void> HttpConnection::RouteStep::handle(Request& request, Response& response) {
-  Handler* target = connection_.route(request, response);
-  if (target == nullptr) co_return;
-  connection_.watch_client_if_wanted();
-  co_await target->handle(request, response);
-}
-
-Task<void> HttpConnection::FallbackStep::handle(Request& request, Response& response) {
-  const int status = connection_.fallback_status_;
-  co_await connection_.fallback_->handle(request, response);
-  if (response.status == 200 && !response.streaming()) response.status = status;
-}
-
-const Headers::Field* HttpConnection::append_head(const Response& response, std::uint64_t content_length,
-                                                  bool chunked) {
-  // Why here, at the response, not at the request's head: a drain that began
-  // while the body was arriving (a reload, a shutdown) must still close.
-  if (site_.tracker != nullptr && site_.tracker->draining()) keep_alive_ = false;  // shutting down: last one
-  // Why also the process's readiness: during drain_delay_ms the listeners still accept, but each
-  // client should reconnect (to another instance, once its balancer has noticed the 503s).
-  if (readiness() == Readiness::closing) keep_alive_ = false;
-  const std::size_t start = out_.size();
-  out_ += "HTTP/1.1 ";
-  append_number(out_, static_cast<std::uint64_t>(response.status));
-  out_ += ' ';
-  out_ += reason_phrase(response.status);
-  out_ += "\r\nServer: tiffany\r\nDate: ";
-  out_ += current_http_date();
-  if (upgrading_) {
-    out_ += "\r\nConnection: Upgrade";
-  } else if (!keep_alive_) {
-    out_ += "\r\nConnection: close";
-  } else if (http10_) {
-    out_ += "\r\nConnection: keep-alive";
-  }
-  if (!request_id_.empty()) {
-    out_ += "\r\nX-Request-Id: ";
-    out_ += request_id_;
-  }
-  if (chunked) {
-    out_ += "\r\nTransfer-Encoding: chunked";
-  } else if (!status_forbids_body(response.status) && content_length != UINT64_MAX) {
-    out_ += "\r\nContent-Length: ";
-    append_number(out_, content_length);
-  }
-  for (const Headers::Field& field : response.headers) {
-    if (is_managed_header(field.name)) continue;
-    // Why: a handler or plugin builds fields from anything (a file name, a
-    // request, an upstream's reply); one CR or LF written as is would let
-    // that data add headers or a whole response of its own. Each byte is
-    // looked up once in a table before it is copied.
-    if (!is_valid_field_name(field.name) || find_invalid_field_value_byte(field.value) != std::string_view::npos) {
-      out_.resize(start);  // nothing of this head reaches the wire
-      return &field;
-    }
-    out_ += "\r\n";
-    out_ += field.name;
-    out_ += ": ";
-    out_ += field.value;
-  }
-  out_ += "\r\n\r\n";
-  sent_status_ = response.status;
-  sent_length_ = chunked || content_length == UINT64_MAX || status_forbids_body(response.status) ? 0 : content_length;
-  return nullptr;
-}
-
-void HttpConnection::append_whole_response(const Response& response, bool encoded) {
-  std::uint64_t length = response.content_length().value_or(response.body_bytes().size());
-  // Why none for HEAD: the encoded size is only known by encoding, and a
-  // HEAD answer may omit Content-Length but must not state a wrong one.
-  if (encoded) length = head_request_ ? UINT64_MAX : response.body_bytes().size();
-  if (const Headers::Field* invalid = append_head(response, length, false)) {
-    refuse(response, *invalid);
-    return;
-  }
-  if (!head_request_ && !status_forbids_body(response.status)) append_whole_body(response, response.body_bytes());
-}
-
-void HttpConnection::append_whole_body(const Response& response, std::string_view bytes) {
-  if (bytes.size() < kReferenceFrom || !response.has_body_reference() || !stream_->gathers_writes()) {
-    out_ += bytes;  // TLS copies (encrypts) anyway; a small body is cheaper copied
-    return;
-  }
-  referenced_.push_back(Referenced{out_.size(), bytes, response.body_owner()});
-  referenced_bytes_ += bytes.size();
-}
-
+// Why here, beside serve() and flush(): both call it on every request, and here it is inlined.
 void HttpConnection::drop_output() noexcept {
   out_.clear();
   referenced_.clear();
   referenced_bytes_ = 0;
-}
-
-void HttpConnection::refuse(const Response& response, const Headers::Field& invalid) {
-  if (error_log().enabled(LogLevel::error)) {
-    const Request& request = parser_.request();
-    const char* who = handler_label_ != nullptr ? handler_label_->c_str() : "the server";
-    constexpr int kShownName = 64;  // a name is shown up to this many bytes
-    const int shown = static_cast<int>(std::min<std::size_t>(invalid.name.size(), kShownName));
-    const std::size_t at = find_invalid_field_value_byte(invalid.value);
-    if (!is_valid_field_name(invalid.name)) {
-      error_log().log(LogLevel::error,
-                      "%s set an invalid response header on %s %s: \"%.*s\" is not a valid field name; answered 500 "
-                      "instead of %d",
-                      who, request.method.c_str(), request.path.c_str(), shown, invalid.name.data(), response.status);
-    } else {
-      error_log().log(LogLevel::error,
-                      "%s set an invalid response header on %s %s: \"%.*s\" has byte 0x%02x at offset %zu of its "
-                      "value; answered 500 instead of %d",
-                      who, request.method.c_str(), request.path.c_str(), shown, invalid.name.data(),
-                      static_cast<unsigned>(static_cast<unsigned char>(invalid.value[at])), at, response.status);
-    }
-  }
-  append_error(500);  // closes the connection, as after a handler that throws
-}
-
-void HttpConnection::append_error(int status) {
-  keep_alive_ = keep_alive_ && status < 500 && status != 400 && status != 413 && status != 414 && status != 431 &&
-                status != 501 && status != 505 && status != 417;
-  Response error;
-  error.status = status;
-  error.headers.add("Content-Type", "text/plain; charset=utf-8");
-  error.body = std::to_string(status) + " " + std::string(reason_phrase(status)) + "\n";
-  append_whole_response(error);
 }
 
 Task<bool> HttpConnection::write_body(Response& response, std::string_view piece) {
@@ -501,7 +301,7 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
       continue_sent_ = true;
       keep_alive_ = false;
     }
-    const bool encoded = compression_.start_stream(response, bodyless);
+    const bool encoded = exchange_.compression().start_stream(response, bodyless);
     // An encoded body's length is not the declared one: chunked (or up to the close) instead.
     const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
     const Headers::Field* invalid = nullptr;
@@ -531,29 +331,16 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
     identity_bytes_ += piece.size();
     // Why flushed: what the handler sent so far must reach the peer now,
     // decodable, as it would without compression.
-    append_body_bytes(compression_.streaming() ? compression_.encode_piece(piece) : piece);
+    append_body_bytes(exchange_.compression().streaming() ? exchange_.compression().encode_piece(piece) : piece);
   }
   co_return co_await flush();
-}
-
-void HttpConnection::append_body_bytes(std::string_view bytes) {
-  if (bytes.empty()) return;  // an empty chunk would end the body
-  streamed_bytes_ += bytes.size();
-  if (chunked_) {
-    append_number(out_, bytes.size(), 16);
-    out_ += "\r\n";
-    out_.append(bytes);
-    out_ += "\r\n";
-  } else {
-    out_.append(bytes);
-  }
 }
 
 Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
   const bool head_out = co_await write_body(response, {});  // the head (and earlier pipelined answers)
   if (!head_out) co_return false;
   if (head_request_ || status_forbids_body(response.status) || length == 0) co_return true;
-  if (chunked_ || compression_.streaming()) {
+  if (chunked_ || exchange_.compression().streaming()) {
     co_return co_await BodySink::send_file(response, fd, offset, length);  // each piece a chunk, or encoded
   }
   // Why straight to the stream: from the page cache to the socket, so a slow
@@ -583,7 +370,7 @@ Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t o
 
 bool HttpConnection::finish_stream() {
   if (broken_) return false;  // a write failed mid-stream: the stream cannot be trusted
-  if (compression_.streaming()) append_body_bytes(compression_.finish_stream());
+  if (exchange_.compression().streaming()) append_body_bytes(exchange_.compression().finish_stream());
   if (chunked_) out_ += "0\r\n\r\n";
   const auto& declared = response_.content_length();
   if (declared && !head_request_ && !status_forbids_body(response_.status) && identity_bytes_ != *declared) {

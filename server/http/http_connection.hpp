@@ -25,12 +25,12 @@
 #include "handlers/internal/splice_sink.hpp"
 #include "http/internal/websocket/connection_upgrade.hpp"
 #include "server/http/client_watch.hpp"
+#include "server/http/exchange.hpp"
 #include "server/http/http_site.hpp"
 #include "server/transport/stream_protocol.hpp"
 
 namespace tiffany {
 class Deadline;
-struct RouteMetrics;
 }
 
 namespace tiffany::http {
@@ -70,7 +70,8 @@ class WebSocketSession;
 class HttpConnection final : public BodySink,
                              public BodySource,
                              public websocket::ConnectionUpgrade,
-                             public SpliceSink {
+                             public SpliceSink,
+                             private Exchange::RoutedHook {
  public:
   explicit HttpConnection(const HttpSite& site);
   HttpConnection(const HttpConnection&) = delete;
@@ -108,31 +109,8 @@ class HttpConnection final : public BodySink,
   /// Answers parser_.request() (and logs it); false if the connection must close after it.
   Task<bool> answer();
   Task<bool> respond(Request& request);
-  /// Routes `request`: the handler to run for it, with `response` prepared
-  /// (a 405's Allow, a fallback's status); nullptr when `response` already
-  /// holds the whole answer (the plain-text 404 or 405).
-  Handler* route(Request& request, Response& response);
-
-  /// The end of the listener's middleware chain: the routing, then the
-  /// route's handler (or its own chain).
-  class RouteStep final : public Handler {
-   public:
-    explicit RouteStep(HttpConnection& connection) noexcept : connection_(connection) {}
-    Task<void> handle(Request& request, Response& response) override;
-
-   private:
-    HttpConnection& connection_;
-  };
-  /// A listener's not_found / method_not_allowed handler: the status stays
-  /// 404/405 unless the handler chose one other than 200.
-  class FallbackStep final : public Handler {
-   public:
-    explicit FallbackStep(HttpConnection& connection) noexcept : connection_(connection) {}
-    Task<void> handle(Request& request, Response& response) override;
-
-   private:
-    HttpConnection& connection_;
-  };
+  /// Exchange::RoutedHook: the routed handler may want its client watched.
+  void handler_routed() override;
   Task<bool> flush();
   /// Hands the request at headers_ready to its streaming handler: the body
   /// is read from `input` (the bytes left of it in `pending`) as it asks.
@@ -204,7 +182,7 @@ class HttpConnection final : public BodySink,
   TaskId task_ = 0;                    // serve()'s: the task running it, which ClientWatch cancels
   RequestParser parser_;
   Response response_;
-  ResponseCompression compression_;  // the route's content coding of response_
+  Exchange exchange_{site_, this};  // the request's id, routing, content coding, count and log line
   std::string out_;  // responses waiting for the next write
   // A referenced body waiting to be written: it goes on the wire after out_[0, at).
   struct Referenced {
@@ -227,16 +205,9 @@ class HttpConnection final : public BodySink,
   bool closing_early_ = false;  // answering before the body was read: close after it
   std::uint64_t streamed_bytes_ = 0;  // of the body on the wire
   std::uint64_t identity_bytes_ = 0;  // the handler's, before any content coding
-  RouteMetrics* route_metrics_ = nullptr;  // where this response is counted
-  const std::string* handler_label_ = nullptr;  // the routed handler, for log lines; null before routing
-  std::string request_id_;         // echoed as X-Request-Id; empty: no request parsed (a 400 before one)
   int sent_status_ = 0;            // of the last response head written, for the access log
   bool watch_client_ = false;      // the routed handler is canceled when its client hangs up
   ClientWatch client_watch_;
-  RouteStep route_step_{*this};
-  FallbackStep fallback_step_{*this};
-  Handler* fallback_ = nullptr;  // the site's not_found or method_not_allowed handler FallbackStep runs
-  int fallback_status_ = 0;      // 404 or 405
   std::uint64_t sent_length_ = 0;  // its body length (whole responses)
   // A streamed request body (between begin_ and end_streamed_body):
   ReadLease* input_ = nullptr;           // serve()'s read buffer, refilled by read_body()

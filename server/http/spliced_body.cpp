@@ -15,7 +15,7 @@ Task<SpliceTarget> HttpConnection::begin_splice(Response& response) {
   // sent them, so nothing may frame (chunks), encode (gzip, br, zstd) or
   // encrypt (TLS) them, and a bodiless answer sends none.
   const auto* socket = dynamic_cast<const SocketStream*>(stream_);
-  const bool raw = socket != nullptr && !tls_ && !chunked_ && !compression_.streaming() && !head_request_ &&
+  const bool raw = socket != nullptr && !tls_ && !chunked_ && !exchange_.compression().streaming() && !head_request_ &&
                    !status_forbids_body(response.status) && response.content_length().has_value();
   co_return SpliceTarget{raw ? socket->fd() : -1, false};
 }

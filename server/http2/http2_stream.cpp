@@ -10,21 +10,14 @@
 #include <exception>
 #include <vector>
 
-#include <tiffany/coro/exception_message.hpp>
 #include <tiffany/coro/task_canceled.hpp>
-#include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/http/headers.hpp>
 #include <tiffany/http/http_date.hpp>
 #include <tiffany/http/http_status.hpp>
-#include <tiffany/http/request_context.hpp>
-#include <tiffany/http/request_id.hpp>
 
-#include "handlers/internal/metrics.hpp"
-#include "handlers/internal/middleware_chain.hpp"
 #include "server/http2/http2_connection.hpp"
 #include "server/http2/http2_tunnel.hpp"
 #include "server/websocket/websocket_session.hpp"
-#include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/stage_timeout.hpp"
 
@@ -75,12 +68,7 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   request_.clear();
   begin_request(connection);
   response_.clear();
-  compression_.end();
-  request_id_.clear();
-  handler_label_ = nullptr;
-  route_metrics_ = nullptr;
-  fallback_ = nullptr;
-  fallback_status_ = 0;
+  exchange_.reset();
   deadline_ = nullptr;
   head_request_ = false;
   reset_ = false;
@@ -100,7 +88,6 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   websocket_.reset();
   tunnel_broke_ = false;
   unwinding_.reset();
-  routed_.reset();
   websocket_slot_.reset();
 }
 
@@ -110,7 +97,7 @@ void Http2Stream::trim() noexcept {
   if (response_.body.capacity() > kKept) std::string().swap(response_.body);
   if (pending_.capacity() > kKept) std::string().swap(pending_);
   response_.drop_body_reference();  // Why: its owner (a cache entry) may go now
-  compression_.trim();
+  exchange_.trim();
 }
 
 Http2Stream::~Http2Stream() = default;
@@ -151,7 +138,6 @@ void Http2Stream::count_unwinding(std::shared_ptr<std::size_t> unwinding) noexce
 }
 
 void Http2Stream::answer_now(int status) {
-  route_metrics_ = site_.unmatched;
   head_request_ = request_.is_head();
   answer_error(status);
   submit_whole();
@@ -159,17 +145,8 @@ void Http2Stream::answer_now(int status) {
 }
 
 Task<void> Http2Stream::serve() {
-  http::Request& request = request_;
-  add_stat(Stat::requests_total);
-  head_request_ = request.is_head();
-  route_metrics_ = site_.unmatched;
-  const std::optional<std::string_view> given_id = request.headers.get("X-Request-Id");
-  if (given_id && http::is_valid_request_id(*given_id)) {
-    request_id_.assign(*given_id);
-  } else {
-    http::make_request_id(request_id_);
-  }
-  http::kRequestId.set(request_id_);
+  head_request_ = request_.is_head();
+  exchange_.begin(request_);
   const auto started = std::chrono::steady_clock::now();
   Deadline deadline = Deadline::unarmed();
   deadline_ = &deadline;
@@ -186,8 +163,8 @@ Task<void> Http2Stream::serve() {
     if (!reset_) connection_->reset_stream(id_, NGHTTP2_CANCEL);
     reset_ = true;
   } else if (streaming_) {
-    if (compression_.streaming() && !reset_) {
-      const std::string_view tail = compression_.finish_stream();
+    if (exchange_.compression().streaming() && !reset_) {
+      const std::string_view tail = exchange_.compression().finish_stream();
       pending_.append(tail);
       sent_bytes_ += tail.size();
     }
@@ -196,7 +173,7 @@ Task<void> Http2Stream::serve() {
   } else {
     submit_whole();
   }
-  compression_.end();
+  exchange_.compression().end();
   // Why not when reset unanswered: the client reset it first, and the connection logged it 499.
   if (submitted_ || !reset_) log_and_count(took);
   connection_->output_ready();
@@ -209,21 +186,17 @@ Task<bool> Http2Stream::respond() {
     response_.status = 200;
     co_return true;
   }
-  Handler* target = &route_step_;
+  Handler* target = nullptr;
   if (site_.middleware == nullptr) {
-    target = route(request, response_);
+    target = exchange_.route(request, response_);
     if (target == nullptr) co_return true;  // the plain 404 or 405 is in response_
   }
-  if (site_.timeouts.handler.count() > 0) deadline_->rearm_after(site_.timeouts.handler);
+  exchange_.arm_handler_deadline(*deadline_);
   std::exception_ptr failure;
   bool canceled = false;
   Timed<void> ran;
   try {
-    if (site_.middleware == nullptr) {
-      ran = co_await within(*deadline_, TimeoutStage::handler, target->handle(request, response_));
-    } else {
-      ran = co_await within(*deadline_, TimeoutStage::handler, site_.middleware->run(request, response_, *target));
-    }
+    ran = co_await within(*deadline_, TimeoutStage::handler, exchange_.handle(request, response_, target));
   } catch (const TaskCanceled&) {
     // The stream was reset or the connection ended: nobody waits for an answer.
     if (websocket_ == nullptr) throw;
@@ -231,12 +204,8 @@ Task<bool> Http2Stream::respond() {
   } catch (...) {
     failure = std::current_exception();
   }
-  const char* label = handler_label_ != nullptr ? handler_label_->c_str() : "middleware or 404/405 handler";
   if (websocket_ != nullptr) {
-    if (failure && error_log().enabled(LogLevel::error)) {
-      error_log().log(LogLevel::error, "%s failed on WebSocket %s (HTTP/2): %s", label, request.path.c_str(),
-                      exception_message(failure).c_str());
-    }
+    if (failure) exchange_.log_websocket_failure(request, failure, " (HTTP/2)");
     // Why even when canceled: the session's tasks read and write through this stream, so they end first.
     co_await end_websocket(failure != nullptr);
     if (canceled) throw TaskCanceled();
@@ -251,17 +220,13 @@ Task<bool> Http2Stream::respond() {
     co_return true;
   }
   if (ran.timed_out()) {
-    error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms (HTTP/2)", label, request.method.c_str(),
-                    request.path.c_str(), static_cast<long long>(site_.timeouts.handler.count()));
+    exchange_.log_timeout(request, " (HTTP/2)");
     if (response_.streaming()) co_return false;
     answer_error(503);
     co_return true;
   }
   if (failure) {
-    if (error_log().enabled(LogLevel::error)) {
-      error_log().log(LogLevel::error, "%s failed on %s %s: %s", label, request.method.c_str(), request.path.c_str(),
-                      exception_message(failure).c_str());
-    }
+    exchange_.log_failure(request, failure, "");
     if (response_.streaming()) co_return false;
     answer_error(500);
     co_return true;
@@ -272,52 +237,11 @@ Task<bool> Http2Stream::respond() {
     response_.body = "this resource does not speak WebSocket\n";
     co_return true;
   }
-  if (!response_.streaming()) encoded_ = compression_.apply_whole(response_, head_request_);
+  if (!response_.streaming()) encoded_ = exchange_.compression().apply_whole(response_, head_request_);
   co_return true;
 }
 
-void Http2Stream::routed_early(http::Router::Result routed) {
-  routed_ = std::move(routed);
-  routed_method_.assign(request_.method);
-  routed_path_.assign(request_.path);
-}
-
-Handler* Http2Stream::route(http::Request& request, http::Response& response) {
-  // Why the early result only for the same method and path: a middleware may rewrite them.
-  const bool same = routed_ && request.method == routed_method_ && request.path == routed_path_;
-  const http::Router::Result routed = same ? *std::move(routed_) : site_.router.route(request);
-  routed_.reset();
-  if (routed.metrics != nullptr) route_metrics_ = routed.metrics;
-  if (routed.outcome == http::Router::Outcome::found) {
-    http::kRoute.set(http::RouteInfo{*routed.pattern, *routed.label});
-    handler_label_ = routed.label;
-    compression_.begin(routed.compression, request);
-    return routed.handler;
-  }
-  http::kRoute.reset();
-  const bool not_found = routed.outcome == http::Router::Outcome::not_found;
-  response.status = not_found ? 404 : 405;
-  if (!not_found) response.headers.set("Allow", routed.allow);
-  fallback_ = not_found ? site_.not_found.get() : site_.method_not_allowed.get();
-  if (fallback_ != nullptr) {
-    fallback_status_ = response.status;
-    return &fallback_step_;
-  }
-  response.headers.set("Content-Type", "text/plain; charset=utf-8");
-  response.body = not_found ? "404 Not Found\n" : "405 Method Not Allowed\n";
-  return nullptr;
-}
-
-Task<void> Http2Stream::RouteStep::handle(http::Request& request, http::Response& response) {
-  Handler* target = stream_.route(request, response);
-  if (target != nullptr) co_await target->handle(request, response);
-}
-
-Task<void> Http2Stream::FallbackStep::handle(http::Request& request, http::Response& response) {
-  const int status = stream_.fallback_status_;
-  co_await stream_.fallback_->handle(request, response);
-  if (response.status == 200 && !response.streaming()) response.status = status;
-}
+void Http2Stream::routed_early(http::Router::Result routed) { exchange_.routed_early(std::move(routed), request_); }
 
 void Http2Stream::answer_error(int status) {
   response_.clear();
@@ -331,7 +255,7 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
   for (const http::Headers::Field& field : response.headers) {
     if (!http::is_valid_field_name(field.name) || http::find_invalid_field_value_byte(field.value) != std::string_view::npos) {
       if (error_log().enabled(LogLevel::error)) {
-        const char* who = handler_label_ != nullptr ? handler_label_->c_str() : "the server";
+        const char* who = exchange_.handler_label_or("the server");
         error_log().log(LogLevel::error,
                         "%s set an invalid response header on %s %s (\"%.*s\"); answered 500 instead of %d (HTTP/2)",
                         who, request_.method.c_str(), request_.path.c_str(),
@@ -383,7 +307,9 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
   add("server", "tiffany");
   add("date", date);
   // Why not indexed: an id is never sent twice, so HPACK's table would only churn.
-  if (!request_id_.empty()) add("x-request-id", request_id_, NGHTTP2_NV_FLAG_NO_INDEX);
+  if (const std::string& request_id = exchange_.request_id(); !request_id.empty()) {
+    add("x-request-id", request_id, NGHTTP2_NV_FLAG_NO_INDEX);
+  }
   if (length_size > 0) add("content-length", std::string_view(length_digits, length_size));
   for (const http::Headers::Field& field : response.headers) {
     if (is_dropped_field(field.name)) continue;
@@ -437,7 +363,7 @@ Task<bool> Http2Stream::write_body(http::Response& response, std::string_view pi
   if (!response.streaming()) {
     response.mark_head_sent();
     streaming_ = true;
-    const bool encoded = compression_.start_stream(response, bodyless);
+    const bool encoded = exchange_.compression().start_stream(response, bodyless);
     const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
     if (!submit_head(declared, !bodyless)) {
       answer_500_instead();
@@ -446,7 +372,7 @@ Task<bool> Http2Stream::write_body(http::Response& response, std::string_view pi
   }
   const std::string_view bytes =
       bodyless || piece.empty() ? std::string_view{}
-      : compression_.streaming() ? compression_.encode_piece(piece)
+      : exchange_.compression().streaming() ? exchange_.compression().encode_piece(piece)
                                  : piece;
   co_return co_await queue_output(bytes);
 }
@@ -587,12 +513,7 @@ Task<void> Http2Stream::end_websocket(bool failed) {
 }
 
 void Http2Stream::log_and_count(std::chrono::steady_clock::duration took) {
-  observe_request_duration(took);
-  if (route_metrics_ != nullptr) route_metrics_->count(sent_status_);
-  if (site_.access_log != nullptr) {
-    site_.access_log->record(request_, request_.peer, request_id_, sent_status_, head_request_ ? 0 : sent_bytes_,
-                             std::chrono::duration_cast<std::chrono::microseconds>(took));
-  }
+  exchange_.finish(request_, sent_status_, head_request_ ? 0 : sent_bytes_, took);
 }
 
 }  // namespace tiffany::http2

@@ -20,14 +20,13 @@
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 
-#include "http/internal/compression/response_compression.hpp"
 #include "http/internal/websocket/connection_upgrade.hpp"
+#include "server/http/exchange.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http2/stream_input.hpp"
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {
-struct RouteMetrics;
 namespace http {
 class WebSocketSession;
 }
@@ -175,7 +174,6 @@ class Http2Stream final : public StreamBooks,
   /// Routes and runs the handler into response_; false when the response
   /// cannot be completed (the stream must be reset).
   Task<bool> respond();
-  Handler* route(http::Request& request, http::Response& response);
   /// Submits response_ whole (HEADERS, then DATA from its body).
   void submit_whole();
   /// Submits the head of a streamed (or bodyless) response.
@@ -193,36 +191,12 @@ class Http2Stream final : public StreamBooks,
   /// After the handler: the close handshake, then the session ends (1011 when the handler failed).
   Task<void> end_websocket(bool failed);
 
-  class RouteStep final : public Handler {
-   public:
-    explicit RouteStep(Http2Stream& stream) noexcept : stream_(stream) {}
-    Task<void> handle(http::Request& request, http::Response& response) override;
-
-   private:
-    Http2Stream& stream_;
-  };
-  class FallbackStep final : public Handler {
-   public:
-    explicit FallbackStep(Http2Stream& stream) noexcept : stream_(stream) {}
-    Task<void> handle(http::Request& request, http::Response& response) override;
-
-   private:
-    Http2Stream& stream_;
-  };
-
   Http2Connection* connection_;
   const http::HttpSite& site_;
   std::int32_t id_;
   http::Request request_;
   http::Response response_;
-  http::ResponseCompression compression_;
-  std::string request_id_;
-  const std::string* handler_label_ = nullptr;
-  RouteMetrics* route_metrics_ = nullptr;
-  Handler* fallback_ = nullptr;
-  int fallback_status_ = 0;
-  RouteStep route_step_{*this};
-  FallbackStep fallback_step_{*this};
+  http::Exchange exchange_{site_};  // the request's id, routing, content coding, count and log line
   Deadline* deadline_ = nullptr;  // run()'s, while it runs
   bool head_request_ = false;
   bool reset_ = false;           // writes fail from now on
@@ -243,9 +217,6 @@ class Http2Stream final : public StreamBooks,
   std::unique_ptr<Http2Tunnel> tunnel_;                 // the ByteStream a WebSocket speaks over
   std::shared_ptr<http::WebSocketSession> websocket_;  // from the 200 until the handler returns
   bool tunnel_broke_ = false;  // the WebSocket ended without a close handshake (1006): the stream is reset
-  std::optional<http::Router::Result> routed_;  // routed_early()'s, for the method and path below
-  std::string routed_method_;
-  std::string routed_path_;
   std::shared_ptr<std::size_t> unwinding_;  // set by count_unwinding until the task is gone
   // The WebSocket's count in the connection limits, from the 200 until it ends (or the task is gone).
   std::optional<ConnectionTracker::Slot> websocket_slot_;

@@ -1,0 +1,149 @@
+// Exchange: what happens to one request whatever protocol carried it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include <tiffany/coro/deadline.hpp>
+#include <tiffany/coro/task.hpp>
+#include <tiffany/handlers/handler.hpp>
+#include <tiffany/http/request.hpp>
+#include <tiffany/http/response.hpp>
+
+#include "handlers/internal/middleware_chain.hpp"
+#include "http/internal/compression/response_compression.hpp"
+#include "server/http/http_site.hpp"
+#include "server/http/router.hpp"
+
+namespace tiffany {
+struct RouteMetrics;
+}
+
+namespace tiffany::http {
+
+/// One request from its head to its log line, the part every protocol shares
+/// (HTTP/1.1's HttpConnection, HTTP/2's Http2Stream): its id, routing with the
+/// listener's 404/405 fallbacks, the listener's middleware and the handler
+/// under the handler deadline, the error lines for a handler that failed or
+/// ran out of time, the response's content coding, and the request's
+/// duration, route count and access-log line. The protocol reads the request,
+/// writes the response (its BodySink) and decides what an outcome does to its
+/// connection or stream.
+class Exchange {
+ public:
+  /// Told when routing chose a handler, before it runs (HTTP/1.1 watches a
+  /// client that may hang up, for the handlers that ask: ClientWatch).
+  class RoutedHook {
+   public:
+    virtual void handler_routed() = 0;
+
+   protected:
+    ~RoutedHook() = default;
+  };
+
+  /// `hook` (may be null) lives as long as the exchange.
+  explicit Exchange(const HttpSite& site, RoutedHook* hook = nullptr) noexcept : site_(site), hook_(hook) {}
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  /// A new request: its id (a valid X-Request-Id it carries, else a new one,
+  /// set as kRequestId for the handler and what it spawns), counted; its route
+  /// counts under the listener's unmatched requests until one is found.
+  void begin(const Request& request);
+  /// The request's id; empty between requests.
+  const std::string& request_id() const noexcept { return request_id_; }
+
+  /// The protocol routed `request` already (HTTP/2, at its header block, to
+  /// learn whether its handler streams the body): route() takes this result
+  /// unless the middleware changed the method or the path since.
+  void routed_early(Router::Result routed, const Request& request);
+  /// The handler to run for `request`, with `response` prepared (a 405's
+  /// Allow, a fallback's status); nullptr when `response` holds the whole
+  /// answer already (the plain-text 404 or 405).
+  Handler* route(Request& request, Response& response);
+  /// The routed handler asked to be canceled when its client hangs up.
+  bool watches_client() const noexcept { return watches_client_; }
+
+  /// Arms `deadline` for the handler, or disarms it when handlers have no limit.
+  void arm_handler_deadline(Deadline& deadline) const {
+    if (site_.timeouts.handler.count() > 0) {
+      deadline.rearm_after(site_.timeouts.handler);
+    } else {
+      deadline.disarm();  // handlers may take as long as they need
+    }
+  }
+  /// The handler's work for `request`: the listener's middleware, whose
+  /// chain ends in the routing, or when there is none the routed `target`.
+  /// Why not a coroutine: the task is the chain's or the handler's own, so
+  /// the request path has no frame more than the protocol's (the protocol
+  /// awaits it under the deadline, and its outcome is the protocol's to map).
+  Task<void> handle(Request& request, Response& response, Handler* target) {
+    if (site_.middleware == nullptr) return target->handle(request, response);
+    return site_.middleware->run(request, response, route_step_);
+  }
+
+  /// The name log lines give the handler: the routed one's, or a stand-in
+  /// before routing (the listener's middleware may fail first).
+  const char* handler_label() const noexcept;
+  /// The routed handler's label, or `otherwise` before routing.
+  const char* handler_label_or(const char* otherwise) const noexcept;
+  /// Logs that the handler ran out of time (warn) or failed (error) on
+  /// `request`; `over` names the protocol in the line ("" for HTTP/1.1).
+  void log_timeout(const Request& request, const char* over) const;
+  void log_failure(const Request& request, const std::exception_ptr& failure, const char* over) const;
+  void log_websocket_failure(const Request& request, const std::exception_ptr& failure, const char* over) const;
+
+  /// The response's content coding, begun by route() for the routed handler.
+  ResponseCompression& compression() noexcept { return compression_; }
+
+  /// The request is answered: its duration, its route's count of `status`,
+  /// and its access-log line (`body_bytes` sent); then the exchange is ready
+  /// for the next request.
+  void finish(const Request& request, int status, std::uint64_t body_bytes, std::chrono::steady_clock::duration took);
+  /// Forgets the request (finish() does, after its log line): for a request
+  /// that ends without one (its stream reset), before the exchange's reuse.
+  void reset() noexcept;
+  /// Frees what a large response grew before the exchange waits for reuse.
+  void trim() noexcept { compression_.trim(); }
+
+ private:
+  /// The end of the listener's middleware chain: the routing, then the route's handler.
+  class RouteStep final : public Handler {
+   public:
+    explicit RouteStep(Exchange& exchange) noexcept : exchange_(exchange) {}
+    Task<void> handle(Request& request, Response& response) override;
+
+   private:
+    Exchange& exchange_;
+  };
+  /// A listener's not_found / method_not_allowed handler: the status stays
+  /// 404/405 unless the handler chose one other than 200.
+  class FallbackStep final : public Handler {
+   public:
+    explicit FallbackStep(Exchange& exchange) noexcept : exchange_(exchange) {}
+    Task<void> handle(Request& request, Response& response) override;
+
+   private:
+    Exchange& exchange_;
+  };
+
+  const HttpSite& site_;
+  RoutedHook* hook_;
+  std::string request_id_;
+  const std::string* handler_label_ = nullptr;  // the routed handler's; null before routing
+  RouteMetrics* route_metrics_ = nullptr;       // where the response is counted
+  bool watches_client_ = false;
+  Handler* fallback_ = nullptr;  // the site's not_found or method_not_allowed handler FallbackStep runs
+  int fallback_status_ = 0;      // 404 or 405
+  RouteStep route_step_{*this};
+  FallbackStep fallback_step_{*this};
+  ResponseCompression compression_;
+  std::optional<Router::Result> routed_;  // routed_early()'s, for the method and path below
+  std::string routed_method_;
+  std::string routed_path_;
+};
+
+}  // namespace tiffany::http
