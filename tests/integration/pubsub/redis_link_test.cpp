@@ -2,6 +2,7 @@
 // noticed by PING and the answer deadline and rejoined after SIGCONT; what queues for it stays bounded;
 // AUTH with requirepass and with an ACL user (the secret from a file); TLS on its tls-port; and the
 // object form of `redis` refusing bad settings by their JSON path.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -236,6 +237,21 @@ TEST(PubSubRedisLink, BadRedisSettingsNameTheirJsonPathAndTheDocsListEveryKey) {
                   route + ".tls.verify: expected true or false"));
   // The string form still works, and its errors are as before.
   EXPECT_TRUE(has(check_error(R"({"redis": "localhost"})"), route + ": expected \"host:port\""));
+}
+
+// The fixture's own guard: a Redis started on a port another test's Redis holds is not taken for
+// that one (which answers its PING); the test fails instead of stopping a Redis it never had.
+TEST(PubSubRedisFixture, ARedisOnAPortAnotherRedisHoldsIsNotTakenForTheOther) {
+  TempDir first_dir;
+  TempDir second_dir;
+  RedisServer first(first_dir.path());
+  // Why statics: EXPECT_NONFATAL_FAILURE's statement may not name the test's locals.
+  static std::string dir;
+  static int port;
+  dir = second_dir.path();
+  port = first.port();
+  EXPECT_NONFATAL_FAILURE(RedisServer(dir, {}, {}, port), "did not start on a port of its own");
+  EXPECT_EQ(first.cli({"ping"}).out, "PONG\n");  // the first one is untouched
 }
 
 }  // namespace
