@@ -69,6 +69,7 @@ void HttpConnection::arm_read_deadline() {
 Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
   stream_ = &stream;
   drop_output();  // Why: nothing of an earlier connection's (say one whose write was canceled) may reach this one
+  exchange_.reset();  // nor an early route of a request it never answered
   peer_ = &context.peer;
   tls_ = context.tls;
   deadline_ = &context.deadline;
@@ -96,7 +97,11 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       }
       if (parsed.event == RequestParser::Event::headers_ready) {
         // A body follows, and some route of this site streams bodies: is it this one's?
-        if (!site_.router.route(parser_.request()).streams_body) {
+        Router::Result routed = site_.router.route(parser_.request());
+        const bool streams = routed.streams_body;
+        // Why kept: answer() takes it instead of routing again (unless a middleware changes the method or path).
+        exchange_.routed_early(std::move(routed), parser_.request());
+        if (!streams) {
           parser_.read_body_whole();
           continue;
         }

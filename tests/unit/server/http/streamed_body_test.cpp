@@ -84,13 +84,14 @@ class StreamedBodyTest : public ::testing::Test {
 
   // Serves one connection; returns when it closed, at what virtual time.
   std::chrono::milliseconds serve(TimedPeerStream& stream) {
-    auto body = [](TimedPeerStream& s, const HttpSite& site) -> Task<void> {
+    auto body = [](TimedPeerStream& s, const HttpSite& site, std::uint64_t& lookups) -> Task<void> {
       HttpProtocol protocol(site);
       co_await serve_stream(protocol, s, "127.0.0.1:1", nullptr);
+      lookups = protocol.site().router.lookups();  // the protocol's copy of the site routes
     };
     const auto start = clock_.now();
     start_ = start;
-    auto handle = scheduler_.spawn(body(stream, site_));
+    auto handle = scheduler_.spawn(body(stream, site_, lookups_));
     scheduler_.run();
     handle.take_result();
     return std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - start);
@@ -102,6 +103,7 @@ class StreamedBodyTest : public ::testing::Test {
   ManualClock clock_;
   Scheduler scheduler_{SchedulerOptions{.clock = &clock_}};
   Scheduler::Clock::time_point start_;
+  std::uint64_t lookups_ = 0;  // the router's, for the last connection served
   std::shared_ptr<Reader> reader_ = std::make_shared<Reader>(100ms);
   std::shared_ptr<Reader> slow_reader_ = std::make_shared<Reader>(0ms, 700ms);
   HttpSite site_;
@@ -116,6 +118,18 @@ TEST_F(StreamedBodyTest, TheSocketIsReadOnlyWhenTheHandlerAsks) {
   EXPECT_EQ(at(stream.read_at[1]), 100ms);
   EXPECT_EQ(at(stream.read_at[2]), 200ms);
   EXPECT_EQ(reader_->last_status, BodyStatus::end);
+}
+
+// The routing at a body's header section (does this route stream it?) is the request's only one.
+TEST_F(StreamedBodyTest, ARequestWithABodyIsRoutedOnce) {
+  TimedPeerStream stream({{0ms,
+                           "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc"
+                           "POST /whole HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nxy"
+                           "GET /whole HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"}});
+  serve(stream);
+  EXPECT_NE(stream.written.find("[abc]"), std::string::npos) << stream.written;
+  EXPECT_NE(stream.written.find("whole:xy"), std::string::npos) << stream.written;
+  EXPECT_EQ(lookups_, 3u);  // one a request (5 when each body's was routed again)
 }
 
 TEST_F(StreamedBodyTest, AChunkedBodyIsDecodedAndAPipelinedRequestFollows) {
