@@ -173,9 +173,13 @@ Task<void> Http2Stream::serve() {
   } else {
     submit_whole();
   }
-  exchange_.compression().end();
   // Why not when reset unanswered: the client reset it first, and the connection logged it 499.
-  if (submitted_ || !reset_) log_and_count(took);
+  // Either way the exchange ends here (its content coding too): finish() or reset().
+  if (submitted_ || !reset_) {
+    log_and_count(took);
+  } else {
+    exchange_.reset();
+  }
   connection_->output_ready();
   connection_->task_done(*this);
 }
