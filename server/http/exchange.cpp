@@ -80,21 +80,45 @@ const char* Exchange::handler_label_or(const char* otherwise) const noexcept {
   return handler_label_ != nullptr ? handler_label_->c_str() : otherwise;
 }
 
-void Exchange::log_timeout(const Request& request, const char* over) const {
-  error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms%s", handler_label(), request.method.c_str(),
-                  request.path.c_str(), static_cast<long long>(site_.timeouts.handler.count()), over);
+Judgment Exchange::judge(const Request& request, const Response& response, const HandlerEnd& end) const {
+  if (end.websocket) {
+    if (end.failure) log_websocket_failure(request, end.failure);
+    return {Verdict::end_websocket};
+  }
+  // What the head going out changes: an error can no longer replace the response.
+  const auto error_or_cut = [&response](int status) {
+    return response.streaming() ? Judgment{Verdict::cut} : Judgment{Verdict::error, status};
+  };
+  if (end.body > BodyStatus::end) {
+    if (end.body == BodyStatus::peer_gone) return {Verdict::unanswered};
+    if (end.body_error_status != 0) return error_or_cut(end.body_error_status);
+    return error_or_cut(end.body == BodyStatus::too_large ? 413 : end.body == BodyStatus::timed_out ? 408 : 400);
+  }
+  if (end.timed_out) {
+    log_timeout(request);
+    return error_or_cut(503);
+  }
+  if (end.failure) {
+    log_failure(request, end.failure);
+    return error_or_cut(500);
+  }
+  return {Verdict::answer};
 }
 
-void Exchange::log_failure(const Request& request, const std::exception_ptr& failure, const char* over) const {
+void Exchange::log_timeout(const Request& request) const {
+  error_log().log(LogLevel::warn, "%s timed out on %s %s after %lld ms%s", handler_label(), request.method.c_str(),
+                  request.path.c_str(), static_cast<long long>(site_.timeouts.handler.count()), over_);
+}
+
+void Exchange::log_failure(const Request& request, const std::exception_ptr& failure) const {
   if (!error_log().enabled(LogLevel::error)) return;
   error_log().log(LogLevel::error, "%s failed on %s %s%s: %s", handler_label(), request.method.c_str(),
-                  request.path.c_str(), over, exception_message(failure).c_str());
+                  request.path.c_str(), over_, exception_message(failure).c_str());
 }
 
-void Exchange::log_websocket_failure(const Request& request, const std::exception_ptr& failure,
-                                     const char* over) const {
+void Exchange::log_websocket_failure(const Request& request, const std::exception_ptr& failure) const {
   if (!error_log().enabled(LogLevel::error)) return;
-  error_log().log(LogLevel::error, "%s failed on WebSocket %s%s: %s", handler_label(), request.path.c_str(), over,
+  error_log().log(LogLevel::error, "%s failed on WebSocket %s%s: %s", handler_label(), request.path.c_str(), over_,
                   exception_message(failure).c_str());
 }
 

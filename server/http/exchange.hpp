@@ -10,6 +10,7 @@
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/task.hpp>
 #include <tiffany/handlers/handler.hpp>
+#include <tiffany/http/body_reader.hpp>
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 
@@ -23,6 +24,34 @@ struct RouteMetrics;
 }
 
 namespace tiffany::http {
+
+/// How the handler's run ended, and what the request's body came to.
+struct HandlerEnd {
+  bool timed_out = false;       ///< it ran past the handler deadline
+  std::exception_ptr failure;   ///< what it threw; null if it returned or timed out
+  bool websocket = false;       ///< it took the request over as a WebSocket
+  /// The request body streamed to the handler, as the reading left it:
+  /// BodyStatus::end when it arrived whole or none was streamed.
+  BodyStatus body = BodyStatus::end;
+  /// The answer to a body that failed to arrive when the protocol knows a
+  /// more precise one than its BodyStatus (HTTP/1.1's parser); 0 otherwise.
+  int body_error_status = 0;
+};
+
+/// What a protocol does once the handler ended: decided in one place for
+/// every protocol (Exchange::judge), each acting on it its own way.
+enum class Verdict : std::uint8_t {
+  answer,         ///< the handler's response goes out: whole, or its stream ends
+  error,          ///< nothing of the response went out: a plain error goes instead
+  cut,            ///< its head is out and it cannot end well: HTTP/1.1 closes, HTTP/2 resets the stream
+  unanswered,     ///< nobody waits for an answer (the client went away mid-body)
+  end_websocket,  ///< the handler took a WebSocket: the protocol ends the session
+};
+
+struct Judgment {
+  Verdict verdict;
+  int status = 0;  ///< with Verdict::error: 400, 408, 413, 500 or 503
+};
 
 /// One request from its head to its log line, the part every protocol shares
 /// (HTTP/1.1's HttpConnection, HTTP/2's Http2Stream): its id, routing with the
@@ -44,8 +73,10 @@ class Exchange {
     ~RoutedHook() = default;
   };
 
-  /// `hook` (may be null) lives as long as the exchange.
-  explicit Exchange(const HttpSite& site, RoutedHook* hook = nullptr) noexcept : site_(site), hook_(hook) {}
+  /// `hook` (may be null) lives as long as the exchange; `over` names the
+  /// protocol in log lines: "" for HTTP/1.1, " (HTTP/2)".
+  explicit Exchange(const HttpSite& site, RoutedHook* hook = nullptr, const char* over = "") noexcept
+      : site_(site), hook_(hook), over_(over) {}
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
@@ -90,11 +121,13 @@ class Exchange {
   const char* handler_label() const noexcept;
   /// The routed handler's label, or `otherwise` before routing.
   const char* handler_label_or(const char* otherwise) const noexcept;
-  /// Logs that the handler ran out of time (warn) or failed (error) on
-  /// `request`; `over` names the protocol in the line ("" for HTTP/1.1).
-  void log_timeout(const Request& request, const char* over) const;
-  void log_failure(const Request& request, const std::exception_ptr& failure, const char* over) const;
-  void log_websocket_failure(const Request& request, const std::exception_ptr& failure, const char* over) const;
+  /// What the protocol does now that the handler ended (`end`), with the
+  /// response as it left it; logs a handler that ran out of time (warn) or
+  /// failed (error). In this order: a WebSocket is ended whatever else
+  /// happened; a body that failed to arrive is the answer, whatever the
+  /// handler made of it (it may have thrown on it); then the time-out (503)
+  /// and the failure (500); each becomes a cut once the head is out.
+  Judgment judge(const Request& request, const Response& response, const HandlerEnd& end) const;
 
   /// The response's content coding, begun by route() for the routed handler.
   ResponseCompression& compression() noexcept { return compression_; }
@@ -130,8 +163,13 @@ class Exchange {
     Exchange& exchange_;
   };
 
+  void log_timeout(const Request& request) const;
+  void log_failure(const Request& request, const std::exception_ptr& failure) const;
+  void log_websocket_failure(const Request& request, const std::exception_ptr& failure) const;
+
   const HttpSite& site_;
   RoutedHook* hook_;
+  const char* over_;
   std::string request_id_;
   const std::string* handler_label_ = nullptr;  // the routed handler's; null before routing
   RouteMetrics* route_metrics_ = nullptr;       // where the response is counted

@@ -238,43 +238,35 @@ Task<bool> HttpConnection::respond(Request& request) {
     }
     handler_routed();
   }
-  std::exception_ptr failure;
+  HandlerEnd end;
   exchange_.arm_handler_deadline(*deadline_);
-  Timed<void> ran;
   try {
-    ran = co_await within(*deadline_, TimeoutStage::handler, exchange_.handle(request, response_, target));
+    const Timed<void> ran =
+        co_await within(*deadline_, TimeoutStage::handler, exchange_.handle(request, response_, target));
+    end.timed_out = ran.timed_out();
   } catch (...) {
-    failure = std::current_exception();
+    end.failure = std::current_exception();
   }
   watch_client_ = false;
   client_watch_.stop();
   if (client_watch_.gone()) {
     client_watch_.clear();
-    co_return co_await after_client_gone(failure);
+    co_return co_await after_client_gone(end.failure);
   }
-  if (body_streaming_ && body_state_ > BodyStatus::end) {
-    // Why before the handler's outcome: a body that failed to arrive is the
-    // answer, whatever the handler made of it (it may have thrown on it).
-    answer_body_failure();
+  end.websocket = websocket_ != nullptr;
+  if (body_streaming_) {
+    end.body = body_state_;
+    end.body_error_status = body_error_status_;
+  }
+  const Judgment judgment = exchange_.judge(request, response_, end);
+  if (judgment.verdict == Verdict::end_websocket) {
+    co_await end_websocket(end.failure != nullptr || end.timed_out);
     co_return false;
   }
-  if (websocket_ != nullptr) {
-    if (failure) exchange_.log_websocket_failure(request, failure, "");
-    co_await end_websocket(failure != nullptr || ran.timed_out());
-    co_return false;
-  }
-  if (ran.timed_out()) {
-    exchange_.log_timeout(request, "");
+  if (judgment.verdict != Verdict::answer) {
+    // The handler's state is unknown, or the request is: start afresh on a new connection.
     keep_alive_ = false;
-    if (response_.streaming()) co_return false;
-    append_error(503);
-    co_return false;
-  }
-  if (failure) {
-    exchange_.log_failure(request, failure, "");
-    keep_alive_ = false;  // the handler's state is unknown; start afresh on a new connection
-    if (response_.streaming()) co_return false;  // the head is out: all we can do is close
-    append_error(500);
+    if (judgment.verdict == Verdict::error && !broken_) append_error(judgment.status);
     co_return false;
   }
   if (body_streaming_ && body_state_ == BodyStatus::data) settle_unread_body();

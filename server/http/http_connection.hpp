@@ -128,9 +128,6 @@ class HttpConnection final : public BodySink,
   /// unread rest is being dropped, a drain ends the wait after its idle
   /// grace instead (counted as closed by the drain, not a timeout).
   Task<Timed<IoResult>> read_body_bytes();
-  /// After a streaming handler, when a read of its body failed: the answer
-  /// (413, 408, 400) unless a response has started or the peer is gone.
-  void answer_body_failure();
   /// After the handler of a WebSocket returned (`failed`: it threw or timed
   /// out): the close handshake, then the session's end. The connection closes.
   Task<void> end_websocket(bool failed);

@@ -117,14 +117,6 @@ void HttpConnection::settle_unread_body() noexcept {
   if (parser_.sized_body_left(left) && left > kMaxDiscardBytes) keep_alive_ = false;
 }
 
-void HttpConnection::answer_body_failure() {
-  keep_alive_ = false;
-  // Why nothing for a gone peer or a started response: no one reads an
-  // answer, or a head is out and only closing tells the client it failed.
-  if (body_state_ == BodyStatus::peer_gone || response_.streaming() || broken_) return;
-  append_error(body_error_status_);
-}
-
 Task<bool> HttpConnection::end_streamed_body(bool keep_open) {
   if (keep_open && body_state_ == BodyStatus::data) {
     // The handler answered without reading the whole body. Like nginx's

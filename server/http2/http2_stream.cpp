@@ -196,44 +196,36 @@ Task<bool> Http2Stream::respond() {
     if (target == nullptr) co_return true;  // the plain 404 or 405 is in response_
   }
   exchange_.arm_handler_deadline(*deadline_);
-  std::exception_ptr failure;
+  http::HandlerEnd end;
   bool canceled = false;
-  Timed<void> ran;
   try {
-    ran = co_await within(*deadline_, TimeoutStage::handler, exchange_.handle(request, response_, target));
+    const Timed<void> ran =
+        co_await within(*deadline_, TimeoutStage::handler, exchange_.handle(request, response_, target));
+    end.timed_out = ran.timed_out();
   } catch (const TaskCanceled&) {
     // The stream was reset or the connection ended: nobody waits for an answer.
     if (websocket_ == nullptr) throw;
     canceled = true;
   } catch (...) {
-    failure = std::current_exception();
+    end.failure = std::current_exception();
   }
-  if (websocket_ != nullptr) {
-    if (failure) exchange_.log_websocket_failure(request, failure, " (HTTP/2)");
-    // Why even when canceled: the session's tasks read and write through this stream, so they end first.
-    co_await end_websocket(failure != nullptr);
-    if (canceled) throw TaskCanceled();
-    co_return true;
-  }
-  const http::BodyStatus body = input_.status();
-  if (body_streamed && body > http::BodyStatus::end && body != http::BodyStatus::peer_gone) {
-    // Why before the handler's outcome: a body that failed to arrive is the
-    // answer, whatever the handler made of it (it may have thrown on it).
-    if (response_.streaming()) co_return false;
-    answer_error(body == http::BodyStatus::too_large ? 413 : body == http::BodyStatus::timed_out ? 408 : 400);
-    co_return true;
-  }
-  if (ran.timed_out()) {
-    exchange_.log_timeout(request, " (HTTP/2)");
-    if (response_.streaming()) co_return false;
-    answer_error(503);
-    co_return true;
-  }
-  if (failure) {
-    exchange_.log_failure(request, failure, "");
-    if (response_.streaming()) co_return false;
-    answer_error(500);
-    co_return true;
+  end.websocket = websocket_ != nullptr;
+  if (body_streamed) end.body = input_.status();
+  const http::Judgment judgment = exchange_.judge(request, response_, end);
+  switch (judgment.verdict) {
+    case http::Verdict::end_websocket:
+      // Why even when canceled: the session's tasks read and write through this stream, so they end first.
+      co_await end_websocket(end.failure != nullptr);
+      if (canceled) throw TaskCanceled();
+      co_return true;
+    case http::Verdict::error:
+      answer_error(judgment.status);
+      co_return true;
+    case http::Verdict::cut:
+    case http::Verdict::unanswered:
+      co_return false;
+    case http::Verdict::answer:
+      break;
   }
   if (websocket_connect && !response_.streaming() && response_.status >= 200 && response_.status < 300) {
     // Why: a 2xx to an extended CONNECT tells the client its tunnel is open (RFC 8441 §5), and this one is not.

@@ -196,7 +196,7 @@ class Http2Stream final : public StreamBooks,
   std::int32_t id_;
   http::Request request_;
   http::Response response_;
-  http::Exchange exchange_{site_};  // the request's id, routing, content coding, count and log line
+  http::Exchange exchange_{site_, nullptr, " (HTTP/2)"};  // the request's id, routing, content coding, count and log line
   Deadline* deadline_ = nullptr;  // run()'s, while it runs
   bool head_request_ = false;
   bool reset_ = false;           // writes fail from now on
