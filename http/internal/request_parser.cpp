@@ -9,6 +9,8 @@
 #include <tiffany/http/headers.hpp>
 #include <tiffany/http/uri.hpp>
 
+#include "http/internal/request_head_checks.hpp"
+
 namespace tiffany::http {
 namespace {
 
@@ -68,40 +70,6 @@ inline bool is_name(std::string_view name, const char (&lower)[N]) noexcept {
   for (; i < kLength; ++i) {
     if ((name[i] | 0x20) != lower[i]) return false;
   }
-  return true;
-}
-
-// Splits the request-target into path and query; handles origin-form,
-// absolute-form ("http://host/path") and asterisk-form ("*").
-bool split_target(std::string_view target, std::string_view& path, std::string_view& query) {
-  if (target == "*") {
-    path = target;
-    query = {};
-    return true;
-  }
-  if (!target.empty() && target.front() != '/') {
-    const auto scheme_end = target.find("://");
-    if (scheme_end == std::string_view::npos) return false;
-    // The authority ends at the first '/', '?' or '#'; a missing path means "/".
-    const auto authority_end = target.find_first_of("/?#", scheme_end + 3);
-    // Why refuse userinfo: RFC 9110 §4.2.4 forbids it in http(s) URIs, and
-    // "http://trusted@evil/" reads differently to different parsers.
-    const std::string_view authority = target.substr(scheme_end + 3, authority_end - (scheme_end + 3));
-    if (authority.find('@') != std::string_view::npos || !is_valid_host(authority)) return false;
-    if (authority_end == std::string_view::npos || target[authority_end] != '/') {
-      path = "/";
-      const auto question = authority_end == std::string_view::npos ? authority_end : target.find('?', authority_end);
-      query = question == std::string_view::npos ? std::string_view{} : target.substr(question + 1);
-      query = query.substr(0, query.find('#'));
-      return true;
-    }
-    target = target.substr(authority_end);
-  }
-  const auto question = target.find('?');
-  path = target.substr(0, question);
-  query = question == std::string_view::npos ? std::string_view{} : target.substr(question + 1);
-  const auto fragment = query.find('#');
-  if (fragment != std::string_view::npos) query = query.substr(0, fragment);
   return true;
 }
 
@@ -284,21 +252,9 @@ int RequestParser::check_headers() {
     return fail(400, "invalid Host field");
   }
 
-  std::string_view raw_path;
-  std::string_view query;
-  if (!split_target(request.target, raw_path, query)) {
-    // An origin server does not tunnel: CONNECT (authority-form) is a method it does not implement.
-    if (request.method == "CONNECT") return fail(501, "CONNECT is not supported");
-    return fail(400, "malformed request-target");
+  if (const HeadRefusal refused = take_request_target(request, TargetForms::with_absolute)) {
+    return fail(refused.status, refused.reason);
   }
-  if (raw_path == "*") {
-    // RFC 9112 §3.2.4: the asterisk-form is only for OPTIONS.
-    if (request.method != "OPTIONS" || request.target != "*") return fail(400, "asterisk-form is only for OPTIONS");
-    request.path = "*";
-  } else if (!normalize_path(raw_path, request.path)) {
-    return fail(400, "malformed path");
-  }
-  request.query.assign(query);
 
   if ((parser_.flags & F_TRANSFER_ENCODING) != 0 && (parser_.flags & F_CHUNKED) == 0) {
     // RFC 9112 §6.3: without chunked last the body's length is unknown.
@@ -312,12 +268,14 @@ int RequestParser::check_headers() {
     }
   }
   const bool has_body = (parser_.flags & F_CHUNKED) != 0 || parser_.content_length > 0;
-  if ((parser_.flags & F_CONTENT_LENGTH) != 0 && parser_.content_length > limits_.max_body_bytes) {
-    return fail(413, "body larger than the limit");
+  const std::optional<std::uint64_t> declared =
+      (parser_.flags & F_CONTENT_LENGTH) != 0 ? std::optional<std::uint64_t>(parser_.content_length) : std::nullopt;
+  if (const HeadRefusal refused = check_declared_body(declared, limits_.max_body_bytes)) {
+    return fail(refused.status, refused.reason);
   }
   if (expect_field_ != SIZE_MAX) {
-    if (!iequals(request.headers.begin()[expect_field_].value, "100-continue")) {
-      return fail(417, "unsupported expectation");
+    if (const HeadRefusal refused = check_expectation(request.headers.begin()[expect_field_].value)) {
+      return fail(refused.status, refused.reason);
     }
     continue_pending_ = has_body && request.version_minor >= 1;
   }

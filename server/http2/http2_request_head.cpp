@@ -6,6 +6,7 @@
 #include <tiffany/http/uri.hpp>
 
 #include "http/internal/known_methods.hpp"
+#include "http/internal/request_head_checks.hpp"
 
 namespace tiffany::http2 {
 namespace {
@@ -100,39 +101,28 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
     request.method = "GET";  // Why: RFC 8441 §5 routes it as the GET an HTTP/1.1 client would have sent
     stream.websocket_connect = true;
   }
-  const std::string_view target = request.target;
-  if (target == "*") {
-    if (request.method != "OPTIONS") {
-      refuse(stream, 400);
-      return;
-    }
-    request.path = "*";
-  } else {
-    const auto question = target.find('?');
-    const std::string_view raw_path = target.substr(0, question);
-    if (question != std::string_view::npos) request.query.assign(target.substr(question + 1));
-    if (!http::normalize_path(raw_path, request.path)) {
-      refuse(stream, 400);
-      return;
-    }
+  if (const http::HeadRefusal refused = http::take_request_target(request, http::TargetForms::origin_and_asterisk)) {
+    refuse(stream, refused.status);
+    return;
   }
   const std::optional<std::string_view> host = request.headers.get("Host");
   if (host && !http::is_valid_host(*host)) {
     refuse(stream, 400);
     return;
   }
-  if (const std::optional<std::string_view> declared = request.headers.get("Content-Length")) {
+  std::optional<std::uint64_t> declared;
+  if (const std::optional<std::string_view> field = request.headers.get("Content-Length")) {
     std::uint64_t length = 0;
-    const auto [end, error] = std::from_chars(declared->data(), declared->data() + declared->size(), length);
-    if (error == std::errc() && end == declared->data() + declared->size() && length > site_.limits.max_body_bytes) {
-      refuse(stream, 413);  // Why now: the client need not send what would be refused
-      return;
-    }
+    const auto [end, error] = std::from_chars(field->data(), field->data() + field->size(), length);
+    if (error == std::errc() && end == field->data() + field->size()) declared = length;
   }
   const std::optional<std::string_view> expect = request.headers.get("Expect");
-  if (expect && !http::iequals(*expect, "100-continue")) {
-    refuse(stream, 417);  // as over HTTP/1.1
-    return;
+  for (const http::HeadRefusal refused :
+       {http::check_declared_body(declared, site_.limits.max_body_bytes), http::check_expectation(expect)}) {
+    if (refused) {
+      refuse(stream, refused.status);
+      return;
+    }
   }
   if (stream.websocket_connect) {
     stream_body(stream);
