@@ -32,7 +32,10 @@ namespace tiffany {
 /// 6: the HTTP client in the SDK: ClientRequest's host and timeouts,
 /// HttpClientOptions::base_url (larger types than ABI 5's client had), and
 /// the first baseline that holds the client.
-inline constexpr unsigned kPluginAbiNumber = 6;
+/// 7: ByteStream says what callers need (encrypted, socket,
+/// has_buffered_input, input_ready, wait_readable, shutdown_write: new
+/// virtuals); Reactor::queues_operations (a new virtual).
+inline constexpr unsigned kPluginAbiNumber = 7;
 
 /// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in
 /// the low 16 bits, and above them the build flags of whoever compiled this

@@ -1,10 +1,14 @@
 // ByteStream's defaults: pooled reads through a spare buffer, gathered writes piece by piece, file sending through a spare read buffer.
 #include <tiffany/net/byte_stream.hpp>
 
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+
+#include <tiffany/reactor/readiness.hpp>
 
 #include "reactor/internal/spare_read_buffers.hpp"
 
@@ -41,6 +45,26 @@ Task<IoResult> ByteStream::send_file_some(int file_fd, std::uint64_t offset, std
   const IoResult written = co_await write(buffer.data(), static_cast<std::size_t>(got));
   if (!written) co_return written;
   co_return IoResult{static_cast<int>(got)};
+}
+
+bool ByteStream::input_ready() const noexcept {
+  if (has_buffered_input()) return true;
+  const int fd = socket();
+  if (fd < 0) return false;
+  pollfd ready{fd, POLLIN, 0};
+  return ::poll(&ready, 1, 0) > 0;
+}
+
+Task<IoResult> ByteStream::wait_readable() {
+  if (has_buffered_input()) co_return IoResult{0};
+  const int fd = socket();
+  if (fd < 0) co_return IoResult{-EOPNOTSUPP};
+  const IoResult polled = co_await ReadWait(fd);
+  co_return polled ? IoResult{0} : polled;
+}
+
+void ByteStream::shutdown_write() noexcept {
+  if (socket() >= 0) ::shutdown(socket(), SHUT_WR);
 }
 
 }  // namespace tiffany

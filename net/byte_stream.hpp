@@ -53,6 +53,32 @@ class ByteStream {
     ReadLease dropped;
     co_return co_await read_pooled(dropped);
   }
+
+  // What callers may ask of the stream beneath, so that none needs to know
+  // which stream it holds (plugin ABI 7).
+
+  /// True when the bytes are encrypted on the wire (TLS): the kernel can
+  /// neither splice nor send a file into them, and the socket's readiness
+  /// is not the stream's (see wait_readable).
+  virtual bool encrypted() const noexcept { return false; }
+  /// The connected socket beneath, for what only the kernel does with it
+  /// (splice(2) into a plain stream, a watch for the peer's hang-up); -1
+  /// when there is none (a stream inside another protocol).
+  virtual int socket() const noexcept { return -1; }
+  /// True when a read can make progress without the socket: input the
+  /// stream holds already (TLS: ciphertext received or plaintext decrypted,
+  /// not yet read). Costs no system call.
+  virtual bool has_buffered_input() const noexcept { return false; }
+  /// True when a read would find input now without waiting: buffered, or
+  /// the socket readable (one poll(2) that does not wait).
+  virtual bool input_ready() const noexcept;
+  /// Waits, holding no buffer, until a read can make progress: input
+  /// buffered, or the socket readable or hung up. ok(), or the error
+  /// (EOPNOTSUPP for a stream with neither buffer nor socket).
+  virtual Task<IoResult> wait_readable();
+  /// Ends our direction once what was written is out (TLS: close_notify,
+  /// then a FIN), and, unlike finish(), leaves the peer's bytes to be read.
+  virtual void shutdown_write() noexcept;
 };
 
 }  // namespace tiffany

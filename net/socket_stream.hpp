@@ -24,6 +24,7 @@ class SocketStream final : public ByteStream {
   /// in between: no user-space buffer however slowly the peer reads.
   Task<IoResult> send_file_some(int file_fd, std::uint64_t offset, std::size_t max) override;
   void finish() noexcept override;
+  int socket() const noexcept override { return fd_; }
   int fd() const noexcept { return fd_; }
 
  private:

@@ -35,6 +35,11 @@ class Reactor : public Poller {
   virtual void cancel_async(IoOperation& op) noexcept = 0;
   /// One line for start-up logs, e.g. "io_uring (single issuer, deferred task run)".
   virtual std::string describe() const = 0;
+  /// True when starting and canceling an operation cost no system call of
+  /// their own (io_uring queues both with the next submission); false when
+  /// each is one (epoll_ctl), so a caller may prefer a cheaper check than a
+  /// watch it would soon cancel (plugin ABI 7).
+  virtual bool queues_operations() const noexcept { return false; }
 };
 
 }  // namespace tiffany

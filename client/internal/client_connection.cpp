@@ -5,27 +5,18 @@
 
 #include <cerrno>
 
-#include <tiffany/net/socket_stream.hpp>
 #include <tiffany/reactor/reactor.hpp>
-
-#include "net/internal/tls/tls_stream.hpp"
 
 namespace tiffany::detail {
 
 ClientConnection::ClientConnection(std::unique_ptr<ByteStream> stream, std::string origin_key,
                                    const http::ResponseLimits& limits)
     : stream_(std::move(stream)),
-      fd_(-1),
-      tls_(false),
+      fd_(stream_->socket()),
+      tls_(stream_->encrypted()),
       origin_key_(std::move(origin_key)),
       parser_(limits),
       buffer_(std::make_unique<char[]>(kFirstBufferSize)) {
-  if (auto* socket = dynamic_cast<SocketStream*>(stream_.get())) {
-    fd_ = socket->fd();
-  } else if (auto* secure = dynamic_cast<tls::TlsStream*>(stream_.get())) {
-    fd_ = secure->fd();
-    tls_ = true;
-  }
 }
 
 char* ClientConnection::read_space() {

@@ -37,6 +37,7 @@ class UringReactor final : public Reactor, private ReadBufferOwner {
   bool has_pending() const noexcept override { return in_flight_ > 0; }
   void wake() noexcept override;
   std::string describe() const override;
+  bool queues_operations() const noexcept override { return true; }
 
   static constexpr unsigned kProvidedBuffers = 64;  // a power of two
 

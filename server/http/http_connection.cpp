@@ -73,7 +73,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
   peer_ = &context.peer;
   tls_ = context.tls;
   deadline_ = &context.deadline;
-  socket_ = context.socket;
+  socket_ = stream.socket();
   task_ = co_await GetTid{};
   ReadLease input = std::move(first);
   header_until_.reset();

@@ -1,7 +1,6 @@
 // HttpConnection as a SpliceSink: a response body another socket splices into this one (the proxy's large bodies).
 #include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/http/http_status.hpp>
-#include <tiffany/net/socket_stream.hpp>
 
 #include "server/http/http_connection.hpp"
 #include "server/transport/stage_timeout.hpp"
@@ -14,10 +13,10 @@ Task<SpliceTarget> HttpConnection::begin_splice(Response& response) {
   // Why each condition: the bytes go on the wire exactly as the upstream
   // sent them, so nothing may frame (chunks), encode (gzip, br, zstd) or
   // encrypt (TLS) them, and a bodiless answer sends none.
-  const auto* socket = dynamic_cast<const SocketStream*>(stream_);
-  const bool raw = socket != nullptr && !tls_ && !chunked_ && !exchange_.compression().streaming() && !head_request_ &&
-                   !status_forbids_body(response.status) && response.content_length().has_value();
-  co_return SpliceTarget{raw ? socket->fd() : -1, false};
+  const bool raw = stream_->socket() >= 0 && !stream_->encrypted() && !chunked_ &&
+                   !exchange_.compression().streaming() && !head_request_ && !status_forbids_body(response.status) &&
+                   response.content_length().has_value();
+  co_return SpliceTarget{raw ? stream_->socket() : -1, false};
 }
 
 void HttpConnection::spliced(std::uint64_t bytes) noexcept {

@@ -1,8 +1,6 @@
 // Http2Connection: the session, the read/write loop, resets, limits and timeouts.
 #include "server/http2/http2_connection.hpp"
 
-#include <poll.h>
-
 #include <algorithm>
 #include <vector>
 
@@ -13,7 +11,6 @@
 #include <tiffany/reactor/readiness.hpp>
 
 #include "handlers/internal/http2_metrics.hpp"
-#include "net/internal/tls/tls_stream.hpp"
 #include "handlers/internal/readiness.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
@@ -80,11 +77,8 @@ bool Http2Connection::open_session() {
 
 Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context, std::string first) {
   stream_ = &stream;
-  // Why once: the waits ask it every turn, and the stream's type does not change.
-  tls_stream_ = dynamic_cast<tls::TlsStream*>(&stream);
   peer_ = &context.peer;
   tls_ = context.tls;
-  socket_ = context.socket;
   slot_ = context.slot;
   deadline_ = &context.deadline;
   idle_since_ = Scheduler::current().now();
@@ -217,12 +211,13 @@ Task<bool> Http2Connection::wait_and_read() {
     if (!got || got.bytes() == 0) co_return false;
     co_return feed(input.bytes());
   }
-  if (has_buffered_input()) co_return co_await read_and_feed();
+  // Why: a TLS stream may hold decrypted or undecrypted bytes that no poll of the socket would announce.
+  if (stream_->has_buffered_input()) co_return co_await read_and_feed();
   if (!wake_.is_set()) {
     if (watch_ == nullptr) {
       watch_ = std::make_shared<SocketWatch>();
       watch_->wake = &wake_;
-      watcher_ = Scheduler::current().spawn(watch_socket(watch_, socket_));
+      watcher_ = Scheduler::current().spawn(watch_socket(watch_, *stream_));
     }
     if (!watch_->readable) watch_->wanted.set();
     const Timed<void> woken = co_await deadline_->guard(wake_.wait());
@@ -235,18 +230,10 @@ Task<bool> Http2Connection::wait_and_read() {
   co_return co_await read_and_feed();
 }
 
-bool Http2Connection::has_buffered_input() const noexcept {
-  // Why: a TLS stream may hold decrypted or undecrypted bytes that no poll of the socket would announce.
-  return tls_stream_ != nullptr && tls_stream_->has_buffered_input();
-}
-
 Task<bool> Http2Connection::read_and_feed() {
   // Why look first: the watcher's news may be stale (a read since took the
   // bytes), and a read that waits would hold back the streams' answers.
-  if (!has_buffered_input()) {
-    pollfd ready{socket_, POLLIN, 0};
-    if (::poll(&ready, 1, 0) <= 0) co_return true;
-  }
+  if (!stream_->input_ready()) co_return true;
   // Why a deadline: the socket is readable, but a TLS record cut short waits here for its rest.
   deadline_->rearm_after(site_.timeouts.header);
   ReadLease input;
@@ -257,13 +244,17 @@ Task<bool> Http2Connection::read_and_feed() {
   co_return feed(input.bytes());
 }
 
-Task<void> Http2Connection::watch_socket(std::shared_ptr<SocketWatch> watch, int socket) {
+Task<void> Http2Connection::watch_socket(std::shared_ptr<SocketWatch> watch, ByteStream& stream) {
   for (;;) {
     co_await watch->wanted.wait();
-    (void)co_await ReadWait(socket);
+    const IoResult ready = co_await stream.wait_readable();
     // Why look: a poll that completed just before the connection ended
     // resumes us with its result, not with the cancellation.
     if (watch->wake == nullptr) co_return;
+    // A stream that cannot be watched (no socket) or a failed socket: the
+    // streams' output and the deadlines still wake the connection, and its
+    // next read finds what the client sent or the failure.
+    if (!ready) co_return;
     watch->readable = true;
     watch->wake->set();
   }

@@ -29,9 +29,6 @@
 
 namespace tiffany {
 struct Http2Metrics;
-namespace tls {
-class TlsStream;
-}
 }
 
 namespace tiffany::http2 {
@@ -143,8 +140,6 @@ class Http2Connection final : private DrainListener {
   /// false when the connection must end.
   Task<bool> wait_and_read();
   Task<bool> read_and_feed();
-  /// Input is waiting in the stream's own buffers (TLS), where no poll of the socket sees it.
-  bool has_buffered_input() const noexcept;
   /// What the connection and its watcher task share; the watcher's frame
   /// holds it, so a poll that completes after the connection is gone finds
   /// `wake` null and touches nothing else.
@@ -153,7 +148,7 @@ class Http2Connection final : private DrainListener {
     bool readable = false;       // the poll saw input
     WakeSignal* wake = nullptr;  // the connection's; null once it is gone
   };
-  static Task<void> watch_socket(std::shared_ptr<SocketWatch> watch, int socket);
+  static Task<void> watch_socket(std::shared_ptr<SocketWatch> watch, ByteStream& stream);
   /// Headers complete: checks them and either starts the stream's task or answers it.
   void headers_complete(Http2Stream& stream, bool end_stream);
   void start_task(Http2Stream& stream);
@@ -203,10 +198,8 @@ class Http2Connection final : private DrainListener {
   StreamPool& stream_pool_;
   nghttp2_session* session_ = nullptr;
   ByteStream* stream_ = nullptr;      // serve()'s
-  tls::TlsStream* tls_stream_ = nullptr;  // stream_, when it is TLS
   const std::string* peer_ = nullptr;  // serve()'s
   bool tls_ = false;
-  int socket_ = -1;
   const ConnectionTracker::Slot* slot_ = nullptr;  // serve()'s context's
   Deadline* deadline_ = nullptr;  // serve()'s: the connection's current wait
   // Why a vector: a connection holds at most max_concurrent_streams, usually

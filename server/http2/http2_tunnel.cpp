@@ -39,4 +39,6 @@ Task<IoResult> Http2Tunnel::write(const char* data, std::size_t size) {
   co_return queued ? IoResult{0} : IoResult{-EPIPE};
 }
 
+bool Http2Tunnel::encrypted() const noexcept { return stream_.request().tls; }
+
 }  // namespace tiffany::http2

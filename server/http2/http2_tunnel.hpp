@@ -26,6 +26,8 @@ class Http2Tunnel final : public ByteStream {
   Task<IoResult> write(const char* data, std::size_t size) override;
   /// Nothing to do: the stream ends when its handler returns.
   void finish() noexcept override {}
+  /// Whether the connection that carries the stream is TLS.
+  bool encrypted() const noexcept override;
 
  private:
   Http2Stream& stream_;

@@ -31,7 +31,7 @@ Task<void> PlainTransport::adopt(ParkedConnection connection, ReadLease first, S
 Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease first) {
   SocketStream stream(connection.socket.get());
   Deadline deadline = Deadline::unarmed();  // the protocol arms it for each stage that waits
-  ConnectionContext context{deadline, connection.peer, false, connection.proxy.get(), connection.socket.get(),
+  ConnectionContext context{deadline, connection.peer, false, connection.proxy.get(),
                             !connection.served};
   connection.served = true;
   context.slot = &connection.slot;

@@ -15,7 +15,7 @@ Task<void> serve_stream(StreamProtocol& protocol, ByteStream& stream, std::strin
   std::optional<ConnectionTracker::Membership> membership;
   if (tracker != nullptr) membership.emplace(*tracker, deadline);
   // Why never TLS here: the TLS transport serves its connections in bursts of its own.
-  ConnectionContext context{deadline, peer, false, nullptr, -1, true};
+  ConnectionContext context{deadline, peer, false, nullptr, true};
   for (;;) {
     deadline.rearm_after(protocol.idle_timeout());
     if (membership) membership->set_idle(true);

@@ -30,8 +30,6 @@ struct ConnectionContext {
   /// With one, `peer` above is the client the header named, not the
   /// socket's peer (except after v2 LOCAL or v1 UNKNOWN, which name none).
   const ProxyInfo* proxy = nullptr;
-  /// The connection's socket, for readiness polls (HTTP/2's watcher).
-  int socket = -1;
   /// True for a connection's first burst: its first bytes are in `first`
   /// (how a cleartext HTTP/2 connection is told by its preface).
   bool first_burst = false;

@@ -208,7 +208,7 @@ Task<void> server(int fd, tiffany::HttpProtocol& protocol, bool& done) {
   if (got && got.bytes() > 0) {
     tiffany::Deadline deadline = tiffany::Deadline::unarmed();
     const std::string peer = "127.0.0.1:1";
-    tiffany::ConnectionContext context{deadline, peer, false, nullptr, fd, true};
+    tiffany::ConnectionContext context{deadline, peer, false, nullptr, true};
     (void)co_await protocol.serve(stream, context, std::move(first));
   }
   // Why: the client reads until EOF; a connection that ended leaves it none otherwise.

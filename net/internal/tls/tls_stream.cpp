@@ -199,16 +199,25 @@ Task<IoResult> TlsStream::write(const char* data, std::size_t size) {
 }
 
 void TlsStream::finish() noexcept {
+  send_close_notify();
+  finish_socket(fd_);
+}
+
+void TlsStream::shutdown_write() noexcept {
+  send_close_notify();
+  ::shutdown(fd_, SHUT_WR);
+}
+
+void TlsStream::send_close_notify() noexcept {
   if (established_) {
     ERR_clear_error();
     SSL_shutdown(ssl_.get());  // queues close_notify; we do not wait for the peer's
     ERR_clear_error();
   }
-  // Why a plain non-blocking send: finish() cannot wait, and close_notify is a
+  // Why a plain non-blocking send: this cannot wait, and close_notify is a
   // few dozen bytes going out just after a flush emptied the buffers, so the
   // socket buffer takes it whole. If not, the peer sees a TCP close instead.
   (void)send_without_waiting();
-  finish_socket(fd_);
 }
 
 Task<IoResult> TlsStream::discard_some() {

@@ -75,7 +75,12 @@ class TlsStream final : public ByteStream {
   void add_input(ReadLease ciphertext) noexcept { ciphertext_.add_input(std::move(ciphertext)); }
   /// True if a read can make progress without the socket: ciphertext
   /// received and not yet decrypted, or plaintext decrypted and not yet read.
-  bool has_buffered_input() const noexcept;
+  bool has_buffered_input() const noexcept override;
+  bool encrypted() const noexcept override { return true; }
+  int socket() const noexcept override { return fd_; }
+  /// Sends close_notify (best effort, without waiting) and a FIN; the
+  /// peer's records stay readable.
+  void shutdown_write() noexcept override;
 
   int fd() const noexcept { return fd_; }
   /// The ALPN protocol agreed on ("http/1.1"), or empty.
@@ -97,8 +102,10 @@ class TlsStream final : public ByteStream {
   /// Like flush, but tries a direct non-blocking send first (see handshake()).
   Task<IoResult> flush_at_once();
   /// Moves what it can of OpenSSL's output to the socket without waiting;
-  /// false if the socket failed. finish() and flush_at_once() use it.
+  /// false if the socket failed. send_close_notify() and flush_at_once() use it.
   bool send_without_waiting() noexcept;
+  /// Queues close_notify and sends what is pending without waiting (finish, shutdown_write).
+  void send_close_notify() noexcept;
 
   UniqueFd owned_;  // empty when the socket belongs to someone else
   int fd_;

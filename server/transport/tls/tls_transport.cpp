@@ -100,7 +100,7 @@ Task<void> TlsTransport::serve_input(ParkedConnection connection, ReadLease ciph
 Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
   TlsStream& stream = stream_of(connection);
   Deadline deadline = Deadline::unarmed();
-  ConnectionContext context{deadline, connection.peer, true, connection.proxy.get(), connection.socket.get(),
+  ConnectionContext context{deadline, connection.peer, true, connection.proxy.get(),
                             !connection.served};
   connection.served = true;
   context.slot = &connection.slot;

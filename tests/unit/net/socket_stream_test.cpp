@@ -1,5 +1,6 @@
-// SocketStream's gathered writes (sendmsg) on every backend: pieces arrive whole and in order through partial
-// sends, empty pieces are skipped, and a closed peer is an error value.
+// SocketStream on every backend: gathered writes (sendmsg; pieces arrive whole and in order through partial
+// sends, empty pieces are skipped, a closed peer is an error value), and what a caller asks of any stream
+// (its socket, readiness, the half-close).
 #include <tiffany/net/socket_stream.hpp>
 
 #include <sys/socket.h>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <tiffany/coro/yield.hpp>
 #include <tiffany/reactor/recv.hpp>
 
 #include "support/socket_pair.hpp"
@@ -74,6 +76,49 @@ TEST_P(SocketStreamTest, AGatheredWriteToAClosedPeerIsAnErrorValue) {
   auto written = scheduler().spawn(gather(pair.a, texts));
   scheduler().run();
   EXPECT_EQ(written.take_result(), -EPIPE);
+}
+
+// A plain stream: not encrypted, its socket named; input is ready only once
+// the peer sent some, a wait for it ends when it comes, and a half-close
+// ends our direction (the peer reads the end) while the peer's bytes still
+// arrive.
+TEST_P(SocketStreamTest, SaysItsSocketWaitsForInputAndHalfCloses) {
+  SocketPair pair;
+  SocketStream stream(pair.a.get());
+  const ByteStream& any = stream;
+  EXPECT_FALSE(any.encrypted());
+  EXPECT_EQ(any.socket(), pair.a.get());
+  EXPECT_FALSE(any.has_buffered_input());
+  EXPECT_FALSE(any.input_ready());
+  std::vector<std::string> order;
+  auto server = [&]() -> Task<void> {
+    const IoResult waited = co_await stream.wait_readable();
+    order.push_back(waited.ok() ? "readable" : "wait failed: " + waited.message());
+    order.push_back(any.input_ready() ? "ready" : "not ready");
+    stream.shutdown_write();
+    std::string received;
+    char buffer[16];
+    while (received.size() < 8) {  // "ping", and "pong", which the peer sends once it saw our end
+      const IoResult got = co_await stream.read(buffer, sizeof buffer);
+      if (!got || got.bytes() == 0) break;
+      received.append(buffer, got.bytes());
+    }
+    order.push_back(received);
+  };
+  auto client = [&]() -> Task<void> {
+    for (int i = 0; i < 20; ++i) co_await Yield{};  // the server waits first
+    order.push_back("sent");
+    ::send(pair.b.get(), "ping", 4, MSG_NOSIGNAL);
+    char end = 0;
+    const IoResult eof = co_await Recv{pair.b.get(), &end, 1};
+    order.push_back(eof && eof.bytes() == 0 ? "end seen" : "no end");
+    ::send(pair.b.get(), "pong", 4, MSG_NOSIGNAL);
+  };
+  (void)scheduler().spawn(server());
+  (void)scheduler().spawn(client());
+  scheduler().run();
+  const std::vector<std::string> expected = {"sent", "readable", "ready", "end seen", "pingpong"};
+  EXPECT_EQ(order, expected);
 }
 
 }  // namespace

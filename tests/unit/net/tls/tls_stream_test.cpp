@@ -449,6 +449,100 @@ Task<void> accept_tls(int fd, const TlsContext& context, std::unique_ptr<TlsStre
 
 Task<void> handshake_client(ScriptedClient& client, bool& established) { established = co_await client.handshake(); }
 
+// What callers ask of a stream without knowing it is TLS (ByteStream): it
+// says it is encrypted and names its socket; input it holds decrypted counts
+// as ready, and a wait for input ends at once for it, where the socket has
+// nothing more to announce.
+TEST_P(TlsStreamTest, BufferedInputIsReadyAndEndsAWaitWhereTheSocketIsQuiet) {
+  SocketPair pair;
+  const SslCtxPtr ctx = client_context(GetParam());
+  ScriptedClient client(ctx.get(), std::move(pair.b), pair.a.get(), Split{});
+  const int server_fd = pair.a.get();
+  std::unique_ptr<TlsStream> stream;
+  bool established = false;
+  bool client_ready = false;
+  std::string first_byte;
+  bool ready_before = true;
+  bool ready_with_rest = false;
+  bool buffered_with_rest = false;
+  IoResult waited{-1};
+  std::string rest;
+  auto server_side = [&]() -> Task<void> {
+    co_await accept_tls(server_fd, *context_, stream, established);
+    if (!established) co_return;
+    const ByteStream& any = *stream;
+    ready_before = any.input_ready();  // the client has sent nothing since the handshake
+    char byte = 0;
+    const IoResult got = co_await stream->read(&byte, 1);  // one byte of the client's record
+    if (got && got.bytes() == 1) first_byte.assign(1, byte);
+    ready_with_rest = any.input_ready();
+    buffered_with_rest = any.has_buffered_input();
+    waited = co_await stream->wait_readable();  // no socket input: returns only because of the buffer
+    char buffer[64];
+    const IoResult more = co_await stream->read(buffer, sizeof buffer);
+    if (more && more.bytes() > 0) rest.assign(buffer, more.bytes());
+  };
+  auto client_side = [&]() -> Task<void> {
+    client_ready = co_await client.handshake();
+    if (!client_ready) co_return;
+    for (int i = 0; i < 20; ++i) co_await Yield{};  // the server looks before anything comes
+    co_await client.send("hello");
+  };
+  (void)scheduler().spawn(server_side());
+  (void)scheduler().spawn(client_side());
+  scheduler().run();
+  ASSERT_TRUE(established);
+  ASSERT_TRUE(client_ready);
+  EXPECT_TRUE(stream->encrypted());
+  EXPECT_EQ(stream->socket(), server_fd);
+  EXPECT_FALSE(ready_before);
+  EXPECT_EQ(first_byte, "h");
+  EXPECT_TRUE(ready_with_rest);
+  EXPECT_TRUE(buffered_with_rest);
+  EXPECT_TRUE(waited.ok()) << waited.message();
+  EXPECT_EQ(rest, "ello");
+  stream.reset();
+  ERR_clear_error();
+}
+
+// shutdown_write ends our direction with close_notify and a FIN, and, unlike
+// finish(), what the client sends after it is still read.
+TEST_P(TlsStreamTest, AHalfCloseSendsCloseNotifyAndStillReadsThePeer) {
+  SocketPair pair;
+  const SslCtxPtr ctx = client_context(GetParam());
+  ScriptedClient client(ctx.get(), std::move(pair.b), pair.a.get(), Split{});
+  const int server_fd = pair.a.get();
+  std::unique_ptr<TlsStream> stream;
+  bool established = false;
+  bool client_saw_close_notify = false;
+  std::string after_half_close;
+  auto server_side = [&]() -> Task<void> {
+    co_await accept_tls(server_fd, *context_, stream, established);
+    if (!established) co_return;
+    stream->shutdown_write();
+    char buffer[64];
+    const IoResult got = co_await stream->read(buffer, sizeof buffer);
+    if (got && got.bytes() > 0) after_half_close.assign(buffer, got.bytes());
+  };
+  auto client_side = [&]() -> Task<void> {
+    const bool ready = co_await client.handshake();
+    if (!ready) co_return;
+    const std::string nothing = co_await client.receive(1);  // ends at the close_notify
+    char probe = 0;
+    client_saw_close_notify =
+        nothing.empty() && SSL_get_error(client.ssl(), SSL_read(client.ssl(), &probe, 1)) == SSL_ERROR_ZERO_RETURN;
+    co_await client.send("still here");
+  };
+  (void)scheduler().spawn(server_side());
+  (void)scheduler().spawn(client_side());
+  scheduler().run();
+  ASSERT_TRUE(established);
+  EXPECT_TRUE(client_saw_close_notify);
+  EXPECT_EQ(after_half_close, "still here");
+  stream.reset();
+  ERR_clear_error();
+}
+
 // Writes `bytes` through the stream; a client that reads nothing keeps it waiting.
 Task<void> write_bytes(TlsStream& stream, std::size_t bytes, bool& returned) {
   const std::string data(bytes, 'w');

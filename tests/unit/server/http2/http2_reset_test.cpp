@@ -204,7 +204,7 @@ class Http2ResetTest : public ::testing::Test {
         if (got && got.bytes() > 0) {
           Deadline deadline = Deadline::unarmed();
           const std::string peer = "127.0.0.1:1";
-          ConnectionContext context{deadline, peer, false, nullptr, fd, true};
+          ConnectionContext context{deadline, peer, false, nullptr, true};
           (void)co_await serving.serve(stream, context, std::move(first));
         }
         ::shutdown(fd, SHUT_RDWR);
