@@ -98,6 +98,20 @@ class Response {
     return sink_->send_file(*this, fd, offset, length);
   }
   bool streaming() const noexcept { return head_sent_; }
+  /// Ends a streamed response short, on purpose: its body cannot be
+  /// completed (an upstream broke off mid-body). Once the handler returns,
+  /// the server logs `why` and ends the response so that the client sees it
+  /// incomplete (HTTP/1.1 closes the connection, HTTP/2 resets the stream).
+  /// Write nothing more. Before the head is out, answer an error instead:
+  /// a cut response with no head sent is ended with no answer at all.
+  /// Why a value, not an exception: the handler did its job; the response
+  /// just cannot end well (plugin ABI 7).
+  void cut(std::string why) {
+    cut_ = std::move(why);
+    if (cut_.empty()) cut_ = "cut short";
+  }
+  /// Why the handler cut the response short (cut()); empty if it did not.
+  const std::string& cut_reason() const noexcept { return cut_; }
 
   // ---- the connection's side ----
   void attach(BodySink* sink) noexcept { sink_ = sink; }
@@ -112,6 +126,7 @@ class Response {
     drop_body_reference();
     content_length_.reset();
     head_sent_ = false;
+    cut_.clear();
   }
 
  private:
@@ -121,6 +136,7 @@ class Response {
   // Why last: the fields above keep the offsets they had before referenced bodies (plugin ABI 3).
   std::shared_ptr<const void> body_owner_;  // keeps body_reference_'s bytes alive
   std::string_view body_reference_;
+  std::string cut_;  // cut()'s reason
 };
 
 }  // namespace tiffany::http

@@ -102,6 +102,13 @@ Judgment Exchange::judge(const Request& request, const Response& response, const
     log_failure(request, end.failure);
     return error_or_cut(500);
   }
+  if (!response.cut_reason().empty()) {
+    if (error_log().enabled(LogLevel::error)) {
+      error_log().log(LogLevel::error, "%s cut its response to %s %s short%s: %s", handler_label(),
+                      request.method.c_str(), request.path.c_str(), over_, response.cut_reason().c_str());
+    }
+    return {Verdict::cut};
+  }
   return {Verdict::answer};
 }
 

@@ -126,7 +126,8 @@ class Exchange {
   /// failed (error). In this order: a WebSocket is ended whatever else
   /// happened; a body that failed to arrive is the answer, whatever the
   /// handler made of it (it may have thrown on it); then the time-out (503)
-  /// and the failure (500); each becomes a cut once the head is out.
+  /// and the failure (500), each a cut once the head is out; then a
+  /// response the handler cut short (Response::cut), logged with its reason.
   Judgment judge(const Request& request, const Response& response, const HandlerEnd& end) const;
 
   /// The response's content coding, begun by route() for the routed handler.

@@ -3,14 +3,13 @@
 
 #include <algorithm>
 #include <charconv>
-#include <stdexcept>
 #include <string_view>
 #include <vector>
 
 #include <tiffany/coro/race.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/sleep.hpp>
-#include <tiffany/coro/with_timeout.hpp>
+#include <tiffany/coro/deadline.hpp>
 
 #include "client/upstream/hash_key.hpp"
 #include "client/upstream/proxy_headers.hpp"
@@ -222,14 +221,13 @@ Task<void> ProxyHandler::handle(http::Request& request, http::Response& response
     co_await serve(request, response);
     co_return;
   }
-  bool timed_out = false;
-  try {
-    co_await with_timeout(serve(request, response), settings_.total_timeout);
-  } catch (const TimeoutError&) {
-    timed_out = true;
+  const Deadline total = Deadline::after(settings_.total_timeout);
+  const Timed<void> served = co_await total.guard(serve(request, response));
+  if (!served.timed_out()) co_return;
+  if (response.streaming()) {
+    response.cut("total_timeout_ms ran out in the middle of the response");
+    co_return;
   }
-  if (!timed_out) co_return;
-  if (response.streaming()) throw std::runtime_error("proxy: total_timeout_ms ran out in the middle of the response");
   answer_error(response, 504, "the upstream did not answer within total_timeout_ms");
 }
 
@@ -366,8 +364,8 @@ Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request,
   if (whole) response.body.reserve(static_cast<std::size_t>(*length));
   UpstreamServerMetrics& metrics = runtime_->metrics(attempt.server);
   if (!whole && settings_.splice) {
-    const bool sent = co_await splice_response(attempt, response, metrics);
-    if (sent) co_return;
+    const Spliced spliced = co_await splice_response(attempt, response, metrics);
+    if (spliced == Spliced::done) co_return;
   }
   for (;;) {
     // Why no timeout here: the request's read timeout (first_byte_timeout_ms) is the client's.
@@ -390,8 +388,9 @@ Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request,
       answer_error(response, timed_out ? 504 : 502, why);
       co_return;
     }
-    // Why throw: the head is out, so only closing the connection tells the client the body is wrong.
-    throw std::runtime_error("proxy: the upstream response was cut: " + why);
+    // Why cut: the head is out, so only ending the connection tells the client the body is wrong.
+    response.cut("the upstream response was cut: " + why);
+    co_return;
   }
 }
 

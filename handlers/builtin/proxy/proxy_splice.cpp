@@ -2,7 +2,6 @@
 #include "handlers/builtin/proxy/proxy_splice.hpp"
 
 #include <optional>
-#include <stdexcept>
 #include <string>
 
 #include "client/upstream/response_splice.hpp"
@@ -11,24 +10,24 @@
 
 namespace tiffany::proxy {
 
-Task<bool> splice_response(Attempt& attempt, http::Response& response, UpstreamServerMetrics& metrics) {
+Task<Spliced> splice_response(Attempt& attempt, http::Response& response, UpstreamServerMetrics& metrics) {
   ClientExchange& exchange = *attempt.exchange;
   auto* sink = dynamic_cast<SpliceSink*>(response.sink());
-  if (sink == nullptr || !upstream::ResponseSplice::possible(exchange)) co_return false;
+  if (sink == nullptr || !upstream::ResponseSplice::possible(exchange)) co_return Spliced::not_applied;
   std::optional<upstream::PipeLease> pipe = upstream::SplicePipes::for_this_thread().take();
-  if (!pipe) co_return false;  // out of descriptors or pipe memory: copy
+  if (!pipe) co_return Spliced::not_applied;  // out of descriptors or pipe memory: copy
   const SpliceTarget target = co_await sink->begin_splice(response);
-  if (target.gone) co_return true;  // dropping the exchange closes the upstream connection
-  if (target.socket < 0) co_return false;  // TLS, compressed, chunked or bodiless: the caller copies
+  if (target.gone) co_return Spliced::done;  // dropping the exchange closes the upstream connection
+  if (target.socket < 0) co_return Spliced::not_applied;  // TLS, compressed, chunked or bodiless: the caller copies
   // Why first and through the connection: these bytes are in our buffer,
   // not in the upstream socket, and they come before the rest.
   while (upstream::ResponseSplice::buffered(exchange) > 0) {
     const ClientBodyChunk chunk = co_await exchange.read();
-    if (chunk.status != ClientBodyChunk::Status::data) co_return false;  // its end or error: the caller's read says so
+    if (chunk.status != ClientBodyChunk::Status::data) co_return Spliced::not_applied;  // its end or error: the caller's read says so
     const bool written = co_await response.write(chunk.bytes);
-    if (!written) co_return true;
+    if (!written) co_return Spliced::done;
   }
-  if (!upstream::ResponseSplice::possible(exchange)) co_return false;  // the body ended in what was read
+  if (!upstream::ResponseSplice::possible(exchange)) co_return Spliced::not_applied;  // the body ended in what was read
   std::uint64_t spliced = 0;
   // Why counted by a guard: a client that hangs up cancels this task in the
   // middle of the splice, and the bytes that went still count.
@@ -44,17 +43,18 @@ Task<bool> splice_response(Attempt& attempt, http::Response& response, UpstreamS
   const upstream::SpliceOutcome outcome =
       co_await upstream::ResponseSplice::splice_rest(exchange, target.socket, *pipe, sink->write_timeout(), spliced);
   switch (outcome.end) {
-    case upstream::SpliceOutcome::End::done: co_return true;
+    case upstream::SpliceOutcome::End::done: co_return Spliced::done;
     case upstream::SpliceOutcome::End::client_failed:
     case upstream::SpliceOutcome::End::client_timeout:
       sink->splice_failed(outcome.end == upstream::SpliceOutcome::End::client_timeout);
-      co_return true;
+      co_return Spliced::done;
     case upstream::SpliceOutcome::End::upstream_failed: break;
   }
   if (attempt.lease) attempt.lease->fail();
   metrics.count_error(error_kind(exchange.error()));
-  // Why throw: the head is out, so only closing the connection tells the client the body is wrong.
-  throw std::runtime_error("proxy: the upstream response was cut: " + exchange.error().message);
+  // Why cut: the head is out, so only ending the connection tells the client the body is wrong.
+  response.cut("the upstream response was cut: " + exchange.error().message);
+  co_return Spliced::done;
 }
 
 }  // namespace tiffany::proxy

@@ -1,6 +1,8 @@
 // splice_response: a proxied response's sized body moved from the upstream's socket to the client's by splice.
 #pragma once
 
+#include <cstdint>
+
 #include <tiffany/coro/task.hpp>
 #include <tiffany/http/response.hpp>
 
@@ -17,14 +19,19 @@ namespace tiffany::proxy {
 /// pipe (this worker's, reused) → client socket, counted in
 /// tiffany_proxy_spliced_bytes_total.
 ///
-/// Returns false when the body is still to be sent (nothing of it went:
-/// splicing does not apply, no pipe could be had, or the body ended in
-/// what was already read): the caller copies it, the head possibly out.
-/// Returns true when the response is done: the body went whole, or the
-/// client left (its connection closes; the upstream's is closed, never
-/// pooled). Throws, as the copying path does, when the upstream cut the
-/// body after the head went out, so the server closes the client's
-/// connection and logs why.
-Task<bool> splice_response(Attempt& attempt, http::Response& response, UpstreamServerMetrics& metrics);
+/// What became of the body.
+enum class Spliced : std::uint8_t {
+  /// Still to be sent (nothing of it went: splicing does not apply, no pipe
+  /// could be had, or the body ended in what was already read): the caller
+  /// copies it, the head possibly out.
+  not_applied,
+  /// The response is done: the body went whole, or the client left (its
+  /// connection closes; the upstream's is closed, never pooled), or the
+  /// upstream cut the body after the head went out, which cut the response
+  /// short (Response::cut), as the copying path does, so that the server
+  /// ends the client's connection and logs why.
+  done,
+};
+Task<Spliced> splice_response(Attempt& attempt, http::Response& response, UpstreamServerMetrics& metrics);
 
 }  // namespace tiffany::proxy

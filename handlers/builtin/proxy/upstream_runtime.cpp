@@ -5,7 +5,7 @@
 
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/sleep.hpp>
-#include <tiffany/coro/with_timeout.hpp>
+#include <tiffany/coro/deadline.hpp>
 #include <tiffany/handlers/plugin_logger.hpp>
 
 #include "handlers/internal/metrics.hpp"
@@ -89,15 +89,11 @@ Task<bool> UpstreamRuntime::probe_once(std::size_t index) {
   ClientRequest request;
   request.url = health.path;
   request.headers.add("User-Agent", "tiffany-health-check");
-  bool passed = false;
-  try {
-    ClientResult<ClientResponse> reply =
-        co_await with_timeout(clients_[index]->fetch(std::move(request)), std::chrono::milliseconds(health.timeout_ms));
-    passed = reply.ok() && reply->status >= health.expect_status_min && reply->status <= health.expect_status_max;
-  } catch (const TimeoutError&) {
-    passed = false;
-  }
-  co_return passed;
+  const Deadline deadline = Deadline::after(std::chrono::milliseconds(health.timeout_ms));
+  const Timed<ClientResult<ClientResponse>> reply = co_await deadline.guard(clients_[index]->fetch(std::move(request)));
+  if (reply.timed_out()) co_return false;
+  const ClientResult<ClientResponse>& answer = *reply;
+  co_return answer.ok() && answer->status >= health.expect_status_min && answer->status <= health.expect_status_max;
 }
 
 Task<void> UpstreamRuntime::probe_loop(std::weak_ptr<UpstreamRuntime> weak) {

@@ -12,9 +12,10 @@ namespace {
 class ExchangeJudgeTest : public ::testing::Test {
  protected:
   // "answer", "error 503", "cut", "unanswered" or "end_websocket".
-  std::string judge(const HandlerEnd& end, bool head_out = false) {
+  std::string judge(const HandlerEnd& end, bool head_out = false, const std::string& cut = "") {
     Response response;
     if (head_out) response.mark_head_sent();
+    if (!cut.empty()) response.cut(cut);
     const Judgment judgment = exchange_.judge(request_, response, end);
     switch (judgment.verdict) {
       case Verdict::answer: return "answer";
@@ -81,6 +82,21 @@ TEST_F(ExchangeJudgeTest, AWebSocketIsEndedWhateverElseHappened) {
   HandlerEnd timed_out_websocket = timed_out();
   timed_out_websocket.websocket = true;
   EXPECT_EQ(judge(timed_out_websocket), "end_websocket");
+}
+
+// Response::cut: the handler ended well but its response cannot (an upstream broke off mid-body).
+TEST_F(ExchangeJudgeTest, AResponseCutShortIsCutAndLoggedWithItsReason) {
+  request_.method = "GET";
+  request_.path = "/big";
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(judge({}, true, "the upstream response was cut: reset"), "cut");
+  EXPECT_EQ(judge({}, false, "before the head"), "cut");
+  EXPECT_EQ(judge(threw(), true, "and it threw"), "cut");  // the failure is the one logged
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("cut its response to GET /big short (HTTP/2): the upstream response was cut: reset"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("and it threw"), std::string::npos) << log;
 }
 
 TEST_F(ExchangeJudgeTest, LogLinesNameTheProtocol) {
