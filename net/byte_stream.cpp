@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 
 namespace tiffany {
 

@@ -13,11 +13,11 @@
 #include <tiffany/http/request_context.hpp>
 
 #include "client/upstream/splice_pipes.hpp"
+#include "handlers/builtin/proxy/proxy_upstreams.hpp"
 #include "handlers/internal/metrics.hpp"
 #include "handlers/internal/plugin_host.hpp"
-#include "reactor/internal/reactor_factory.hpp"
+#include "reactor/engine/reactor_factory.hpp"
 #include "server/accept_loop.hpp"
-#include "handlers/builtin/proxy/proxy_upstreams.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"

@@ -8,7 +8,7 @@
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/reactor/reactor.hpp>
 
-#include "reactor/internal/uring_reactor.hpp"
+#include "reactor/engine/reactor_factory.hpp"
 
 namespace tiffany::detail {
 
@@ -163,7 +163,7 @@ void ClientPools::start_sweeper() noexcept {
     sweeper_scheduler_ = scheduler;
     // Why only io_uring: it queues a poll and its cancel with the next
     // submission, while epoll would make each an epoll_ctl, dearer than the peek.
-    watch_idle_ = dynamic_cast<UringReactor*>(&Reactor::current()) != nullptr;
+    watch_idle_ = is_io_uring(Reactor::current());
   } catch (...) {
     // Out of memory for a task: connections then expire at their next use.
   }

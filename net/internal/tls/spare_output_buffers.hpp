@@ -1,7 +1,7 @@
 // SpareOutputBuffers: this thread's buffers for ciphertext on its way out, reused last-in first-out.
 #pragma once
 
-#include "reactor/internal/spare_buffers.hpp"
+#include "reactor/engine/spare_buffers.hpp"
 
 namespace tiffany::tls {
 

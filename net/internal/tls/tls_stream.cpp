@@ -14,7 +14,7 @@
 #include <tiffany/reactor/recv_pooled.hpp>
 #include <tiffany/reactor/send.hpp>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 
 namespace tiffany::tls {
 namespace {

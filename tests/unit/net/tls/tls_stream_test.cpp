@@ -23,7 +23,7 @@
 #include <tiffany/reactor/readiness.hpp>
 #include <tiffany/reactor/recv_pooled.hpp>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 #include "server/echo/echo_protocol.hpp"
 #include "server/transport/serve_stream.hpp"
 #include "server/transport/tls/tls_context.hpp"

@@ -3,7 +3,7 @@
 
 #include <tiffany/reactor/read_lease.hpp>
 
-#include "reactor/internal/spare_buffers.hpp"
+#include "reactor/engine/spare_buffers.hpp"
 
 namespace tiffany {
 

@@ -1,4 +1,4 @@
-// Choosing the I/O backend: io_uring when the host allows it, epoll otherwise.
+// Choosing the I/O backend: io_uring when the host allows it, epoll otherwise; and which one a reactor is.
 #pragma once
 
 #include <memory>
@@ -21,5 +21,10 @@ struct ChosenReactor {
 /// a seccomp profile, ENOSYS, memlock limits), saying why. An explicit choice
 /// that fails throws std::system_error.
 ChosenReactor make_reactor(BackendChoice choice);
+
+/// True when `reactor` is the io_uring backend. Why here: a caller whose
+/// cheaper way differs by backend asks this, and the backends' classes stay
+/// reactor/'s own (internal/).
+bool is_io_uring(const Reactor& reactor) noexcept;
 
 }  // namespace tiffany

@@ -1,5 +1,5 @@
-// Choosing the I/O backend, with an io_uring probe.
-#include "reactor/internal/reactor_factory.hpp"
+// Choosing the I/O backend, with an io_uring probe; and telling it.
+#include "reactor/engine/reactor_factory.hpp"
 
 #include <liburing.h>
 
@@ -43,5 +43,7 @@ ChosenReactor make_reactor(BackendChoice choice) {
   }
   return {std::make_unique<EpollReactor>(), "fallback: " + problem, true};
 }
+
+bool is_io_uring(const Reactor& reactor) noexcept { return dynamic_cast<const UringReactor*>(&reactor) != nullptr; }
 
 }  // namespace tiffany
