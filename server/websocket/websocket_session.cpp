@@ -9,7 +9,7 @@
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/http/utf8.hpp>
 
-#include "coro/internal/done_mark.hpp"
+#include "coro/engine/done_mark.hpp"
 #include "handlers/internal/websocket_metrics.hpp"
 #include "http/internal/websocket/frame.hpp"
 

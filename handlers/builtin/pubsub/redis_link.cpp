@@ -10,7 +10,7 @@
 #include <tiffany/http/request_context.hpp>
 
 #include "client/internal/redis/resp_command.hpp"
-#include "coro/internal/done_mark.hpp"
+#include "coro/engine/done_mark.hpp"
 #include "handlers/builtin/pubsub/redis_connect.hpp"
 #include "handlers/internal/metrics.hpp"
 #include "handlers/internal/pubsub/worker_hub.hpp"
