@@ -8,7 +8,7 @@
 #include <tiffany/net/socket_stream.hpp>
 #include <tiffany/reactor/reactor.hpp>
 
-#include "net/internal/tls/tls_stream.hpp"
+#include "net/engine/tls/tls_stream.hpp"
 
 namespace tiffany::detail {
 

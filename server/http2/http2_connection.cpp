@@ -13,8 +13,8 @@
 #include <tiffany/reactor/readiness.hpp>
 
 #include "handlers/internal/http2_metrics.hpp"
-#include "net/internal/tls/tls_stream.hpp"
 #include "handlers/internal/readiness.hpp"
+#include "net/engine/tls/tls_stream.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/lingering_close.hpp"

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "net/internal/tls/spare_output_buffers.hpp"
+#include "net/engine/tls/spare_output_buffers.hpp"
 #include "reactor/engine/spare_read_buffers.hpp"
 
 namespace tiffany::tls {

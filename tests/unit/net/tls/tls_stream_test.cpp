@@ -2,7 +2,7 @@
 // client's records reach the server one byte at a time and split at every
 // position, large transfers go through partial sends, and bad peers only fail
 // their own handshake. Runs under ASan in CI.
-#include "net/internal/tls/tls_stream.hpp"
+#include "net/engine/tls/tls_stream.hpp"
 
 #include <sys/ioctl.h>
 #include <sys/socket.h>

@@ -1,5 +1,5 @@
 // The text of OpenSSL's error queue.
-#include "net/internal/tls/openssl_handles.hpp"
+#include "net/engine/tls/openssl_handles.hpp"
 
 #include <openssl/err.h>
 

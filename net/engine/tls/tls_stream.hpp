@@ -10,8 +10,8 @@
 #include <tiffany/net/byte_stream.hpp>
 #include <tiffany/reactor/unique_fd.hpp>
 
+#include "net/engine/tls/openssl_handles.hpp"
 #include "net/internal/tls/ciphertext_buffers.hpp"
-#include "net/internal/tls/openssl_handles.hpp"
 
 namespace tiffany::tls {
 

@@ -1,5 +1,5 @@
 // TlsStream: handshake, read, write and close over CiphertextBuffers and io_uring.
-#include "net/internal/tls/tls_stream.hpp"
+#include "net/engine/tls/tls_stream.hpp"
 
 #include <sys/socket.h>
 
