@@ -14,7 +14,7 @@
 #include "handlers/internal/metrics.hpp"
 #include "handlers/internal/middleware_chain.hpp"
 #include "handlers/internal/plugin_host.hpp"
-#include "http/internal/compression/compression_settings.hpp"
+#include "http/engine/compression/compression_settings.hpp"
 #include "server/echo/echo_protocol.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/transport/plain_transport.hpp"

@@ -14,7 +14,7 @@
 #include <tiffany/http/response.hpp>
 
 #include "handlers/internal/middleware_chain.hpp"
-#include "http/internal/compression/response_compression.hpp"
+#include "http/engine/compression/response_compression.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http/router.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <tiffany/http/uri.hpp>
 
-#include "http/internal/known_methods.hpp"
+#include "http/engine/known_methods.hpp"
 
 namespace tiffany::http2 {
 namespace {

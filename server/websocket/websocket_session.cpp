@@ -11,7 +11,7 @@
 
 #include "coro/engine/done_mark.hpp"
 #include "handlers/internal/websocket_metrics.hpp"
-#include "http/internal/websocket/frame.hpp"
+#include "http/engine/websocket/frame.hpp"
 
 namespace tiffany::http {
 namespace {

@@ -1,5 +1,5 @@
 // WebSocket frames: the close-code table and the server's frame header encoding.
-#include "http/internal/websocket/frame.hpp"
+#include "http/engine/websocket/frame.hpp"
 
 namespace tiffany::http::websocket {
 

@@ -1,5 +1,5 @@
 // is_known_method: llhttp's method table, compared as sent (methods are case-sensitive, RFC 9110 §9.1).
-#include "http/internal/known_methods.hpp"
+#include "http/engine/known_methods.hpp"
 
 #include <llhttp.h>
 

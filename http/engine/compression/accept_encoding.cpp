@@ -1,5 +1,5 @@
 // Accept-Encoding: a zero-allocation parser of the list and the choice it implies.
-#include "http/internal/compression/accept_encoding.hpp"
+#include "http/engine/compression/accept_encoding.hpp"
 
 #include <array>
 #include <string_view>

@@ -8,7 +8,7 @@
 #include <tiffany/http/response.hpp>
 #include <tiffany/http/websocket.hpp>
 
-#include "http/internal/websocket/deflate_negotiation.hpp"
+#include "http/engine/websocket/deflate_negotiation.hpp"
 
 namespace tiffany::http::websocket {
 

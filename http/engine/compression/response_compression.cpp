@@ -1,9 +1,9 @@
 // ResponseCompression: eligibility, negotiation, labels (Vary, Content-Encoding, ETag) and encoding.
-#include "http/internal/compression/response_compression.hpp"
+#include "http/engine/compression/response_compression.hpp"
 
 #include <exception>
 
-#include "http/internal/compression/accept_encoding.hpp"
+#include "http/engine/compression/accept_encoding.hpp"
 
 namespace tiffany::http {
 namespace {

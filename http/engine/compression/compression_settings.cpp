@@ -1,5 +1,5 @@
 // CompressionSettings: media type matching.
-#include "http/internal/compression/compression_settings.hpp"
+#include "http/engine/compression/compression_settings.hpp"
 
 #include <tiffany/http/headers.hpp>
 

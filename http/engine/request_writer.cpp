@@ -1,5 +1,5 @@
 // RequestWriter: request heads and chunks for the outbound client.
-#include "http/internal/request_writer.hpp"
+#include "http/engine/request_writer.hpp"
 
 #include <charconv>
 #include <cstring>

@@ -1,5 +1,5 @@
 // RequestParser: llhttp callbacks → Request, with limits and error statuses.
-#include "http/internal/request_parser.hpp"
+#include "http/engine/request_parser.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,6 @@
 // ResponseParser: llhttp (response mode) callbacks → response events, with
 // the client's framing rules (RFC 9112 §6.3) and limits.
-#include "http/internal/response_parser.hpp"
+#include "http/engine/response_parser.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -5,7 +5,7 @@
 
 #include <tiffany/http/headers.hpp>
 
-#include "http/internal/compression/coding.hpp"
+#include "http/engine/compression/coding.hpp"
 
 namespace tiffany::http {
 

@@ -9,8 +9,8 @@
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 
-#include "http/internal/compression/coding.hpp"
-#include "http/internal/compression/compression_settings.hpp"
+#include "http/engine/compression/coding.hpp"
+#include "http/engine/compression/compression_settings.hpp"
 #include "http/internal/compression/encoder_pool.hpp"
 
 namespace tiffany::http {

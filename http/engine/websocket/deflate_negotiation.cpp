@@ -1,5 +1,5 @@
 // permessage-deflate's negotiation: parsing Sec-WebSocket-Extensions offers, choosing, answering.
-#include "http/internal/websocket/deflate_negotiation.hpp"
+#include "http/engine/websocket/deflate_negotiation.hpp"
 
 #include <algorithm>
 #include <string_view>

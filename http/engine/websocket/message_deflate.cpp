@@ -1,5 +1,5 @@
 // MessageDeflater and MessageInflater: zlib's raw deflate per message, with or without context takeover.
-#include "http/internal/websocket/message_deflate.hpp"
+#include "http/engine/websocket/message_deflate.hpp"
 
 #include <algorithm>
 #include <array>

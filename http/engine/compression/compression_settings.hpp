@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/internal/compression/coding.hpp"
+#include "http/engine/compression/coding.hpp"
 
 namespace tiffany::http {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "http/internal/websocket/frame.hpp"
+#include "http/engine/websocket/frame.hpp"
 #include "http/internal/websocket/utf8_stream.hpp"
 
 namespace tiffany::http::websocket {

@@ -1,5 +1,5 @@
 // MessageReader: header, then payload, per frame; data frames gather into a message.
-#include "http/internal/websocket/message_reader.hpp"
+#include "http/engine/websocket/message_reader.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,5 +1,5 @@
 // The WebSocket opening handshake: the request's checks (RFC 6455 §4.2.1) and the accept value (§4.2.2).
-#include "http/internal/websocket/handshake.hpp"
+#include "http/engine/websocket/handshake.hpp"
 
 #include <openssl/evp.h>
 
