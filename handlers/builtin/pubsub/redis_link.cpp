@@ -9,7 +9,7 @@
 #include <tiffany/handlers/plugin_logger.hpp>
 #include <tiffany/http/request_context.hpp>
 
-#include "client/internal/redis/resp_command.hpp"
+#include "client/engine/redis/resp_command.hpp"
 #include "coro/engine/done_mark.hpp"
 #include "handlers/builtin/pubsub/redis_connect.hpp"
 #include "handlers/internal/metrics.hpp"

@@ -1,5 +1,5 @@
 // RespReader: the RESP2 grammar, parsed from the start of a reply until it is whole.
-#include "client/internal/redis/resp_reader.hpp"
+#include "client/engine/redis/resp_reader.hpp"
 
 #include <charconv>
 #include <utility>
