@@ -5,7 +5,7 @@
 #include "conf/config_error.hpp"
 #include "handlers/builtin/proxy/proxy_handler.hpp"
 #include "handlers/builtin/pubsub/pubsub_handler.hpp"
-#include "handlers/internal/plugin_loader.hpp"
+#include "handlers/engine/plugin_loader.hpp"
 
 namespace tiffany {
 

@@ -5,7 +5,7 @@
 
 #include <tiffany/handlers/handler_registry.hpp>
 
-#include "handlers/internal/plugin_host.hpp"
+#include "handlers/engine/plugin_host.hpp"
 
 namespace tiffany {
 

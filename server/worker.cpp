@@ -14,8 +14,8 @@
 
 #include "client/upstream/splice_pipes.hpp"
 #include "handlers/builtin/proxy/proxy_upstreams.hpp"
-#include "handlers/internal/metrics.hpp"
-#include "handlers/internal/plugin_host.hpp"
+#include "handlers/engine/metrics.hpp"
+#include "handlers/engine/plugin_host.hpp"
 #include "reactor/engine/reactor_factory.hpp"
 #include "server/accept_loop.hpp"
 #include "server/build_protocols.hpp"

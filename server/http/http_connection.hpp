@@ -20,7 +20,7 @@
 
 #include <tiffany/net/byte_stream.hpp>
 
-#include "handlers/internal/splice_sink.hpp"
+#include "handlers/engine/splice_sink.hpp"
 #include "http/engine/compression/response_compression.hpp"
 #include "http/engine/request_parser.hpp"
 #include "http/engine/websocket/connection_upgrade.hpp"

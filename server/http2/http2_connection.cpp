@@ -12,8 +12,8 @@
 #include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/reactor/readiness.hpp>
 
-#include "handlers/internal/http2_metrics.hpp"
-#include "handlers/internal/readiness.hpp"
+#include "handlers/engine/http2_metrics.hpp"
+#include "handlers/engine/readiness.hpp"
 #include "net/engine/tls/tls_stream.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"

@@ -10,7 +10,7 @@
 #include <tiffany/http/utf8.hpp>
 
 #include "coro/engine/done_mark.hpp"
-#include "handlers/internal/websocket_metrics.hpp"
+#include "handlers/engine/websocket_metrics.hpp"
 #include "http/engine/websocket/frame.hpp"
 
 namespace tiffany::http {

@@ -12,7 +12,7 @@
 #include "handlers/builtin/proxy/proxy_attempt.hpp"
 #include "handlers/builtin/proxy/proxy_settings.hpp"
 #include "handlers/builtin/proxy/upstream_runtime.hpp"
-#include "handlers/internal/client_abort.hpp"
+#include "handlers/engine/client_abort.hpp"
 
 namespace tiffany::proxy {
 

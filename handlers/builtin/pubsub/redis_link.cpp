@@ -12,7 +12,7 @@
 #include "client/engine/redis/resp_command.hpp"
 #include "coro/engine/done_mark.hpp"
 #include "handlers/builtin/pubsub/redis_connect.hpp"
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 #include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {

@@ -8,9 +8,9 @@
 #include <mutex>
 #include <string>
 
-#include "handlers/internal/http2_metrics.hpp"
+#include "handlers/engine/http2_metrics.hpp"
+#include "handlers/engine/websocket_metrics.hpp"
 #include "handlers/internal/redis_metrics.hpp"
-#include "handlers/internal/websocket_metrics.hpp"
 #include "handlers/internal/upstream_metrics.hpp"
 
 namespace tiffany {

@@ -1,11 +1,11 @@
 // Metrics::render_websocket: the WebSocket counters, summed over workers per listener, as Prometheus text.
-#include "handlers/internal/websocket_metrics.hpp"
+#include "handlers/engine/websocket_metrics.hpp"
 
 #include <array>
 #include <utility>
 #include <vector>
 
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 #include "handlers/internal/prometheus_text.hpp"
 
 namespace tiffany {

@@ -1,5 +1,5 @@
 // Metrics: counters and the Prometheus text exposition.
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 
 #include <algorithm>
 #include <cstdio>

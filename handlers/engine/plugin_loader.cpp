@@ -1,5 +1,5 @@
 // Plugin loading: dlopen, ABI check, registration with name checks.
-#include "handlers/internal/plugin_loader.hpp"
+#include "handlers/engine/plugin_loader.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>

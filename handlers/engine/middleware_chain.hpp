@@ -6,7 +6,7 @@
 
 #include <tiffany/handlers/middleware/middleware.hpp>
 
-#include "handlers/internal/client_abort.hpp"
+#include "handlers/engine/client_abort.hpp"
 
 namespace tiffany {
 

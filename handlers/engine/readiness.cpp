@@ -1,5 +1,5 @@
 // Readiness: one process-wide atomic, written by the main thread.
-#include "handlers/internal/readiness.hpp"
+#include "handlers/engine/readiness.hpp"
 
 #include <atomic>
 

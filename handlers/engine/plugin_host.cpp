@@ -1,5 +1,5 @@
 // PluginHost: running the plugins' hooks in the server's order.
-#include "handlers/internal/plugin_host.hpp"
+#include "handlers/engine/plugin_host.hpp"
 
 #include <exception>
 #include <stdexcept>

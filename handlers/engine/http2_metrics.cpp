@@ -1,12 +1,12 @@
 // Metrics::render_http2: the HTTP/2 counters, summed over workers per listener, as Prometheus text.
-#include "handlers/internal/http2_metrics.hpp"
+#include "handlers/engine/http2_metrics.hpp"
 
 #include <array>
 #include <cstdio>
 #include <utility>
 #include <vector>
 
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 #include "handlers/internal/prometheus_text.hpp"
 
 namespace tiffany {
