@@ -11,6 +11,7 @@
 
 #include "coro/engine/done_mark.hpp"
 #include "handlers/engine/websocket_metrics.hpp"
+#include "http/engine/websocket/deflate_negotiation.hpp"
 #include "http/engine/websocket/frame.hpp"
 
 namespace tiffany::http {
