@@ -18,7 +18,7 @@ std::string describe(const picojson::value& value) {
 }  // namespace
 
 WorkerContext& HandlerParams::worker() const {
-  if (worker_ == nullptr) throw std::logic_error("only a plugin's handlers have a worker context");
+  if (worker_ == nullptr) throw std::logic_error("these handler params were made without a worker context");
   return *worker_;
 }
 

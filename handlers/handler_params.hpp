@@ -42,7 +42,7 @@ class HandlerParams {
   /// `base_directory` is the config file's folder: relative paths in params
   /// are resolved against it (see path()).
   /// `worker`: the plugin's context on the worker the handler is built for
-  /// (or its config-check context); null for built-in handlers.
+  /// (or its config-check context; the built-ins have contexts of their own).
   /// `beside_route_keys`: the settings share an object with the route keys
   /// (false for `with` and middleware entries: any name is the factory's).
   explicit HandlerParams(const picojson::object& params, std::string base_directory = ".",
@@ -54,7 +54,7 @@ class HandlerParams {
   /// holds the process-wide state). Keep the reference: it outlives the
   /// handler. While the config is checked it is a context of its own
   /// (checking() is true, no state): reach state in handle(). Throws
-  /// std::logic_error for a handler that is not a plugin's.
+  /// std::logic_error for params made without one (null `worker`).
   WorkerContext& worker() const;
 
   std::string string(const std::string& key) const;                              // required

@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "http/internal/websocket/connection_upgrade.hpp"
-#include "http/internal/websocket/handshake.hpp"
+#include "http/engine/websocket/connection_upgrade.hpp"
+#include "http/engine/websocket/handshake.hpp"
 
 namespace tiffany::http {
 namespace {

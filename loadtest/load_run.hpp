@@ -14,7 +14,7 @@
 #include <tiffany/reactor/connect.hpp>
 #include <tiffany/reactor/unique_fd.hpp>
 
-#include "reactor/internal/uring_reactor.hpp"
+#include "reactor/engine/reactor_factory.hpp"
 
 namespace tiffany::loadtest {
 
@@ -34,13 +34,13 @@ inline Task<UniqueFd> connect_tcp(const sockaddr_in& server, const char* who) {
   co_return std::move(fd);
 }
 
-/// Spawns `make_task(deadline)` `connections` times on a fresh UringReactor and
+/// Spawns `make_task(deadline)` `connections` times on a fresh io_uring reactor and
 /// Scheduler, deadline being `duration_seconds` from now, and runs them all to their
 /// end (each task stops itself at the deadline). Returns the seconds that took.
 template <typename MakeTask>
 double run_until_deadline(int connections, double duration_seconds, MakeTask&& make_task) {
-  UringReactor reactor;
-  Scheduler scheduler(&reactor);
+  const ChosenReactor reactor = make_reactor(BackendChoice::io_uring);  // throws where io_uring is refused
+  Scheduler scheduler(reactor.reactor.get());
   const auto start = Clock::now();
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_seconds));

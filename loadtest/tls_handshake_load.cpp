@@ -13,7 +13,7 @@
 
 #include "loadtest/load_options.hpp"
 #include "loadtest/load_run.hpp"
-#include "net/internal/tls/tls_stream.hpp"
+#include "net/engine/tls/tls_stream.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "http/internal/websocket/frame.hpp"
-#include "http/internal/websocket/handshake.hpp"
+#include "http/engine/websocket/frame.hpp"
+#include "http/engine/websocket/handshake.hpp"
 
 namespace tiffany::loadtest {
 

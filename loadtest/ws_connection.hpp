@@ -15,7 +15,7 @@
 #include <tiffany/reactor/recv.hpp>
 #include <tiffany/reactor/send.hpp>
 
-#include "http/internal/websocket/message_reader.hpp"
+#include "http/engine/websocket/message_reader.hpp"
 #include "loadtest/load_run.hpp"
 #include "loadtest/ws_client.hpp"
 

@@ -10,7 +10,7 @@
 
 #include <tiffany/reactor/readiness.hpp>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 
 namespace tiffany {
 

@@ -9,9 +9,9 @@
 #include <tiffany/net/resolver.hpp>
 #include <tiffany/net/socket_stream.hpp>
 
+#include "net/engine/tls/tls_stream.hpp"
 #include "net/internal/happy_eyeballs.hpp"
 #include "net/internal/tls/client_context.hpp"
-#include "net/internal/tls/tls_stream.hpp"
 
 namespace tiffany {
 namespace {

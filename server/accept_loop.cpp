@@ -16,7 +16,7 @@
 #include <tiffany/coro/spawn.hpp>
 #include <tiffany/reactor/accept.hpp>
 
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/format_peer.hpp"

@@ -7,14 +7,14 @@
 #include <stdexcept>
 
 #include <tiffany/handlers/handler_registry.hpp>
+#include <tiffany/handlers/plugin_context.hpp>
 
 #include "conf/config.hpp"
 #include "conf/config_error.hpp"
-#include "handlers/builtin/proxy/proxy_upstreams.hpp"
-#include "handlers/internal/metrics.hpp"
-#include "handlers/internal/middleware_chain.hpp"
-#include "handlers/internal/plugin_host.hpp"
-#include "http/internal/compression/compression_settings.hpp"
+#include "handlers/engine/metrics.hpp"
+#include "handlers/engine/middleware_chain.hpp"
+#include "handlers/engine/plugin_host.hpp"
+#include "http/engine/compression/compression_settings.hpp"
 #include "server/echo/echo_protocol.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/transport/plain_transport.hpp"
@@ -33,15 +33,17 @@ std::string quoted_list(const std::vector<std::string>& items) {
 // Calls a handler's or a middleware's factory with `params` (found at
 // `params_path`); its ParamError and unknown keys become config errors there.
 // `flat`: the settings sit beside these keys (a middleware entry's "use", or
-// the route keys in the deprecated flat route form).
+// the route keys in the deprecated flat route form). The factory gets
+// `plugin`'s context on the worker `builtins` is for, or `builtins` for a built-in.
 template <class Made, class Factory>
 std::unique_ptr<Made> call_factory(const Config& config, const Factory& factory, const std::string& kind,
                                    const std::string& name, LoadedPlugin* plugin, const picojson::object& object,
-                                   const std::string& params_path, std::vector<std::string> flat, int worker) {
+                                   const std::string& params_path, std::vector<std::string> flat,
+                                   WorkerContext& builtins) {
   // Why: only the deprecated flat route form shares its object with the route keys.
   const bool beside_route_keys = kind == "handler" && !flat.empty();
-  const HandlerParams params(object, config.directory, plugin != nullptr ? &plugin->worker(worker) : nullptr,
-                             beside_route_keys);
+  WorkerContext& context = plugin != nullptr ? plugin->worker(builtins.index()) : builtins;
+  const HandlerParams params(object, config.directory, &context, beside_route_keys);
   std::unique_ptr<Made> made;
   try {
     made = factory(params);
@@ -62,7 +64,7 @@ std::unique_ptr<Made> call_factory(const Config& config, const Factory& factory,
 
 std::unique_ptr<Handler> build_handler(const Config& config, const std::string& name, const picojson::object& params,
                                        const std::string& name_path, const std::string& params_path, bool flat,
-                                       const HandlerRegistry& registry, int worker) {
+                                       const HandlerRegistry& registry, WorkerContext& builtins) {
   const HandlerFactory* factory = registry.find(name);
   if (factory == nullptr) {
     throw ConfigError(config.file, name_path,
@@ -71,12 +73,12 @@ std::unique_ptr<Handler> build_handler(const Config& config, const std::string& 
   std::vector<std::string> route_keys;
   if (flat) route_keys.assign(std::begin(HandlerParams::kRouteKeys), std::end(HandlerParams::kRouteKeys));
   return call_factory<Handler>(config, *factory, "handler", name, registry.plugin(name), params, params_path,
-                               std::move(route_keys), worker);
+                               std::move(route_keys), builtins);
 }
 
 std::vector<std::unique_ptr<Middleware>> build_middleware(const Config& config,
                                                           const std::vector<MiddlewareConfig>& entries,
-                                                          const HandlerRegistry& handlers, int worker) {
+                                                          const HandlerRegistry& handlers, WorkerContext& builtins) {
   const MiddlewareRegistry& registry = handlers.middleware();
   std::vector<std::unique_ptr<Middleware>> chain;
   for (const MiddlewareConfig& entry : entries) {
@@ -86,16 +88,16 @@ std::vector<std::unique_ptr<Middleware>> build_middleware(const Config& config,
                         "unknown middleware \"" + entry.use + "\"; expected one of " + quoted_list(registry.names()));
     }
     chain.push_back(call_factory<Middleware>(config, *factory, "middleware", entry.use, registry.plugin(entry.use),
-                                             entry.params, entry.json_path, {"use"}, worker));
+                                             entry.params, entry.json_path, {"use"}, builtins));
   }
   return chain;
 }
 
 std::shared_ptr<Handler> build_fallback(const Config& config, const std::optional<FallbackConfig>& fallback,
-                                        const HandlerRegistry& registry, int worker) {
+                                        const HandlerRegistry& registry, WorkerContext& builtins) {
   if (!fallback) return nullptr;
   return build_handler(config, fallback->handler, fallback->params, fallback->json_path + ".handler",
-                       fallback->params_path, false, registry, worker);
+                       fallback->params_path, false, registry, builtins);
 }
 
 std::unique_ptr<const http::CompressionSettings> compression_settings(const CompressConfig& compress) {
@@ -112,7 +114,7 @@ std::unique_ptr<const http::CompressionSettings> compression_settings(const Comp
 
 std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerConfig& listener,
                                            const HandlerRegistry& registry, AccessLog* access_log,
-                                           ConnectionTracker* tracker, int worker) {
+                                           ConnectionTracker* tracker, WorkerContext& builtins) {
   http::HttpSite site;
   site.access_log = access_log;
   site.tracker = tracker;
@@ -151,10 +153,10 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
     }
     std::shared_ptr<Handler> handler =
         build_handler(config, route.handler, route.params, route.json_path + ".handler", route.params_path,
-                      route.params_path == route.json_path, registry, worker);
+                      route.params_path == route.json_path, registry, builtins);
     if (!route.middleware.empty()) {
       // Why only here: a route without middleware is routed straight to its handler, no step between.
-      handler = std::make_shared<MiddlewareChain>(build_middleware(config, route.middleware, registry, worker),
+      handler = std::make_shared<MiddlewareChain>(build_middleware(config, route.middleware, registry, builtins),
                                                   std::move(handler));
     }
     const std::string origin = registry.origin(route.handler);
@@ -168,33 +170,25 @@ std::unique_ptr<StreamProtocol> build_http(const Config& config, const ListenerC
     }
   }
   if (!listener.middleware.empty()) {
-    site.middleware =
-        std::make_shared<const MiddlewareChain>(build_middleware(config, listener.middleware, registry, worker), nullptr);
+    site.middleware = std::make_shared<const MiddlewareChain>(
+        build_middleware(config, listener.middleware, registry, builtins), nullptr);
   }
-  site.not_found = build_fallback(config, listener.not_found, registry, worker);
-  site.method_not_allowed = build_fallback(config, listener.method_not_allowed, registry, worker);
+  site.not_found = build_fallback(config, listener.not_found, registry, builtins);
+  site.method_not_allowed = build_fallback(config, listener.method_not_allowed, registry, builtins);
   return std::make_unique<HttpProtocol>(std::move(site));
 }
 
 }  // namespace
 
 std::vector<std::unique_ptr<Transport>> build_protocols(const Config& config, const HandlerRegistry& registry,
-                                                        const TlsContexts& tls_contexts, AccessLog* access_log,
-                                                        ConnectionTracker* tracker, int worker) {
-  // Why: a worker brings its own registry (its upstreams' runtimes, probes);
-  // a config check gets a throwaway one so proxy routes are checked too.
-  std::optional<proxy::ProxyUpstreams> checking;
-  std::optional<proxy::ProxyUpstreams::Scope> scope;
-  if (proxy::ProxyUpstreams::current() == nullptr) {
-    checking.emplace(config.upstreams, false);
-    scope.emplace(*checking);
-  }
+                                                        WorkerContext& builtins, const TlsContexts& tls_contexts,
+                                                        AccessLog* access_log, ConnectionTracker* tracker) {
   std::vector<std::unique_ptr<Transport>> protocols;
   for (std::size_t i = 0; i < config.listeners.size(); ++i) {
     const ListenerConfig& listener = config.listeners[i];
     std::unique_ptr<StreamProtocol> protocol;
     if (listener.protocol == Protocol::http) {
-      protocol = build_http(config, listener, registry, access_log, tracker, worker);
+      protocol = build_http(config, listener, registry, access_log, tracker, builtins);
     } else {
       protocol = std::make_unique<EchoProtocol>(std::chrono::milliseconds(listener.timeouts.idle_ms),
                                                 std::chrono::milliseconds(listener.timeouts.write_ms));

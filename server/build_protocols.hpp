@@ -13,15 +13,19 @@ struct Config;
 class AccessLog;
 class ConnectionTracker;
 class HandlerRegistry;
+class WorkerContext;
 
 /// Builds each listener's transport and protocol (for HTTP: its routes and
 /// handlers), in config order; HTTP requests are logged to `access_log` if
 /// given, and connections join `tracker` (limits, graceful shutdown) if
-/// given. A plugin's handlers get its context on `worker` (< 0: the
-/// config-check context). Throws ConfigError naming the JSON path of any problem.
+/// given. The built-in handlers and middleware get `builtins`, their
+/// context on the worker these are built for (LoadedHandlers::builtins), or
+/// their config-check context; a plugin's get its own on the same worker
+/// (builtins.index(); < 0: its config-check context). `builtins` must
+/// outlive the handlers. Throws ConfigError naming the JSON path of any problem.
 std::vector<std::unique_ptr<Transport>> build_protocols(const Config& config, const HandlerRegistry& registry,
-                                                        const TlsContexts& tls_contexts,
+                                                        WorkerContext& builtins, const TlsContexts& tls_contexts,
                                                         AccessLog* access_log = nullptr,
-                                                        ConnectionTracker* tracker = nullptr, int worker = -1);
+                                                        ConnectionTracker* tracker = nullptr);
 
 }  // namespace tiffany

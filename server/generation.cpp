@@ -43,7 +43,7 @@ Generation::Generation(Config config, unsigned number, SocketOffers& offers)
   tls_contexts_ = build_tls_contexts(config_);           // certificates and keys are read here
   peer_limits_ = build_peer_connection_limits(config_);  // per-address counts, shared by the workers
   // Every route and handler param is checked before binding.
-  (void)build_protocols(config_, handlers_->registry, tls_contexts_);
+  (void)build_protocols(config_, handlers_->registry, handlers_->builtins_checking, tls_contexts_);
   if (config_.access_log.enabled) access_log_file_ = open_access_log(config_);
   bind_listeners(offers);
 }
@@ -122,8 +122,8 @@ WorkerBackend Generation::start() {
   for (std::size_t w = 0; w < config_.workers; ++w) {
     std::vector<ListenSocket> own;
     for (const ListenSocket& socket : sockets_[w]) own.push_back(duplicate(socket));
-    workers_.push_back(std::make_unique<Worker>(w, config_, handlers_->registry, tls_contexts_, peer_limits_,
-                                                std::move(own), access_log_fd(), &handlers_->plugins));
+    workers_.push_back(std::make_unique<Worker>(w, config_, handlers_->registry, handlers_->builtins, tls_contexts_,
+                                                peer_limits_, std::move(own), access_log_fd(), &handlers_->plugins));
     backend = workers_.back()->start();
   }
   return backend;

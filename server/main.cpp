@@ -87,7 +87,8 @@ class ErrorLogSink final : public tiffany::LogSink {
 // Validates what start-up would, without binding: certificates, plugins, routes and handler params.
 void check_config(const tiffany::Config& config) {
   const std::unique_ptr<tiffany::LoadedHandlers> handlers = tiffany::load_handlers(config);
-  (void)tiffany::build_protocols(config, handlers->registry, tiffany::build_tls_contexts(config));
+  (void)tiffany::build_protocols(config, handlers->registry, handlers->builtins_checking,
+                                 tiffany::build_tls_contexts(config));
 }
 
 // The file name of the program at `path` (or a /proc/PID/exe link to it);

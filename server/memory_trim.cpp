@@ -7,9 +7,9 @@
 
 #include <tiffany/coro/sleep.hpp>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "net/engine/tls/spare_output_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 #include "server/transport/connection_tracker.hpp"
-#include "net/internal/tls/spare_output_buffers.hpp"
 
 namespace tiffany {
 

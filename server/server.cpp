@@ -11,7 +11,7 @@
 
 #include "conf/config_error.hpp"
 #include "conf/config_loader.hpp"
-#include "handlers/internal/readiness.hpp"
+#include "handlers/engine/readiness.hpp"
 #include "server/log/error_log.hpp"
 #include "server/log_reopen.hpp"
 #include "server/pid_file.hpp"

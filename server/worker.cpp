@@ -2,7 +2,6 @@
 #include "server/worker.hpp"
 
 #include <limits>
-#include <optional>
 
 #include <tiffany/coro/exception_message.hpp>
 #include <tiffany/coro/join.hpp>
@@ -10,14 +9,14 @@
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/task_context.hpp>
 #include <tiffany/coro/yield.hpp>
+#include <tiffany/handlers/plugin_context.hpp>
 #include <tiffany/http/request_context.hpp>
 
 #include "client/upstream/splice_pipes.hpp"
-#include "handlers/internal/metrics.hpp"
-#include "handlers/internal/plugin_host.hpp"
-#include "reactor/internal/reactor_factory.hpp"
+#include "handlers/engine/metrics.hpp"
+#include "handlers/engine/plugin_host.hpp"
+#include "reactor/engine/reactor_factory.hpp"
 #include "server/accept_loop.hpp"
-#include "handlers/builtin/proxy/proxy_upstreams.hpp"
 #include "server/build_protocols.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
@@ -134,15 +133,24 @@ struct WorkerPluginTasks {
     host->detach_worker(index);
   }
 };
+// The built-in handlers' background tasks are forgotten before the scheduler
+// goes (it destroys what is left). Why not canceled at the drain, as the
+// plugins' are: the proxy's probes keep its upstreams' health current for
+// the requests the drain still serves.
+struct ReleaseTasks {
+  WorkerContext& context;
+  ~ReleaseTasks() { context.release_tasks(); }
+};
 
 }  // namespace
 
-Worker::Worker(std::size_t index, const Config& config, const HandlerRegistry& registry,
+Worker::Worker(std::size_t index, const Config& config, const HandlerRegistry& registry, AppContext& builtins,
                const TlsContexts& tls_contexts, const PeerConnectionLimits& peer_limits,
                std::vector<ListenSocket> sockets, int access_log_fd, PluginHost* plugins)
     : index_(index),
       config_(config),
       registry_(registry),
+      builtins_(builtins),
       tls_contexts_(tls_contexts),
       peer_limits_(peer_limits),
       sockets_(std::move(sockets)),
@@ -185,12 +193,11 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     // Plugins' worker hooks run before the handlers are built; their state outlives the scheduler.
     const WorkerPlugins plugins{plugins_, index_};
     if (plugins_ != nullptr) plugins_->start_worker(index_);
-    // The proxy routes' upstreams on this worker, shared by those routes; before the protocols (they use it).
-    proxy::ProxyUpstreams proxy_upstreams(config_.upstreams, true);
-    std::optional<proxy::ProxyUpstreams::Scope> proxy_scope(std::in_place, proxy_upstreams);
-    const auto protocols = build_protocols(config_, registry_, tls_contexts_, access_log.get(), &tracker,
-                                           static_cast<int>(index_));
-    proxy_scope.reset();
+    // The built-in handlers' context on this worker, as each plugin's handlers have theirs: their
+    // per-worker state (the proxy's upstreams) and background tasks (its health probes). Before the
+    // protocols (their handlers keep it); its state goes after the scheduler.
+    WorkerContext builtins(builtins_, static_cast<int>(index_));
+    const auto protocols = build_protocols(config_, registry_, builtins, tls_contexts_, access_log.get(), &tracker);
     // Why: declared after everything the tasks use, so its destructor (which
     // destroys unfinished connection tasks) runs while those still exist.
     const SchedulerConfig& tuning = config_.scheduler;
@@ -205,6 +212,7 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     scheduler.set_slow_task_logger(log_slow_task);
     const WorkerPluginTasks plugin_tasks{plugins_, index_};  // before the scheduler goes
     if (plugins_ != nullptr) plugins_->attach_worker(index_, scheduler);
+    const ReleaseTasks builtin_tasks{builtins};  // before the scheduler goes
 
     std::vector<JoinHandle<void>> accept_loops;
     for (std::size_t i = 0; i < sockets_.size(); ++i) {
@@ -213,7 +221,7 @@ void Worker::run(std::promise<WorkerBackend>& ready) {
     }
     (void)scheduler.spawn(publish_counters(tracker, open_, Metrics::instance().add_worker()));
     (void)scheduler.spawn(trim_memory_after_bursts(tracker));
-    proxy_upstreams.start_probes();
+    builtins.attach(scheduler);  // the tasks the built-ins queued start: the proxy's health probes
     if (access_log) (void)scheduler.spawn(access_log->flush_every(std::chrono::seconds(1)));
     {
       std::lock_guard lock(queue_mutex_);

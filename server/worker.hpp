@@ -21,6 +21,7 @@
 
 namespace tiffany {
 
+class AppContext;
 class HandlerRegistry;
 class PluginHost;
 
@@ -42,12 +43,13 @@ struct WorkerBackend {
 /// main thread only through its RemoteQueue (drain, stop).
 class Worker {
  public:
-  /// `access_log_fd` < 0: no access log. `peer_limits` (one per listener,
-  /// shared by the workers) and `plugins` (started; may be null) must
-  /// outlive the worker.
-  Worker(std::size_t index, const Config& config, const HandlerRegistry& registry, const TlsContexts& tls_contexts,
-         const PeerConnectionLimits& peer_limits, std::vector<ListenSocket> sockets, int access_log_fd,
-         PluginHost* plugins = nullptr);
+  /// `access_log_fd` < 0: no access log. `builtins` (the built-in
+  /// handlers' process-wide context: the worker makes its WorkerContext on
+  /// it), `peer_limits` (one per listener, shared by the workers) and
+  /// `plugins` (started; may be null) must outlive the worker.
+  Worker(std::size_t index, const Config& config, const HandlerRegistry& registry, AppContext& builtins,
+         const TlsContexts& tls_contexts, const PeerConnectionLimits& peer_limits, std::vector<ListenSocket> sockets,
+         int access_log_fd, PluginHost* plugins = nullptr);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
   ~Worker();
@@ -78,6 +80,7 @@ class Worker {
   std::size_t index_;
   const Config& config_;
   const HandlerRegistry& registry_;
+  AppContext& builtins_;
   const TlsContexts& tls_contexts_;
   const PeerConnectionLimits& peer_limits_;
   std::vector<ListenSocket> sockets_;

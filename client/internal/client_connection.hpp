@@ -13,7 +13,7 @@
 #include <tiffany/net/byte_stream.hpp>
 #include <tiffany/reactor/readiness.hpp>
 
-#include "http/internal/response_parser.hpp"
+#include "http/engine/response_parser.hpp"
 
 namespace tiffany::detail {
 

@@ -10,7 +10,7 @@
 #include <tiffany/coro/deadline.hpp>
 
 #include "client/internal/stage_deadline.hpp"
-#include "http/internal/request_writer.hpp"
+#include "http/engine/request_writer.hpp"
 
 namespace tiffany::detail {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "client/internal/client_connection.hpp"
 #include "client/internal/origin_url.hpp"
-#include "http/internal/request_writer.hpp"
+#include "http/engine/request_writer.hpp"
 
 namespace tiffany::detail {
 

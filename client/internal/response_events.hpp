@@ -5,7 +5,7 @@
 #include <tiffany/coro/task.hpp>
 
 #include "client/internal/client_connection.hpp"
-#include "http/internal/response_parser.hpp"
+#include "http/engine/response_parser.hpp"
 
 namespace tiffany::detail {
 

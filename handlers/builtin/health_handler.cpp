@@ -1,8 +1,8 @@
 // health and status: liveness and the server's counters.
 #include "handlers/builtin/health_handler.hpp"
 
-#include "handlers/internal/metrics.hpp"
-#include "handlers/internal/readiness.hpp"
+#include "handlers/engine/metrics.hpp"
+#include "handlers/engine/readiness.hpp"
 
 namespace tiffany {
 

@@ -1,7 +1,7 @@
 // metrics: renders Metrics for Prometheus.
 #include "handlers/builtin/metrics_handler.hpp"
 
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 
 namespace tiffany {
 

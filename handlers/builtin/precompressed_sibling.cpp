@@ -10,7 +10,7 @@
 #include <tiffany/reactor/unique_fd.hpp>
 
 #include "handlers/builtin/mime_types.hpp"
-#include "http/internal/compression/accept_encoding.hpp"
+#include "http/engine/compression/accept_encoding.hpp"
 
 namespace tiffany {
 namespace {

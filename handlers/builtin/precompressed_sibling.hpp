@@ -12,7 +12,7 @@
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 
-#include "http/internal/compression/coding.hpp"
+#include "http/engine/compression/coding.hpp"
 
 namespace tiffany {
 

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 #include "handlers/internal/prometheus_text.hpp"
 
 namespace tiffany {

@@ -11,7 +11,7 @@
 #include <tiffany/coro/external_promise.hpp>
 #include <tiffany/coro/syscalls.hpp>
 
-#include "reactor/internal/uring_reactor.hpp"
+#include "reactor/engine/reactor_factory.hpp"
 
 namespace {
 
@@ -82,8 +82,8 @@ BENCHMARK(BM_JoinFinishedTask)->ArgName("instrumented")->Arg(0)->Arg(1);
 // A promise completed on another thread, to the waiting task's resumption,
 // with the scheduler asleep in io_uring_enter (the real server's situation).
 void BM_ExternalPromiseLatency(benchmark::State& state) {
-  UringReactor reactor;
-  Scheduler scheduler(&reactor);
+  const ChosenReactor reactor = make_reactor(BackendChoice::io_uring);
+  Scheduler scheduler(reactor.reactor.get());
   std::vector<double> latencies_ns;
   for (auto _ : state) {
     ExternalPromise<std::chrono::steady_clock::time_point> promise;

@@ -15,7 +15,7 @@
 
 #include <tiffany/reactor/splice.hpp>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 
 namespace tiffany {
 namespace {

@@ -8,7 +8,7 @@
 #include <tiffany/http/request_context.hpp>
 #include <tiffany/http/request_id.hpp>
 
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 

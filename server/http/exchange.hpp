@@ -14,8 +14,8 @@
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 
-#include "handlers/internal/middleware_chain.hpp"
-#include "http/internal/compression/response_compression.hpp"
+#include "handlers/engine/middleware_chain.hpp"
+#include "http/engine/compression/response_compression.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http/router.hpp"
 

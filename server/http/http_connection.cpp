@@ -13,8 +13,8 @@
 #include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/http/http_status.hpp>
 
-#include "handlers/internal/metrics.hpp"
-#include "handlers/internal/readiness.hpp"
+#include "handlers/engine/metrics.hpp"
+#include "handlers/engine/readiness.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/connection_tracker.hpp"

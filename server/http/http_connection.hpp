@@ -20,10 +20,10 @@
 
 #include <tiffany/net/byte_stream.hpp>
 
-#include "http/internal/compression/response_compression.hpp"
-#include "http/internal/request_parser.hpp"
-#include "handlers/internal/splice_sink.hpp"
-#include "http/internal/websocket/connection_upgrade.hpp"
+#include "handlers/engine/splice_sink.hpp"
+#include "http/engine/compression/response_compression.hpp"
+#include "http/engine/request_parser.hpp"
+#include "http/engine/websocket/connection_upgrade.hpp"
 #include "server/http/client_watch.hpp"
 #include "server/http/exchange.hpp"
 #include "server/http/http_site.hpp"

@@ -6,7 +6,7 @@
 
 #include <tiffany/coro/deadline.hpp>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 #include "server/http2/connection_preface.hpp"
 #include "server/http2/http2_connection.hpp"
 #include "server/transport/stage_timeout.hpp"

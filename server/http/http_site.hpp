@@ -7,7 +7,7 @@
 
 #include <tiffany/http/http_limits.hpp>
 
-#include "http/internal/compression/compression_settings.hpp"
+#include "http/engine/compression/compression_settings.hpp"
 #include "server/http/router.hpp"
 
 namespace tiffany {

@@ -8,7 +8,7 @@
 #include <tiffany/http/http_date.hpp>
 #include <tiffany/http/http_status.hpp>
 
-#include "handlers/internal/readiness.hpp"
+#include "handlers/engine/readiness.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/connection_tracker.hpp"
 

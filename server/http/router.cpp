@@ -6,7 +6,7 @@
 
 #include <tiffany/handlers/handler.hpp>
 
-#include "handlers/internal/client_abort.hpp"
+#include "handlers/engine/client_abort.hpp"
 
 namespace tiffany::http {
 namespace {

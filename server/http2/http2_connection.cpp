@@ -10,8 +10,8 @@
 #include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/reactor/readiness.hpp>
 
-#include "handlers/internal/http2_metrics.hpp"
-#include "handlers/internal/readiness.hpp"
+#include "handlers/engine/http2_metrics.hpp"
+#include "handlers/engine/readiness.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/lingering_close.hpp"

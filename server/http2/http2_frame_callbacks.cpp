@@ -3,7 +3,7 @@
 
 #include <tiffany/handlers/server_stats.hpp>
 
-#include "handlers/internal/http2_metrics.hpp"
+#include "handlers/engine/http2_metrics.hpp"
 #include "server/log/access_log.hpp"
 
 namespace tiffany::http2 {

@@ -1,7 +1,7 @@
 // Http2Connection: request bodies: streamed to a running handler or held whole, within the connection's budget and window.
 #include "server/http2/http2_connection.hpp"
 
-#include "handlers/internal/http2_metrics.hpp"
+#include "handlers/engine/http2_metrics.hpp"
 
 namespace tiffany::http2 {
 

@@ -5,8 +5,8 @@
 
 #include <tiffany/http/uri.hpp>
 
-#include "http/internal/known_methods.hpp"
-#include "http/internal/request_head_checks.hpp"
+#include "http/engine/known_methods.hpp"
+#include "http/engine/request_head_checks.hpp"
 
 namespace tiffany::http2 {
 namespace {

@@ -20,7 +20,7 @@
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 
-#include "http/internal/websocket/connection_upgrade.hpp"
+#include "http/engine/websocket/connection_upgrade.hpp"
 #include "server/http/exchange.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http2/stream_input.hpp"

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 #include "server/http2/http2_stream.hpp"
 
 namespace tiffany::http2 {

@@ -9,9 +9,10 @@
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/http/utf8.hpp>
 
-#include "coro/internal/done_mark.hpp"
-#include "handlers/internal/websocket_metrics.hpp"
-#include "http/internal/websocket/frame.hpp"
+#include "coro/engine/done_mark.hpp"
+#include "handlers/engine/websocket_metrics.hpp"
+#include "http/engine/websocket/deflate_negotiation.hpp"
+#include "http/engine/websocket/frame.hpp"
 
 namespace tiffany::http {
 namespace {

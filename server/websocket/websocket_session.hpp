@@ -16,9 +16,9 @@
 #include <tiffany/http/websocket.hpp>
 #include <tiffany/net/byte_stream.hpp>
 
-#include "http/internal/websocket/connection_upgrade.hpp"
-#include "http/internal/websocket/message_deflate.hpp"
-#include "http/internal/websocket/message_reader.hpp"
+#include "http/engine/websocket/connection_upgrade.hpp"
+#include "http/engine/websocket/message_deflate.hpp"
+#include "http/engine/websocket/message_reader.hpp"
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {

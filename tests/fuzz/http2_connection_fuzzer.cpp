@@ -35,7 +35,7 @@
 #include <tiffany/reactor/read_lease.hpp>
 #include <tiffany/reactor/unique_fd.hpp>
 
-#include "reactor/internal/reactor_factory.hpp"
+#include "reactor/engine/reactor_factory.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http2/connection_preface.hpp"

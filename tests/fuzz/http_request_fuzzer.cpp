@@ -13,7 +13,7 @@
 #include <tiffany/http/response.hpp>
 #include <tiffany/http/uri.hpp>
 
-#include "http/internal/request_parser.hpp"
+#include "http/engine/request_parser.hpp"
 #include "server/http/router.hpp"
 
 namespace {

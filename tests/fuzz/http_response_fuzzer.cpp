@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/internal/response_parser.hpp"
+#include "http/engine/response_parser.hpp"
 
 namespace {
 

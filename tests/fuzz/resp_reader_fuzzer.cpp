@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/internal/redis/resp_reader.hpp"
+#include "client/engine/redis/resp_reader.hpp"
 
 namespace {
 

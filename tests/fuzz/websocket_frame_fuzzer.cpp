@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "http/internal/websocket/frame.hpp"
-#include "http/internal/websocket/message_deflate.hpp"
-#include "http/internal/websocket/message_reader.hpp"
+#include "http/engine/websocket/frame.hpp"
+#include "http/engine/websocket/message_deflate.hpp"
+#include "http/engine/websocket/message_reader.hpp"
 #include "tests/fuzz/websocket_reference.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/internal/websocket/message_reader.hpp"
+#include "http/engine/websocket/message_reader.hpp"
 
 namespace websocket_reference {
 

@@ -84,9 +84,9 @@ TEST_F(InstalledSdk, InstallsExactlyTheHeadersTheLayoutRuleNames) {
   const std::vector<std::string> expected = lines_of(rule.out);
   EXPECT_GE(expected.size(), 60u);
   EXPECT_EQ(installed_headers(prefix_), expected);
-  for (const char* internal : {"http/internal/request_parser.hpp", "server/http/router.hpp",
+  for (const char* internal : {"http/engine/request_parser.hpp", "server/http/router.hpp",
                                "reactor/internal/uring_reactor.hpp", "conf/config.hpp",
-                               "handlers/internal/plugin_loader.hpp", "handlers/builtin/static_handler.hpp",
+                               "handlers/engine/plugin_loader.hpp", "handlers/builtin/static_handler.hpp",
                                "handlers/middleware/builtin/cors_middleware.hpp", "server/server.hpp"}) {
     EXPECT_FALSE(fs::exists(prefix_ + "/include/tiffany/" + internal)) << internal << " leaked into the SDK";
   }

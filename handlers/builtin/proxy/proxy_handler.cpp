@@ -394,12 +394,11 @@ Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request,
   }
 }
 
-void register_proxy_handler(HandlerRegistry& registry) {
-  registry.add("proxy", [](const HandlerParams& params) -> std::unique_ptr<Handler> {
+void register_proxy_handler(HandlerRegistry& registry, const std::vector<UpstreamConfig>& upstreams) {
+  registry.add("proxy", [&upstreams](const HandlerParams& params) -> std::unique_ptr<Handler> {
     ProxySettings settings = read_proxy_settings(params);
-    ProxyUpstreams* upstreams = ProxyUpstreams::current();
-    if (upstreams == nullptr) throw ParamError("", "the proxy handler is built only by the server (its upstreams)");
-    std::shared_ptr<UpstreamRuntime> runtime = upstreams->get(settings.upstream);
+    std::shared_ptr<UpstreamRuntime> runtime =
+        ProxyUpstreams::runtime_for(params.worker(), upstreams, settings.upstream);
     if (runtime == nullptr) {
       throw ParamError("upstream", "no upstream called \"" + settings.upstream + "\" in \"upstreams\"");
     }

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <tiffany/handlers/handler.hpp>
 #include <tiffany/handlers/handler_params.hpp>
@@ -12,7 +13,7 @@
 #include "handlers/builtin/proxy/proxy_attempt.hpp"
 #include "handlers/builtin/proxy/proxy_settings.hpp"
 #include "handlers/builtin/proxy/upstream_runtime.hpp"
-#include "handlers/internal/client_abort.hpp"
+#include "handlers/engine/client_abort.hpp"
 
 namespace tiffany::proxy {
 
@@ -51,9 +52,11 @@ class ProxyHandler final : public Handler, public ClientAbortPolicy {
   ClientTimeouts timeouts_;  // the upstream's connect and write limits, this route's first-byte and read
 };
 
-/// Registers "proxy": its factory takes the runtime of the route's upstream
-/// from ProxyUpstreams::current() (a config check without one gets a
-/// throwaway runtime; an undefined upstream is a ParamError on "upstream").
-void register_proxy_handler(HandlerRegistry& registry);
+/// Registers "proxy", for `upstreams` (the config's; they must outlive the
+/// registry): its factory takes the runtime of the route's upstream from the
+/// registry in the built-ins' context it is given (HandlerParams::worker(),
+/// see ProxyUpstreams; a config check gets a throwaway runtime). An
+/// undefined upstream is a ParamError on "upstream".
+void register_proxy_handler(HandlerRegistry& registry, const std::vector<UpstreamConfig>& upstreams);
 
 }  // namespace tiffany::proxy

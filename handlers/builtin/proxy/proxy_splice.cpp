@@ -6,7 +6,7 @@
 
 #include "client/upstream/response_splice.hpp"
 #include "client/upstream/splice_pipes.hpp"
-#include "handlers/internal/splice_sink.hpp"
+#include "handlers/engine/splice_sink.hpp"
 
 namespace tiffany::proxy {
 

@@ -1,16 +1,23 @@
-// ProxyUpstreams: runtimes made on first ask, the thread's current registry, and the probe tasks.
+// ProxyUpstreams: runtimes made on first ask, kept in the worker's context, and their probe tasks.
 #include "handlers/builtin/proxy/proxy_upstreams.hpp"
 
-#include <tiffany/coro/scheduler.hpp>
-
 namespace tiffany::proxy {
-namespace {
 
-thread_local ProxyUpstreams* current_upstreams = nullptr;
+std::shared_ptr<UpstreamRuntime> ProxyUpstreams::runtime_for(WorkerContext& worker,
+                                                             const std::vector<UpstreamConfig>& configs,
+                                                             const std::string& name) {
+  if (worker.checking()) {
+    for (const UpstreamConfig& config : configs) {
+      if (config.name == name) return std::make_shared<UpstreamRuntime>(config, false);
+    }
+    return nullptr;
+  }
+  ProxyUpstreams* upstreams = worker.find<ProxyUpstreams>();
+  if (upstreams == nullptr) upstreams = &worker.emplace<ProxyUpstreams>(worker, configs);
+  return upstreams->get(name);
+}
 
-}  // namespace
-
-ProxyUpstreams::ProxyUpstreams(const std::vector<UpstreamConfig>& configs, bool serving) : serving_(serving) {
+ProxyUpstreams::ProxyUpstreams(WorkerContext& worker, const std::vector<UpstreamConfig>& configs) : worker_(worker) {
   for (const UpstreamConfig& config : configs) configs_.emplace(config.name, &config);
 }
 
@@ -18,24 +25,10 @@ std::shared_ptr<UpstreamRuntime> ProxyUpstreams::get(const std::string& name) {
   if (auto made = made_.find(name); made != made_.end()) return made->second;
   const auto config = configs_.find(name);
   if (config == configs_.end()) return nullptr;
-  auto runtime = std::make_shared<UpstreamRuntime>(*config->second, serving_);
+  auto runtime = std::make_shared<UpstreamRuntime>(*config->second, true);
   made_.emplace(name, runtime);
+  if (runtime->config().health) worker_.spawn(UpstreamRuntime::probe_loop(runtime));
   return runtime;
 }
-
-void ProxyUpstreams::start_probes() {
-  if (!serving_) return;
-  for (const auto& [name, runtime] : made_) {
-    if (runtime->config().health) (void)Scheduler::current().spawn(UpstreamRuntime::probe_loop(runtime));
-  }
-}
-
-ProxyUpstreams* ProxyUpstreams::current() noexcept { return current_upstreams; }
-
-ProxyUpstreams::Scope::Scope(ProxyUpstreams& upstreams) noexcept : previous_(current_upstreams) {
-  current_upstreams = &upstreams;
-}
-
-ProxyUpstreams::Scope::~Scope() { current_upstreams = previous_; }
 
 }  // namespace tiffany::proxy

@@ -8,7 +8,7 @@
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/handlers/plugin_logger.hpp>
 
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 
 namespace tiffany::proxy {
 namespace {

@@ -6,8 +6,8 @@
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/net/tcp_connect.hpp>
 
-#include "client/internal/redis/resp_command.hpp"
-#include "client/internal/redis/resp_reader.hpp"
+#include "client/engine/redis/resp_command.hpp"
+#include "client/engine/redis/resp_reader.hpp"
 
 namespace tiffany::pubsub {
 namespace {

@@ -9,10 +9,10 @@
 #include <tiffany/handlers/plugin_logger.hpp>
 #include <tiffany/http/request_context.hpp>
 
-#include "client/internal/redis/resp_command.hpp"
-#include "coro/internal/done_mark.hpp"
+#include "client/engine/redis/resp_command.hpp"
+#include "coro/engine/done_mark.hpp"
 #include "handlers/builtin/pubsub/redis_connect.hpp"
-#include "handlers/internal/metrics.hpp"
+#include "handlers/engine/metrics.hpp"
 #include "handlers/internal/pubsub/worker_hub.hpp"
 
 namespace tiffany::pubsub {

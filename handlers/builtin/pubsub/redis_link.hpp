@@ -13,7 +13,7 @@
 #include <tiffany/coro/wake_signal.hpp>
 #include <tiffany/net/byte_stream.hpp>
 
-#include "client/internal/redis/resp_reader.hpp"
+#include "client/engine/redis/resp_reader.hpp"
 #include "handlers/internal/pubsub/channel_relay.hpp"
 #include "handlers/internal/redis_metrics.hpp"
 

@@ -10,7 +10,7 @@
 #include <tiffany/http/request.hpp>
 
 #include "handlers/testkit/internal/scripted_websocket.hpp"
-#include "http/internal/websocket/connection_upgrade.hpp"
+#include "http/engine/websocket/connection_upgrade.hpp"
 
 namespace tiffany::testkit {
 

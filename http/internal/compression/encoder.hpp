@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "http/internal/compression/coding.hpp"
+#include "http/engine/compression/coding.hpp"
 
 namespace tiffany::http {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "http/internal/compression/coding.hpp"
+#include "http/engine/compression/coding.hpp"
 #include "http/internal/compression/encoder.hpp"
 
 namespace tiffany::http {

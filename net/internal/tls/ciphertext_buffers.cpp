@@ -7,7 +7,7 @@
 #include <cstring>
 #include <new>
 
-#include "net/internal/tls/spare_output_buffers.hpp"
+#include "net/engine/tls/spare_output_buffers.hpp"
 
 namespace tiffany::tls {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <tiffany/net/tcp_connect.hpp>
 
-#include "net/internal/tls/openssl_handles.hpp"
+#include "net/engine/tls/openssl_handles.hpp"
 
 namespace tiffany::tls {
 

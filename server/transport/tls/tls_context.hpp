@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "conf/config.hpp"
-#include "net/internal/tls/openssl_handles.hpp"
+#include "net/engine/tls/openssl_handles.hpp"
 
 namespace tiffany::tls {
 

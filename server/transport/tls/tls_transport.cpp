@@ -7,10 +7,10 @@
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/handlers/server_stats.hpp>
 
+#include "net/engine/tls/tls_stream.hpp"
 #include "server/log/error_log.hpp"
 #include "server/transport/format_peer.hpp"
 #include "server/transport/stage_timeout.hpp"
-#include "net/internal/tls/tls_stream.hpp"
 
 namespace tiffany::tls {
 namespace {

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "client/internal/redis/resp_command.hpp"
-#include "client/internal/redis/resp_reader.hpp"
+#include "client/engine/redis/resp_command.hpp"
+#include "client/engine/redis/resp_reader.hpp"
 
 namespace tiffany::redis {
 namespace {

@@ -16,8 +16,8 @@
 #include "handlers/builtin/health_handler.hpp"
 #include "handlers/builtin/json_handler.hpp"
 #include "handlers/builtin/text_handler.hpp"
-#include "handlers/internal/metrics.hpp"
-#include "handlers/internal/readiness.hpp"
+#include "handlers/engine/metrics.hpp"
+#include "handlers/engine/readiness.hpp"
 
 namespace tiffany::testing {
 namespace {

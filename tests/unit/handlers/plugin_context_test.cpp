@@ -9,7 +9,7 @@
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/task_canceled.hpp>
 
-#include "handlers/internal/plugin_host.hpp"
+#include "handlers/engine/plugin_host.hpp"
 
 namespace tiffany {
 namespace {

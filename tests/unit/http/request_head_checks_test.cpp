@@ -1,5 +1,5 @@
 // The head checks HTTP/1.1 and HTTP/2 share: request-target forms, the declared body, the expectation.
-#include "http/internal/request_head_checks.hpp"
+#include "http/engine/request_head_checks.hpp"
 
 #include <gtest/gtest.h>
 

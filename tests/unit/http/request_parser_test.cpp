@@ -1,6 +1,6 @@
 // RequestParser: requests from bytes however they are cut, and the precise
 // status for every kind of bad input.
-#include "http/internal/request_parser.hpp"
+#include "http/engine/request_parser.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // RequestWriter: outbound request heads as the server's strict parser reads
 // them, every injection refused, and chunks any chunked parser decodes.
-#include "http/internal/request_writer.hpp"
+#include "http/engine/request_writer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "http/internal/request_parser.hpp"
+#include "http/engine/request_parser.hpp"
 
 namespace tiffany::http {
 namespace {

@@ -1,6 +1,6 @@
 // ResponseParser: the client's framing, each case fed whole, split in two at
 // every byte and one byte at a time, which must all give the same events.
-#include "http/internal/response_parser.hpp"
+#include "http/engine/response_parser.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 
 #include <tiffany/http/request.hpp>
 
-#include "http/internal/websocket/handshake.hpp"
-#include "http/internal/websocket/message_reader.hpp"
+#include "http/engine/websocket/handshake.hpp"
+#include "http/engine/websocket/message_reader.hpp"
 #include "loadtest/ws_client.hpp"
 
 namespace tiffany::loadtest {

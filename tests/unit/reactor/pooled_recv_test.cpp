@@ -12,10 +12,10 @@
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/reactor/recv_pooled.hpp>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 #include "reactor/internal/uring_reactor.hpp"
-#include "support/socket_pair.hpp"
 #include "reactor_fixture.hpp"
+#include "support/socket_pair.hpp"
 
 namespace tiffany {
 namespace {

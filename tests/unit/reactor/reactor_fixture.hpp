@@ -12,7 +12,7 @@
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
 
-#include "reactor/internal/reactor_factory.hpp"
+#include "reactor/engine/reactor_factory.hpp"
 
 namespace tiffany {
 

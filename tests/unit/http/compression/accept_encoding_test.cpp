@@ -1,5 +1,5 @@
 // negotiate_coding: RFC 9110 §12.5.3 q-values, identity, "*", server preference on ties, garbage as absent.
-#include "http/internal/compression/accept_encoding.hpp"
+#include "http/engine/compression/accept_encoding.hpp"
 
 #include <gtest/gtest.h>
 

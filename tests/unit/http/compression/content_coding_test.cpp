@@ -5,8 +5,8 @@
 #include <random>
 #include <string>
 
+#include "http/engine/compression/response_compression.hpp"
 #include "http/internal/compression/encoder_pool.hpp"
-#include "http/internal/compression/response_compression.hpp"
 #include "support/decode_content.hpp"
 
 namespace tiffany::http {

@@ -7,7 +7,7 @@
 
 #include <tiffany/http/request.hpp>
 
-#include "http/internal/websocket/handshake.hpp"
+#include "http/engine/websocket/handshake.hpp"
 
 namespace tiffany::http::websocket {
 namespace {

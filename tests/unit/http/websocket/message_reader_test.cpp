@@ -9,8 +9,8 @@
 
 #include <tiffany/http/utf8.hpp>
 
-#include "http/internal/websocket/frame.hpp"
-#include "http/internal/websocket/message_reader.hpp"
+#include "http/engine/websocket/frame.hpp"
+#include "http/engine/websocket/message_reader.hpp"
 #include "http/internal/websocket/utf8_stream.hpp"
 
 namespace tiffany::http::websocket {

@@ -9,8 +9,8 @@
 #include <tiffany/http/headers.hpp>
 #include <tiffany/http/websocket.hpp>
 
-#include "http/internal/websocket/deflate_negotiation.hpp"
-#include "http/internal/websocket/message_deflate.hpp"
+#include "http/engine/websocket/deflate_negotiation.hpp"
+#include "http/engine/websocket/message_deflate.hpp"
 
 namespace tiffany::http::websocket {
 namespace {

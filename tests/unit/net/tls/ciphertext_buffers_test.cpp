@@ -10,8 +10,8 @@
 #include <cstring>
 #include <string>
 
-#include "reactor/internal/spare_read_buffers.hpp"
-#include "net/internal/tls/spare_output_buffers.hpp"
+#include "net/engine/tls/spare_output_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 
 namespace tiffany::tls {
 namespace {

@@ -2,7 +2,7 @@
 // client's records reach the server one byte at a time and split at every
 // position, large transfers go through partial sends, and bad peers only fail
 // their own handshake. Runs under ASan in CI.
-#include "net/internal/tls/tls_stream.hpp"
+#include "net/engine/tls/tls_stream.hpp"
 
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -23,7 +23,7 @@
 #include <tiffany/reactor/readiness.hpp>
 #include <tiffany/reactor/recv_pooled.hpp>
 
-#include "reactor/internal/spare_read_buffers.hpp"
+#include "reactor/engine/spare_read_buffers.hpp"
 #include "server/echo/echo_protocol.hpp"
 #include "server/transport/serve_stream.hpp"
 #include "server/transport/tls/tls_context.hpp"

@@ -9,7 +9,7 @@
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/handlers/handler.hpp>
 
-#include "http/internal/compression/compression_settings.hpp"
+#include "http/engine/compression/compression_settings.hpp"
 #include "server/http/http_protocol.hpp"
 #include "server/transport/serve_stream.hpp"
 #include "support/decode_content.hpp"

@@ -9,7 +9,7 @@
 
 #include <tiffany/handlers/handler.hpp>
 
-#include "http/internal/compression/compression_settings.hpp"
+#include "http/engine/compression/compression_settings.hpp"
 #include "server/http/http_site.hpp"
 #include "support/decode_content.hpp"
 #include "support/scripted_stream.hpp"

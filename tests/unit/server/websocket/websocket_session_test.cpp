@@ -11,7 +11,7 @@
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/task.hpp>
 
-#include "handlers/internal/websocket_metrics.hpp"
+#include "handlers/engine/websocket_metrics.hpp"
 #include "server/websocket/websocket_session.hpp"
 #include "support/scripted_stream.hpp"
 
