@@ -5,10 +5,10 @@
 
 namespace tiffany {
 
-Task<bool> EchoProtocol::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
+Task<AfterBurst> EchoProtocol::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
   context.deadline.rearm_after(write_);
   Timed<IoResult> sent = co_await within(context.deadline, TimeoutStage::write, stream.write(first.data(), first.size()));
-  co_return !sent.timed_out() && static_cast<bool>(*sent);
+  co_return !sent.timed_out() && static_cast<bool>(*sent) ? AfterBurst::idle : AfterBurst::close;
 }
 
 }  // namespace tiffany

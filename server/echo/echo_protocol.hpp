@@ -14,7 +14,7 @@ namespace tiffany {
 class EchoProtocol final : public StreamProtocol {
  public:
   EchoProtocol(std::chrono::milliseconds idle, std::chrono::milliseconds write) noexcept : idle_(idle), write_(write) {}
-  Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) override;
+  Task<AfterBurst> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) override;
   std::chrono::milliseconds idle_timeout() const noexcept override { return idle_; }
   const char* name() const noexcept override { return "echo"; }
 

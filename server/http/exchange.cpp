@@ -31,6 +31,12 @@ void Exchange::routed_early(Router::Result routed, const Request& request) {
   routed_path_.assign(request.path);
 }
 
+Router::Outcome Exchange::route_ahead(Request& request) {
+  const bool kept = routed_ && request.method == routed_method_ && request.path == routed_path_;
+  if (!kept) routed_early(site_.router.route(request), request);
+  return routed_->outcome;
+}
+
 Handler* Exchange::route(Request& request, Response& response) {
   // Why the early result only for the same method and path: a middleware may rewrite them.
   const bool same = routed_ && request.method == routed_method_ && request.path == routed_path_;

@@ -91,6 +91,10 @@ class Exchange {
   /// learn whether its handler streams the body): route() takes this result
   /// unless the middleware changed the method or the path since.
   void routed_early(Router::Result routed, const Request& request);
+  /// Routes `request` before its body is read (is there a handler to invite
+  /// the body for with 100 Continue?) and keeps the result as routed_early()
+  /// does; a result kept already for the same method and path is taken.
+  Router::Outcome route_ahead(Request& request);
   /// The handler to run for `request`, with `response` prepared (a 405's
   /// Allow, a fallback's status); nullptr when `response` holds the whole
   /// answer already (the plain-text 404 or 405).

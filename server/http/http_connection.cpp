@@ -66,7 +66,7 @@ void HttpConnection::arm_read_deadline() {
   deadline_->rearm(body_until_ ? std::min(until, *body_until_) : until);
 }
 
-Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
+Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
   stream_ = &stream;
   drop_output();  // Why: nothing of an earlier connection's (say one whose write was canceled) may reach this one
   exchange_.reset();  // nor an early route of a request it never answered
@@ -93,7 +93,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
         // Why: bad input is answered before the request ends (a body over
         // the limit, say), so the peer is likely still sending.
         if (flushed) co_await linger();
-        co_return false;
+        co_return AfterBurst::close;
       }
       if (parsed.event == RequestParser::Event::headers_ready) {
         // A body follows, and some route of this site streams bodies: is it this one's?
@@ -126,14 +126,14 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
         const bool flushed = co_await flush();
         if (flushed) stream.finish();
         if (flushed && more_input) co_await linger();
-        co_return false;
+        co_return AfterBurst::close;
       }
       if (buffered_output() >= kMaxBufferedOutput || referenced_.size() >= kMaxReferenced) {
         // Why: back-pressure. Many or large pipelined responses go out before
         // more requests are parsed, so a peer that sends but does not read
         // cannot make us buffer without bound.
         const bool flushed = co_await flush();
-        if (!flushed) co_return false;
+        if (!flushed) co_return AfterBurst::close;
       }
     }
     input.reset();  // the parser copied what it needs: the buffer goes back before any wait
@@ -141,7 +141,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       // Why route first: "100 Continue" invites the body; a client must not
       // upload it only to hear 404 or 405 (RFC 9110 §10.1.1 lets us answer
       // the final status at once). The body is then not read: close, lingering.
-      if (site_.router.route(parser_.request()).outcome == Router::Outcome::found) {
+      if (exchange_.route_ahead(parser_.request()) == Router::Outcome::found) {
         out_ += "HTTP/1.1 100 Continue\r\n\r\n";
       } else {
         closing_early_ = true;
@@ -150,12 +150,12 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
         const bool flushed = co_await flush();
         stream.finish();
         if (flushed) co_await linger();
-        co_return false;
+        co_return AfterBurst::close;
       }
     }
     const bool flushed = co_await flush();
-    if (!flushed) co_return false;
-    if (!parser_.in_message()) co_return true;  // every request answered: idle
+    if (!flushed) co_return AfterBurst::close;
+    if (!parser_.in_message()) co_return AfterBurst::idle;  // every request answered: idle
 
     // A request is incomplete: read the rest under its stage's timeout.
     arm_read_deadline();
@@ -166,7 +166,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
       reject(408);
       const bool flushed_error = co_await flush();
       if (flushed_error) stream.finish();
-      co_return false;
+      co_return AfterBurst::close;
     }
     const IoResult got = *read;
     if (!got || got.bytes() == 0) {
@@ -175,7 +175,7 @@ Task<bool> HttpConnection::serve(ByteStream& stream, ConnectionContext& context,
         co_await flush();
         stream.finish();
       }
-      co_return false;
+      co_return AfterBurst::close;
     }
   }
 }

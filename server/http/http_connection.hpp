@@ -81,7 +81,7 @@ class HttpConnection final : public BodySink,
   /// (under the header and body timeouts). Returns true when the connection
   /// is idle again with every request answered, false when it must close: the
   /// peer closed or failed, a request asked to close, bad input, a timeout.
-  Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first);
+  Task<AfterBurst> serve(ByteStream& stream, ConnectionContext& context, ReadLease first);
   /// Frees what a large burst grew (output and request body buffers) before this state waits for reuse.
   void trim() noexcept;
 

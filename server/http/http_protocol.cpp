@@ -13,7 +13,7 @@
 
 namespace tiffany {
 
-Task<bool> HttpProtocol::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
+Task<AfterBurst> HttpProtocol::serve(ByteStream& stream, ConnectionContext& context, ReadLease first) {
   if (site_.http2.enabled) {
     if (stream.alpn() == "h2") co_return co_await serve_http2(stream, context, std::move(first));
     // Why only a first burst in cleartext: prior knowledge means the preface
@@ -22,7 +22,7 @@ Task<bool> HttpProtocol::serve(ByteStream& stream, ConnectionContext& context, R
       http2::PrefaceMatch match = http2::match_preface(first.bytes());
       if (match == http2::PrefaceMatch::partial) {
         const bool told = co_await read_until_preface_told(stream, context, first);
-        if (!told) co_return false;
+        if (!told) co_return AfterBurst::close;
         match = http2::match_preface(first.bytes());
       }
       if (match == http2::PrefaceMatch::complete) co_return co_await serve_http2(stream, context, std::move(first));
@@ -35,14 +35,14 @@ Task<bool> HttpProtocol::serve(ByteStream& stream, ConnectionContext& context, R
     state = std::move(spare_states_.back());
     spare_states_.pop_back();
   }
-  const bool keep_open = co_await state->serve(stream, context, std::move(first));
+  const AfterBurst after = co_await state->serve(stream, context, std::move(first));
   // Why only then: a burst that ends idle leaves the parser between
   // requests, ready for anyone; one that closes may leave it mid-message.
-  if (keep_open && spare_states_.size() < kMaxSpareStates) {
+  if (after == AfterBurst::idle && spare_states_.size() < kMaxSpareStates) {
     state->trim();
     spare_states_.push_back(std::move(state));
   }
-  co_return keep_open;
+  co_return after;
 }
 
 Task<bool> HttpProtocol::read_until_preface_told(ByteStream& stream, ConnectionContext& context, ReadLease& first) {
@@ -63,7 +63,7 @@ Task<bool> HttpProtocol::read_until_preface_told(ByteStream& stream, ConnectionC
   co_return true;
 }
 
-Task<bool> HttpProtocol::serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first) {
+Task<AfterBurst> HttpProtocol::serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first) {
   std::string opening(first.bytes());
   first.reset();
   auto connection = std::make_unique<http2::Http2Connection>(site_, http2_streams_);

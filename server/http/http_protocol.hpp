@@ -23,7 +23,7 @@ class HttpProtocol final : public StreamProtocol {
   static constexpr std::size_t kMaxSpareStates = 256;
 
   explicit HttpProtocol(http::HttpSite site) : site_(std::move(site)) {}
-  Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) override;
+  Task<AfterBurst> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) override;
   std::chrono::milliseconds idle_timeout() const noexcept override { return site_.timeouts.keepalive; }
   const char* name() const noexcept override { return "http"; }
   /// The site it serves: its own copy, made at construction.
@@ -31,7 +31,7 @@ class HttpProtocol final : public StreamProtocol {
 
  private:
   /// The rest of the connection in HTTP/2 (ALPN "h2", or the preface opens `first`).
-  Task<bool> serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first);
+  Task<AfterBurst> serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first);
   /// `first` is a proper prefix of the preface: reads on into it until it is
   /// the whole preface or not one; false if the peer left or timed out.
   Task<bool> read_until_preface_told(ByteStream& stream, ConnectionContext& context, ReadLease& first);

@@ -75,7 +75,7 @@ bool Http2Connection::open_session() {
   return nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow) == 0;
 }
 
-Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context, std::string first) {
+Task<AfterBurst> Http2Connection::serve(ByteStream& stream, ConnectionContext& context, std::string first) {
   stream_ = &stream;
   peer_ = &context.peer;
   tls_ = context.tls;
@@ -83,7 +83,7 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   deadline_ = &context.deadline;
   idle_since_ = Scheduler::current().now();
   reset_refilled_ = idle_since_;
-  if (!open_session()) co_return false;
+  if (!open_session()) co_return AfterBurst::close;
   count(&Http2Metrics::connections);
   if (site_.tracker != nullptr) {
     site_.tracker->add_drain_listener(*this);
@@ -124,7 +124,7 @@ Task<bool> Http2Connection::serve(ByteStream& stream, ConnectionContext& context
   end_streams();
   deadline_->disarm();
   co_await wait_for_ended_streams();
-  co_return false;
+  co_return AfterBurst::close;
 }
 
 Task<void> Http2Connection::wait_for_ended_streams() {

@@ -85,7 +85,7 @@ class Http2Connection final : private DrainListener {
 
   /// Serves the connection until it ends; `first` holds its first bytes
   /// (the preface and what followed it), freed once fed. Always false: the connection closes.
-  Task<bool> serve(ByteStream& stream, ConnectionContext& context, std::string first);
+  Task<AfterBurst> serve(ByteStream& stream, ConnectionContext& context, std::string first);
 
   // ---- for its streams ----
   nghttp2_session* session() noexcept { return session_; }

@@ -35,8 +35,8 @@ Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease fi
                             !connection.served};
   connection.served = true;
   context.slot = &connection.slot;
-  const bool keep_open = co_await protocol_->serve(stream, context, std::move(first));
-  if (keep_open) park_.park(std::move(connection));
+  const AfterBurst after = co_await protocol_->serve(stream, context, std::move(first));
+  if (after == AfterBurst::idle) park_.park(std::move(connection));
 }
 
 }  // namespace tiffany

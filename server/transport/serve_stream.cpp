@@ -29,8 +29,8 @@ Task<void> serve_stream(StreamProtocol& protocol, ByteStream& stream, std::strin
       stream.finish();  // the peer is done sending: end our side too (TLS: close_notify)
       co_return;
     }
-    const bool keep_open = co_await protocol.serve(stream, context, std::move(input));
-    if (!keep_open) co_return;
+    const AfterBurst after = co_await protocol.serve(stream, context, std::move(input));
+    if (after == AfterBurst::close) co_return;
   }
 }
 

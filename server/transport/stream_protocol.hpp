@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include <tiffany/coro/task.hpp>
@@ -39,6 +40,12 @@ struct ConnectionContext {
   const ConnectionTracker::Slot* slot = nullptr;
 };
 
+/// How a burst of serving left the connection.
+enum class AfterBurst : std::uint8_t {
+  idle,   ///< nothing owed, nothing half read: park it until its next input
+  close,  ///< it must close (the peer left, an error, Connection: close, a drain, HTTP/2's end)
+};
+
 /// One per listener and worker, shared by its connections; must outlive
 /// them. A protocol serves a connection in bursts: a transport waits for
 /// input on an idle connection (holding no buffer, see IdlePark), then calls
@@ -47,10 +54,10 @@ class StreamProtocol {
  public:
   virtual ~StreamProtocol() = default;
   /// Serves `first` and whatever input it takes to finish what it started
-  /// (the rest of a request, its body), writes the answers, and returns
-  /// true once the connection is idle again (nothing owed, nothing half
-  /// read) or false if it must close. `stream` outlives the call.
-  virtual Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) = 0;
+  /// (the rest of a request, its body), writes the answers, and says
+  /// whether the connection is idle again or must close. `stream` outlives
+  /// the call.
+  virtual Task<AfterBurst> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) = 0;
   /// How long an idle connection may wait for its next input.
   virtual std::chrono::milliseconds idle_timeout() const noexcept = 0;
   /// "echo", "http": for start-up lines.

@@ -121,8 +121,8 @@ Task<void> TlsTransport::serve_bursts(ParkedConnection connection) {
       stream.finish();  // the peer is done sending: end our side too (close_notify)
       co_return;
     }
-    const bool keep_open = co_await protocol_->serve(stream, context, std::move(input));
-    if (!keep_open) co_return;
+    const AfterBurst after = co_await protocol_->serve(stream, context, std::move(input));
+    if (after == AfterBurst::close) co_return;
     context.first_burst = false;
   }
   idle_.park(std::move(connection));

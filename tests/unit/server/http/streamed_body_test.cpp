@@ -132,6 +132,16 @@ TEST_F(StreamedBodyTest, ARequestWithABodyIsRoutedOnce) {
   EXPECT_EQ(lookups_, 3u);  // one a request (5 when each body's was routed again)
 }
 
+// A request that waits for 100 Continue is routed to decide whether to invite its body, and that routing is its only one.
+TEST_F(StreamedBodyTest, ARequestWaitingForContinueIsRoutedOnce) {
+  TimedPeerStream stream({{0ms, "POST /whole HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"},
+                          {0ms, "xyGET /whole HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"}});
+  serve(stream);
+  EXPECT_EQ(stream.written.rfind("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n", 0), 0u) << stream.written;
+  EXPECT_NE(stream.written.find("whole:xy"), std::string::npos) << stream.written;
+  EXPECT_EQ(lookups_, 2u);  // one a request (3 when the invited one was routed again)
+}
+
 TEST_F(StreamedBodyTest, AChunkedBodyIsDecodedAndAPipelinedRequestFollows) {
   TimedPeerStream stream({{0ms, "POST /read HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"},
                       {0ms, "2\r\nde\r\n0\r\n\r\nGET /whole HTTP/1.1\r\nHost: t\r\n\r\n"}});

@@ -28,11 +28,11 @@ using tiffany::testing::TimedPeerStream;
 // Echoes each burst back and records it; keeps the connection open while `keep_open`.
 class BurstEcho final : public StreamProtocol {
  public:
-  Task<bool> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) override {
+  Task<AfterBurst> serve(ByteStream& stream, ConnectionContext& context, ReadLease first) override {
     bursts.emplace_back(first.bytes());
     peer = context.peer;
     const IoResult sent = co_await stream.write(first.data(), first.size());
-    co_return sent.ok() && keep_open;
+    co_return sent.ok() && keep_open ? AfterBurst::idle : AfterBurst::close;
   }
   std::chrono::milliseconds idle_timeout() const noexcept override { return 5000ms; }
   const char* name() const noexcept override { return "burst echo"; }
