@@ -14,6 +14,7 @@
 #include "handlers/engine/readiness.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
+#include "server/log/state_bug.hpp"
 #include "server/transport/lingering_close.hpp"
 #include "server/transport/stage_timeout.hpp"
 
@@ -331,9 +332,9 @@ std::optional<Scheduler::Clock::time_point> Http2Connection::next_deadline() con
   const http::HttpTimeouts& timeouts = site_.timeouts;
   for (const Entry& entry : streams_) {
     const Http2Stream& stream = *entry.stream;
-    if (!stream.headers_done) {
+    if (stream.phase == StreamPhase::headers) {
       consider(stream.opened + timeouts.header);
-    } else if (!stream.request_complete && !stream.refused && !stream.body_streamed && stream.unconsumed == 0) {
+    } else if (stream.phase == StreamPhase::uploading && stream.unconsumed == 0) {
       // Why not a streamed body: its handler's reads keep their own body timeouts (Http2Stream::read_body).
       consider(stream.last_input + timeouts.body);
       if (timeouts.body_total.count() > 0) consider(stream.body_began + timeouts.body_total);
@@ -356,13 +357,12 @@ bool Http2Connection::on_deadline() {
   std::vector<Http2Stream*> stalled;
   for (const Entry& entry : streams_) {
     Http2Stream& stream = *entry.stream;
-    if (!stream.headers_done && now >= stream.opened + timeouts.header) {
+    if (stream.phase == StreamPhase::headers && now >= stream.opened + timeouts.header) {
       // Why the connection: a header block cannot be interrupted by a response.
       count_timeout(TimeoutStage::header);
       return false;
     }
-    if (stream.headers_done && !stream.request_complete && !stream.refused && !stream.body_streamed &&
-        stream.unconsumed == 0 &&
+    if (stream.phase == StreamPhase::uploading && stream.unconsumed == 0 &&
         (now >= stream.last_input + timeouts.body ||
          (timeouts.body_total.count() > 0 && now >= stream.body_began + timeouts.body_total))) {
       late_bodies.push_back(&stream);
@@ -397,10 +397,20 @@ void Http2Connection::note_stalls() {
   }
 }
 
+bool Http2Connection::enter(Http2Stream& stream, StreamPhase next) noexcept {
+  if (may_follow(stream.phase, next)) {
+    stream.phase = next;
+    return true;
+  }
+  report_state_bug("an HTTP/2 stream", name(stream.phase), name(next));
+  go_away(NGHTTP2_INTERNAL_ERROR);
+  return false;
+}
+
 void Http2Connection::forget_if_done(Http2Stream& stream) {
   Entry* found = entry_of(stream);
   if (found == nullptr) return;
-  if (!stream.closed || (stream.task_started && !stream.task_finished)) return;
+  if (!stream.closed || stream.phase == StreamPhase::running) return;
   found->task.reset();  // Why first: a finished task's frame holds the stream until its handle lets it go
   stream_pool_.give(std::move(found->stream));
   if (found != &streams_.back()) {
@@ -429,7 +439,7 @@ void Http2Connection::end_streams() noexcept {
     // Why: find() must not reach a stream let go here through nghttp2 (fails harmlessly once it closed).
     if (session_ != nullptr) check(nghttp2_session_set_stream_user_data(session_, entry.id, nullptr));
     entry.stream->detach();
-    if (entry.stream->task_started && !entry.stream->task_finished) {
+    if (entry.stream->phase == StreamPhase::running) {
       entry.task.cancel();
       ending_.push_back(std::move(entry.task));
     }

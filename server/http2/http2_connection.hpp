@@ -106,6 +106,10 @@ class Http2Connection final : private DrainListener {
   void check(int result) noexcept;
   /// A stream's task ended.
   void task_done(Http2Stream& stream);
+  /// Moves `stream` to `next` when StreamPhase allows it (may_follow); else
+  /// a bug: logged (report_state_bug) and the connection ends with GOAWAY
+  /// INTERNAL_ERROR. False then, and the phase stays.
+  bool enter(Http2Stream& stream, StreamPhase next) noexcept;
   /// `size` bytes of `stream`'s streamed input were taken: its window reopens for them.
   void input_taken(Http2Stream& stream, std::size_t size);
 

@@ -71,9 +71,9 @@ int Http2Connection::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame,
     case NGHTTP2_HEADERS: {
       Http2Stream* stream = connection.find(id);
       if (stream == nullptr) return 0;
-      if (!stream->headers_done) {
+      if (stream->phase == StreamPhase::headers) {
         connection.headers_complete(*stream, end_stream);
-      } else if (end_stream && !stream->refused && !stream->request_complete) {  // trailers end the request
+      } else if (end_stream && stream->awaits_body()) {  // trailers end the request
         connection.request_ended(*stream);
       }
       return 0;
@@ -84,7 +84,7 @@ int Http2Connection::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame,
         connection.go_away(NGHTTP2_ENHANCE_YOUR_CALM);  // Why: each costs us work and the client nothing
         return 0;
       }
-      if (stream == nullptr || !end_stream || stream->refused || stream->request_complete) return 0;
+      if (stream == nullptr || !end_stream || !stream->awaits_body()) return 0;
       connection.request_ended(*stream);
       return 0;
     }
@@ -103,7 +103,7 @@ int Http2Connection::on_data_chunk_recv(nghttp2_session* session, std::uint8_t, 
   // own window is what bounds what we hold (see release_window).
   connection.check(nghttp2_session_consume_connection(session, length));
   Http2Stream* stream = connection.find(stream_id);
-  if (stream == nullptr || stream->refused) {
+  if (stream == nullptr || stream->phase == StreamPhase::refused) {
     connection.check(nghttp2_session_consume_stream(session, stream_id, length));
     return 0;
   }
@@ -139,7 +139,7 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
   Http2Stream& stream = *entry.stream;
   stream.closed = true;
   connection.release_body(stream);
-  if (stream.task_started && !stream.task_finished) {
+  if (stream.phase == StreamPhase::running) {
     // The client reset it (or it ended otherwise) while the handler ran:
     // nobody waits for the answer. Why the bookkeeping here and not in the
     // task: a canceled task unwinds (or, not started, never runs) without
@@ -148,7 +148,7 @@ int Http2Connection::on_stream_close(nghttp2_session*, std::int32_t stream_id, s
     stream.count_unwinding(connection.unwinding_);
     stream.detach();
     entry.task.cancel();
-    stream.task_finished = true;
+    (void)connection.enter(stream, StreamPhase::finished);
     --connection.running_tasks_;
     if (connection.site_.access_log != nullptr) {
       connection.site_.access_log->record(stream.request(), stream.request().peer, {}, 499, 0,

@@ -23,7 +23,7 @@ void Http2Connection::receive_streamed(Http2Stream& stream, std::string_view byt
   StreamInput& input = stream.input();
   // Why the window stays shut for what is dropped: the client stops at its
   // window, and its END_STREAM or our answer's reset ends the stream.
-  if (input.finished() || stream.task_finished) return;
+  if (input.finished() || stream.phase == StreamPhase::finished) return;
   if (input.received() + bytes.size() > site_.limits.max_body_bytes && !stream.websocket_connect) {
     input.fail(http::BodyStatus::too_large);  // the handler's read says so, and the answer is 413
     return;
@@ -55,7 +55,7 @@ void Http2Connection::request_ended(Http2Stream& stream) {
 
 void Http2Connection::start_task(Http2Stream& stream) {
   Entry* found = entry_of(stream);
-  if (found == nullptr || stream.task_started) return;
+  if (found == nullptr) return;
   http::Request& request = stream.request();
   // Why: HTTP/2 need not say how long a body is, and handlers (the proxy
   // forwarding it, say) read its length as HTTP/1.1 gives it.
@@ -63,7 +63,7 @@ void Http2Connection::start_task(Http2Stream& stream) {
       (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH")) {
     request.headers.add("Content-Length", std::to_string(request.body.size()));
   }
-  stream.task_started = true;
+  if (!enter(stream, StreamPhase::running)) return;
   ++running_tasks_;
   found->task = Scheduler::current().spawn(Http2Stream::run(Http2Stream::TaskHold(found->stream)));
 }
@@ -77,7 +77,7 @@ bool Http2Connection::count_websocket(std::optional<ConnectionTracker::Slot>& sl
 }
 
 void Http2Connection::task_done(Http2Stream& stream) {
-  stream.task_finished = true;
+  (void)enter(stream, StreamPhase::finished);
   --running_tasks_;
   release_body(stream);
   release_window();
@@ -85,7 +85,7 @@ void Http2Connection::task_done(Http2Stream& stream) {
 }
 
 void Http2Connection::refuse(Http2Stream& stream, int status) {
-  stream.refused = true;
+  if (!enter(stream, StreamPhase::refused)) return;
   release_body(stream);
   stream.request().body.clear();
   stream.unconsumed = 0;
@@ -129,10 +129,7 @@ void Http2Connection::release_window() {
 Http2Stream* Http2Connection::oldest_upload() noexcept {
   for (; uploads_from_ < uploads_.size(); ++uploads_from_) {
     Http2Stream* stream = find(uploads_[uploads_from_]);
-    if (stream != nullptr && stream->headers_done && !stream->request_complete && !stream->refused &&
-        !stream->body_streamed) {
-      return stream;
-    }
+    if (stream != nullptr && stream->phase == StreamPhase::uploading) return stream;
   }
   uploads_.clear();
   uploads_from_ = 0;

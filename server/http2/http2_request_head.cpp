@@ -25,7 +25,7 @@ int Http2Connection::on_header(nghttp2_session*, const nghttp2_frame* frame, con
                                std::uint8_t, void* self) {
   Http2Connection& connection = *static_cast<Http2Connection*>(self);
   Http2Stream* stream = connection.find(frame->hd.stream_id);
-  if (stream == nullptr || stream->refusal != 0 || stream->headers_done) return 0;  // trailers are not kept
+  if (stream == nullptr || stream->refusal != 0 || stream->phase != StreamPhase::headers) return 0;  // trailers are not kept
   const http::HttpLimits& limits = connection.site_.limits;
   stream->header_bytes += name_length + value_length + kFieldOverhead;
   ++stream->header_count;
@@ -77,7 +77,6 @@ int Http2Connection::on_header(nghttp2_session*, const nghttp2_frame* frame, con
 }
 
 void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
-  stream.headers_done = true;
   stream.request_complete = end_stream;
   stream.body_began = Scheduler::current().now();
   stream.last_input = stream.body_began;
@@ -145,6 +144,7 @@ void Http2Connection::headers_complete(Http2Stream& stream, bool end_stream) {
       return;
     }
   }
+  if (!enter(stream, StreamPhase::uploading)) return;
   uploads_.push_back(stream.id());  // a whole body to come: release_window gives the oldest its window first
   if (expect) {
     // Why at once: the whole body is read before the handler runs, so a client waiting to be invited need not wait.

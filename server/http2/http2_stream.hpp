@@ -24,6 +24,7 @@
 #include "server/http/exchange.hpp"
 #include "server/http/http_site.hpp"
 #include "server/http2/stream_input.hpp"
+#include "server/http2/stream_phase.hpp"
 #include "server/transport/connection_tracker.hpp"
 
 namespace tiffany {
@@ -43,13 +44,10 @@ bool submit_continue(nghttp2_session* session, std::int32_t id);
 /// What the connection keeps of a stream: its stages, limits and timers.
 /// Why a base of Http2Stream: reuse() resets it whole in one assignment.
 struct StreamBooks {
-  bool task_started = false;   // run() was spawned
-  bool task_finished = false;  // run() ended (answered, or canceled)
-  bool closed = false;         // nghttp2 closed the stream
+  StreamPhase phase = StreamPhase::headers;  // changed only by Http2Connection::enter
+  bool closed = false;            // nghttp2 closed the stream
   bool request_complete = false;  // END_STREAM arrived
-  bool refused = false;           // answered by the connection (413, 431, 400): no task runs
   int refusal = 0;                // the status a limit passed while the header block arrived calls for
-  bool headers_done = false;      // the header block is complete
   bool body_streamed = false;     // the task started with the header block and reads the body as it arrives
   bool websocket_connect = false;  // an extended CONNECT with :protocol websocket (RFC 8441), routed as a GET
   std::string connect_protocol;    // :protocol, as received
@@ -64,6 +62,12 @@ struct StreamBooks {
   std::optional<Scheduler::Clock::time_point> stalled_since;  // output waiting on the client's window
   std::size_t slot = 0;           // its entry's index in the connection's streams
   bool window_held = false;       // listed among the connection's streams whose window it holds
+
+  /// Its body may still come: the header block ended, END_STREAM did not
+  /// come, and the connection did not answer it itself.
+  bool awaits_body() const noexcept {
+    return !request_complete && (phase == StreamPhase::uploading || phase == StreamPhase::running);
+  }
 };
 
 /// A stream from its HEADERS to its close. The connection assembles the
