@@ -45,7 +45,7 @@ Task<void> ClientWatch::watch(std::shared_ptr<State> state, int socket) {
 void HttpConnection::watch_client_if_wanted() {
   if (!watch_client_ || socket_ < 0 || client_watch_.watching()) return;
   // Why not yet: epoll lets one reader wait on a socket, and the body's reads are the handler's.
-  if (body_streaming_ && body_state_ == BodyStatus::data) return;
+  if (body_phase_ != BodyPhase::none && body_state_ == BodyStatus::data) return;
   client_watch_.start(socket_, task_);
 }
 

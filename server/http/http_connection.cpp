@@ -113,7 +113,7 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
       unparsed_ = nullptr;
       unparsed_lease_ = nullptr;
       bool body_unread = false;  // of a streamed body: the peer may still be sending it
-      if (body_streaming_) {
+      if (body_phase_ != BodyPhase::none) {
         keep_open = co_await end_streamed_body(keep_open);
         body_unread = body_state_ == BodyStatus::data;
       }
@@ -254,7 +254,7 @@ Task<bool> HttpConnection::respond(Request& request) {
     co_return co_await after_client_gone(end.failure);
   }
   end.websocket = websocket_ != nullptr;
-  if (body_streaming_) {
+  if (body_phase_ != BodyPhase::none) {
     end.body = body_state_;
     end.body_error_status = body_error_status_;
   }
@@ -269,7 +269,7 @@ Task<bool> HttpConnection::respond(Request& request) {
     if (judgment.verdict == Verdict::error && !broken_) append_error(judgment.status);
     co_return false;
   }
-  if (body_streaming_ && body_state_ == BodyStatus::data) settle_unread_body();
+  if (body_phase_ != BodyPhase::none && body_state_ == BodyStatus::data) settle_unread_body();
   if (response_.streaming()) co_return finish_stream();
   const bool encoded = exchange_.compression().apply_whole(response_, head_request_);
   append_whole_response(response_, encoded);
@@ -293,9 +293,9 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
   const bool bodyless = head_request_ || status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
-    if (body_streaming_ && body_state_ == BodyStatus::data && expect_continue_ && !continue_sent_) {
+    if (body_phase_ == BodyPhase::uninvited && body_state_ == BodyStatus::data) {
       // Why: "100 Continue" cannot follow a final head, so the client is never invited to send the body.
-      continue_sent_ = true;
+      enter(BodyPhase::streaming);
       keep_alive_ = false;
     }
     const bool encoded = exchange_.compression().start_stream(response, bodyless);

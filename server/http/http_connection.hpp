@@ -24,6 +24,7 @@
 #include "http/engine/compression/response_compression.hpp"
 #include "http/engine/request_parser.hpp"
 #include "http/engine/websocket/connection_upgrade.hpp"
+#include "server/http/body_phase.hpp"
 #include "server/http/client_watch.hpp"
 #include "server/http/exchange.hpp"
 #include "server/http/http_site.hpp"
@@ -115,6 +116,10 @@ class HttpConnection final : public BodySink,
   /// Hands the request at headers_ready to its streaming handler: the body
   /// is read from `input` (the bytes left of it in `pending`) as it asks.
   void begin_streamed_body(ReadLease& input, std::string_view& pending);
+  /// Moves the streamed body to `next` when BodyPhase allows it; else a bug:
+  /// logged (report_state_bug), the phase stays and the connection closes
+  /// after this request.
+  void enter(BodyPhase next) noexcept;
   /// After the streaming handler answered (keep_open: may the connection go
   /// on?): drops the unread rest of the body when the connection stays
   /// open; false when it must close.
@@ -194,7 +199,6 @@ class HttpConnection final : public BodySink,
   std::optional<Scheduler::Clock::time_point> header_until_;  // the header section's budget, from its first wait
   std::optional<Scheduler::Clock::time_point> body_until_;    // the whole body's budget, from its first wait
   bool keep_alive_ = true;
-  bool dropping_body_ = false;  // end_streamed_body reads the unread rest only to drop it
   bool head_request_ = false;
   bool http10_ = false;
   bool chunked_ = false;
@@ -209,14 +213,12 @@ class HttpConnection final : public BodySink,
   // A streamed request body (between begin_ and end_streamed_body):
   ReadLease* input_ = nullptr;           // serve()'s read buffer, refilled by read_body()
   std::string_view* pending_ = nullptr;  // serve()'s unparsed bytes of it
-  bool body_streaming_ = false;
+  BodyPhase body_phase_ = BodyPhase::none;  // changed only by enter()
   // While answer() runs: serve()'s bytes read past the current request (a WebSocket's first frames).
   std::string_view* unparsed_ = nullptr;
   ReadLease* unparsed_lease_ = nullptr;  // ... and the buffer they are in
   bool upgrading_ = false;                      // the head being written is a 101 (Connection: Upgrade)
   std::shared_ptr<WebSocketSession> websocket_;  // from the 101 until the handler returns
-  bool expect_continue_ = false;  // the client asked for "100 Continue" before sending the body
-  bool continue_sent_ = false;    // ... and it was sent (or can no longer be)
   BodyStatus body_state_ = BodyStatus::data;  // data: more may come; else how the body ended
   int body_error_status_ = 0;                 // the answer to a failed read (413, 408, 400, ...)
 };

@@ -4,6 +4,7 @@
 
 #include "server/http/http_connection.hpp"
 #include "server/transport/connection_tracker.hpp"
+#include "server/log/state_bug.hpp"
 #include "server/transport/stage_timeout.hpp"
 
 namespace tiffany::http {
@@ -12,22 +13,28 @@ void HttpConnection::begin_streamed_body(ReadLease& input, std::string_view& pen
   parser_.stream_body();
   input_ = &input;
   pending_ = &pending;
-  body_streaming_ = true;
   body_state_ = BodyStatus::data;
   body_error_status_ = 0;
-  continue_sent_ = false;
-  dropping_body_ = false;
   // Why taken now: in whole-body mode the serve loop sends it before reading;
   // here only the handler's first read may.
-  expect_continue_ = parser_.take_continue_request();
+  enter(parser_.take_continue_request() ? BodyPhase::uninvited : BodyPhase::streaming);
   parser_.request().body_reader().attach(this);
 }
 
+void HttpConnection::enter(BodyPhase next) noexcept {
+  if (may_follow(body_phase_, next)) {
+    body_phase_ = next;
+    return;
+  }
+  report_state_bug("an HTTP/1.1 request body", name(body_phase_), name(next));
+  keep_alive_ = false;
+}
+
 Task<BodyChunk> HttpConnection::read_body() {
-  if (!body_streaming_) co_return BodyChunk(BodyStatus::end);
+  if (body_phase_ == BodyPhase::none) co_return BodyChunk(BodyStatus::end);
   if (body_state_ != BodyStatus::data) co_return BodyChunk(body_state_);
-  if (expect_continue_ && !continue_sent_) {
-    continue_sent_ = true;
+  if (body_phase_ == BodyPhase::uninvited) {
+    enter(BodyPhase::streaming);
     // Why only now (RFC 9110 §10.1.1): the client holds the body back until
     // invited, so a handler that answers without reading never receives it.
     out_ += "HTTP/1.1 100 Continue\r\n\r\n";
@@ -47,7 +54,7 @@ Task<BodyChunk> HttpConnection::read_body() {
       if (parsed.event == RequestParser::Event::request_ready) {
         // What follows in *pending_ is the next pipelined request's, for serve().
         body_state_ = BodyStatus::end;
-        if (!dropping_body_) watch_client_if_wanted();  // the socket is free now
+        if (body_phase_ != BodyPhase::dropping) watch_client_if_wanted();  // the socket is free now
         co_return BodyChunk(body_state_);
       }
       if (parsed.event == RequestParser::Event::error) {
@@ -89,7 +96,7 @@ Task<BodyChunk> HttpConnection::read_body() {
 }
 
 Task<Timed<IoResult>> HttpConnection::read_body_bytes() {
-  if (!dropping_body_ || site_.tracker == nullptr) {
+  if (body_phase_ != BodyPhase::dropping || site_.tracker == nullptr) {
     Timed<IoResult> read = co_await within(*deadline_, TimeoutStage::body, stream_->read_pooled(*input_));
     co_return read;
   }
@@ -107,7 +114,7 @@ Task<Timed<IoResult>> HttpConnection::read_body_bytes() {
 
 void HttpConnection::settle_unread_body() noexcept {
   if (!keep_alive_) return;
-  if (expect_continue_ && !continue_sent_) {
+  if (body_phase_ == BodyPhase::uninvited) {
     // The client waits to be invited and never was: it may send the body
     // after a while anyway, or not at all, so only closing ends it cleanly.
     keep_alive_ = false;
@@ -124,20 +131,18 @@ Task<bool> HttpConnection::end_streamed_body(bool keep_open) {
     // sending on reading it), then the rest is read and dropped, bounded.
     const bool flushed = co_await flush();
     keep_open = flushed;
-    continue_sent_ = true;  // settle_unread_body closed the connection if it was not
     std::uint64_t dropped = 0;
-    dropping_body_ = true;
+    enter(BodyPhase::dropping);  // Why never a 100 Continue now: settle_unread_body closed the connection if it was owed
     while (keep_open) {
       const BodyChunk chunk = co_await read_body();
       if (chunk.status == BodyStatus::end) break;
       dropped += chunk.bytes.size();
       keep_open = static_cast<bool>(chunk) && dropped <= kMaxDiscardBytes;
     }
-    dropping_body_ = false;
   }
   input_ = nullptr;
   pending_ = nullptr;
-  body_streaming_ = false;
+  enter(BodyPhase::none);
   parser_.request().body_reader().attach(nullptr);
   co_return keep_open;
 }
