@@ -30,14 +30,10 @@ constexpr bool may_follow(BodyPhase from, BodyPhase to) noexcept {
   return false;
 }
 
+/// The phase's name in log lines (report_state_bug).
 constexpr const char* name(BodyPhase phase) noexcept {
-  switch (phase) {
-    case BodyPhase::none: return "none";
-    case BodyPhase::uninvited: return "uninvited";
-    case BodyPhase::streaming: return "streaming";
-    case BodyPhase::dropping: return "dropping";
-  }
-  return "?";
+  constexpr const char* kNames[] = {"none", "uninvited", "streaming", "dropping"};
+  return kNames[static_cast<std::uint8_t>(phase)];
 }
 
 }  // namespace tiffany::http

@@ -38,15 +38,10 @@ constexpr bool may_follow(StreamPhase from, StreamPhase to) noexcept {
   return false;
 }
 
+/// The phase's name in log lines (report_state_bug).
 constexpr const char* name(StreamPhase phase) noexcept {
-  switch (phase) {
-    case StreamPhase::headers: return "headers";
-    case StreamPhase::uploading: return "uploading";
-    case StreamPhase::running: return "running";
-    case StreamPhase::refused: return "refused";
-    case StreamPhase::finished: return "finished";
-  }
-  return "?";
+  constexpr const char* kNames[] = {"headers", "uploading", "running", "refused", "finished"};
+  return kNames[static_cast<std::uint8_t>(phase)];
 }
 
 }  // namespace tiffany::http2
