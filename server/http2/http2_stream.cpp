@@ -19,6 +19,7 @@
 #include "server/http2/http2_tunnel.hpp"
 #include "server/websocket/websocket_session.hpp"
 #include "server/log/error_log.hpp"
+#include "server/log/state_bug.hpp"
 #include "server/transport/stage_timeout.hpp"
 
 namespace tiffany::http2 {
@@ -72,13 +73,11 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   deadline_ = nullptr;
   head_request_ = false;
   reset_ = false;
-  submitted_ = false;
+  output_ = OutputPhase::none;
   whole_ = {};
   pending_.clear();
   pending_from_ = 0;
-  streaming_ = false;
   encoded_ = false;
-  ended_ = false;
   sent_status_ = 0;
   sent_bytes_ = 0;
   drained_ = WakeSignal();
@@ -117,7 +116,7 @@ bool Http2Stream::has_output() const noexcept {
   // Why bytes, not an unended response: a WebSocket or a slow stream with
   // nothing queued does not wait on the client's window (nor does the empty
   // DATA that ends a stream).
-  return submitted_ && !reset_ && (!whole_.empty() || pending_from_ < pending_.size());
+  return output_ != OutputPhase::none && !reset_ && (!whole_.empty() || pending_from_ < pending_.size());
 }
 
 Http2Stream::TaskHold::~TaskHold() {
@@ -162,20 +161,20 @@ Task<void> Http2Stream::serve() {
     // RST_STREAM(CANCEL), and an orderly close to END_STREAM.
     if (!reset_) connection_->reset_stream(id_, NGHTTP2_CANCEL);
     reset_ = true;
-  } else if (streaming_) {
+  } else if (output_ == OutputPhase::streaming) {
     if (exchange_.compression().streaming() && !reset_) {
       const std::string_view tail = exchange_.compression().finish_stream();
       pending_.append(tail);
       sent_bytes_ += tail.size();
     }
-    ended_ = true;
+    enter_output(OutputPhase::ended);
     if (!reset_) connection_->check(nghttp2_session_resume_data(connection_->session(), id_));
   } else {
     submit_whole();
   }
   // Why not when reset unanswered: the client reset it first, and the connection logged it 499.
   // Either way the exchange ends here (its content coding too): finish() or reset().
-  if (submitted_ || !reset_) {
+  if (output_ != OutputPhase::none || !reset_) {
     log_and_count(took);
   } else {
     exchange_.reset();
@@ -319,28 +318,25 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
   const int submitted = nghttp2_submit_response(connection_->session(), id_, fields, used,
                                                 with_body && !bodyless_status ? &provider : nullptr);
   if (submitted != 0) return false;
-  submitted_ = true;
   sent_status_ = status;
   return true;
 }
 
 void Http2Stream::answer_500_instead() {
-  answer_error(500);
-  streaming_ = false;  // the 500 goes whole: the handler's writes fail from now on
+  answer_error(500);  // nothing went: the 500 goes whole, and the handler's writes fail from now on
   submit_whole();
   reset_ = true;
   connection_->output_ready();
 }
 
 void Http2Stream::submit_whole() {
-  if (reset_ || submitted_) return;
+  if (reset_ || output_ != OutputPhase::none) return;
   std::string_view body = response_.body_bytes();
   const bool bodyless = head_request_ || http::status_forbids_body(response_.status);
   std::optional<std::uint64_t> length = response_.content_length().value_or(body.size());
   // Why none for an encoded HEAD answer: its size is only known by encoding (as HTTP/1.1 does).
   if (encoded_) length = head_request_ ? std::nullopt : std::optional<std::uint64_t>(body.size());
   whole_ = bodyless ? std::string_view{} : body;
-  ended_ = true;
   if (!submit_head(length, !whole_.empty())) {
     answer_error(500);
     whole_ = response_.body_bytes();
@@ -350,7 +346,18 @@ void Http2Stream::submit_whole() {
       return;
     }
   }
+  enter_output(OutputPhase::whole);
   sent_bytes_ = whole_.size();
+}
+
+void Http2Stream::enter_output(OutputPhase next) noexcept {
+  if (may_follow(output_, next)) {
+    output_ = next;
+    return;
+  }
+  report_state_bug("an HTTP/2 stream's response", name(output_), name(next));
+  if (connection_ != nullptr && !reset_) connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
+  reset_ = true;
 }
 
 Task<bool> Http2Stream::write_body(http::Response& response, std::string_view piece) {
@@ -358,13 +365,13 @@ Task<bool> Http2Stream::write_body(http::Response& response, std::string_view pi
   const bool bodyless = head_request_ || http::status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
-    streaming_ = true;
     const bool encoded = exchange_.compression().start_stream(response, bodyless);
     const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
     if (!submit_head(declared, !bodyless)) {
       answer_500_instead();
       co_return false;
     }
+    enter_output(OutputPhase::streaming);
   }
   const std::string_view bytes =
       bodyless || piece.empty() ? std::string_view{}
@@ -407,7 +414,8 @@ ssize_t Http2Stream::read_data(std::uint8_t* buffer, std::size_t length, std::ui
     }
     if (pending_.size() - pending_from_ <= kMaxPendingBytes) drained_.set();
   }
-  if (ended_ && whole_.empty() && pending_from_ == pending_.size()) {
+  if ((output_ == OutputPhase::whole || output_ == OutputPhase::ended) && whole_.empty() &&
+      pending_from_ == pending_.size()) {
     *flags |= NGHTTP2_DATA_FLAG_EOF;
     response_.drop_body_reference();  // Why: its owner (a cache entry) may go now
     return static_cast<ssize_t>(copied);
@@ -455,7 +463,7 @@ void Http2Stream::invite_body() {
   if (invited_) return;
   invited_ = true;
   // Why not after a head: a 100 after the final response's HEADERS would be a malformed trailer.
-  if (connection_ == nullptr || submitted_ || input_.received() > 0 || input_.finished()) return;
+  if (connection_ == nullptr || output_ != OutputPhase::none || input_.received() > 0 || input_.finished()) return;
   const std::optional<std::string_view> expect = request_.headers.get("Expect");
   if (!expect || !http::iequals(*expect, "100-continue")) return;
   // Why only now (RFC 9110 §10.1.1): a client that waits for it sends the
@@ -484,11 +492,11 @@ Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& respons
     co_return nullptr;
   }
   response.mark_head_sent();
-  streaming_ = true;
   if (!submit_head(std::nullopt, true)) {
     answer_500_instead();
     co_return nullptr;
   }
+  enter_output(OutputPhase::streaming);
   connection_->output_ready();
   // Why disarm: the handler now runs as long as the WebSocket lives; the
   // session keeps its own timers (pings, writes, the close handshake).

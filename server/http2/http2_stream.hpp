@@ -185,6 +185,9 @@ class Http2Stream final : public StreamBooks,
   void answer_error(int status);
   /// The head could not go (an invalid field): a whole 500 in its place, and the handler's writes fail from now on.
   void answer_500_instead();
+  /// Moves the response to `next` when OutputPhase allows it; else a bug:
+  /// logged (report_state_bug) and the stream reset (INTERNAL_ERROR).
+  void enter_output(OutputPhase next) noexcept;
   void log_and_count(std::chrono::steady_clock::duration took);
   /// The request's connection-given fields (version, peer, TLS).
   void begin_request(Http2Connection& connection);
@@ -204,14 +207,12 @@ class Http2Stream final : public StreamBooks,
   Deadline* deadline_ = nullptr;  // run()'s, while it runs
   bool head_request_ = false;
   bool reset_ = false;           // writes fail from now on
-  bool submitted_ = false;       // a head went to the session
   // The body as the data provider sends it:
   std::string_view whole_;       // a whole response's body, from the Response
   std::string pending_;          // a streamed response's pieces not yet sent
   std::size_t pending_from_ = 0;  // sent bytes at the front of pending_
-  bool streaming_ = false;
   bool encoded_ = false;         // compression replaced a whole body: its declared length no longer holds
-  bool ended_ = false;           // the streamed body is complete
+  OutputPhase output_ = OutputPhase::none;  // changed only by enter_output()
   std::string lowered_names_;     // submit_head's scratch: the response's field names in lower case
   int sent_status_ = 0;
   std::uint64_t sent_bytes_ = 0;  // body bytes handed to the session

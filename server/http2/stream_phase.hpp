@@ -44,4 +44,27 @@ constexpr const char* name(StreamPhase phase) noexcept {
   return kNames[static_cast<std::uint8_t>(phase)];
 }
 
+/// Where a stream's response stands, changed only by
+/// Http2Stream::enter_output, checked against may_follow():
+///   none      -> whole | streaming
+///   streaming -> ended
+/// whole and ended are where a response ends. A reset is a fact beside it
+/// (Http2Stream's reset_): it may come in any phase.
+enum class OutputPhase : std::uint8_t {
+  none,       ///< nothing went to the session yet
+  whole,      ///< a whole response went (its body, if any, read from the Response)
+  streaming,  ///< its head went; the body's pieces follow as the handler writes them
+  ended,      ///< the streamed body's end is queued
+};
+
+constexpr bool may_follow(OutputPhase from, OutputPhase to) noexcept {
+  if (from == OutputPhase::none) return to == OutputPhase::whole || to == OutputPhase::streaming;
+  return from == OutputPhase::streaming && to == OutputPhase::ended;
+}
+
+constexpr const char* name(OutputPhase phase) noexcept {
+  constexpr const char* kNames[] = {"none", "whole", "streaming", "ended"};
+  return kNames[static_cast<std::uint8_t>(phase)];
+}
+
 }  // namespace tiffany::http2

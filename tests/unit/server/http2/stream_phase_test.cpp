@@ -1,4 +1,4 @@
-// StreamPhase's transitions, and what a forbidden one does (report_state_bug).
+// StreamPhase's and OutputPhase's transitions, and what a forbidden one does (report_state_bug).
 #include "server/http2/stream_phase.hpp"
 
 #include <gtest/gtest.h>
@@ -23,6 +23,20 @@ TEST(StreamPhase, OnlyTheDesignedChangesAreAllowed) {
   std::set<std::pair<std::string, std::string>> allowed;
   for (const StreamPhase from : kAll) {
     for (const StreamPhase to : kAll) {
+      if (may_follow(from, to)) allowed.emplace(name(from), name(to));
+    }
+  }
+  EXPECT_EQ(allowed, designed);
+}
+
+TEST(OutputPhase, OnlyTheDesignedChangesAreAllowed) {
+  constexpr OutputPhase kOutputs[] = {OutputPhase::none, OutputPhase::whole, OutputPhase::streaming,
+                                      OutputPhase::ended};
+  const std::set<std::pair<std::string, std::string>> designed = {
+      {"none", "whole"}, {"none", "streaming"}, {"streaming", "ended"}};
+  std::set<std::pair<std::string, std::string>> allowed;
+  for (const OutputPhase from : kOutputs) {
+    for (const OutputPhase to : kOutputs) {
       if (may_follow(from, to)) allowed.emplace(name(from), name(to));
     }
   }
