@@ -10,18 +10,22 @@
 # A request's count is (Ir of a run of 2N requests - Ir of a run of N) / N: start-up, the
 # connections' set-up and the shutdown cancel out. Each scenario runs ROUNDS such pairs and
 # prints their median, and every pair's figure on stderr.
-# usage: loadtest/instructions.sh [-b BUILD_DIR] [-n N] [-r ROUNDS] [SCENARIO...]
-#   defaults: -b build, -n 2000, -r 3, all three scenarios.
+# With -s, each scenario's last pair is also split by step of the request path (parse, head
+# checks, routing, handler, serialise, write, scheduler, ...: lib/instruction_steps.py), the
+# same subtraction applied to each step's own instructions.
+# usage: loadtest/instructions.sh [-b BUILD_DIR] [-n N] [-r ROUNDS] [-s] [SCENARIO...]
+#   defaults: -b build, -n 2000, -r 3, all three scenarios, no steps.
 # Needs valgrind, h2load (nghttp2-client) and a C compiler; installs none of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_dir=build requests=2000 rounds=3
-while getopts b:n:r: option; do
+build_dir=build requests=2000 rounds=3 steps=false
+while getopts b:n:r:s option; do
   case $option in
     b) build_dir=$OPTARG ;;
     n) requests=$OPTARG ;;
     r) rounds=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-n N] [-r ROUNDS] [keepalive|pipelined|h2c]..." >&2; exit 2 ;;
+    s) steps=true ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-n N] [-r ROUNDS] [-s] [keepalive|pipelined|h2c]..." >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -29,7 +33,7 @@ scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(keepalive pipelined h2c)
 binary=$build_dir/server/tiffany
 [ -x "$binary" ] || { echo "instructions: no binary at $binary (build first: scripts/build.sh)" >&2; exit 1; }
-for tool in valgrind h2load cc curl; do
+for tool in valgrind callgrind_annotate h2load cc curl; do
   command -v "$tool" >/dev/null || { echo "instructions: $tool is not installed" >&2; exit 1; }
 done
 
@@ -75,6 +79,7 @@ count() {
   server_pid=
   # The readiness probe was one more request in both runs of a pair: it cancels out too.
   sed -n 's/^summary: \([0-9]*\).*/\1/p' "$out"
+  cp "$out" "$work/$scenario-$n.out"  # the last of each size, for -s
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -88,4 +93,8 @@ for scenario in "${scenarios[@]}"; do
     echo "  $scenario round $round: $once, $twice: $per" >&2
     echo "$per"
   done | median | { read -r figure; echo "$scenario $figure"; }
+  if $steps; then
+    python3 loadtest/lib/instruction_steps.py "$requests" "$work/$scenario-$requests.out" \
+      "$work/$scenario-$((2 * requests)).out"
+  fi
 done

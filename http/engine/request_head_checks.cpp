@@ -63,14 +63,4 @@ HeadRefusal take_request_target(Request& request, TargetForms forms) {
   return {};
 }
 
-HeadRefusal check_declared_body(std::optional<std::uint64_t> content_length, std::uint64_t max_body_bytes) {
-  if (content_length && *content_length > max_body_bytes) return {413, "body larger than the limit"};
-  return {};
-}
-
-HeadRefusal check_expectation(std::optional<std::string_view> expect) {
-  if (expect && !iequals(*expect, "100-continue")) return {417, "unsupported expectation"};
-  return {};
-}
-
 }  // namespace tiffany::http

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include <tiffany/http/headers.hpp>
 #include <tiffany/http/request.hpp>
 
 namespace tiffany::http {
@@ -29,7 +30,14 @@ HeadRefusal take_request_target(Request& request, TargetForms forms);
 
 /// A declared body longer than `max_body_bytes` (413: refused before the
 /// client sends it), or an expectation other than 100-continue (417).
-HeadRefusal check_declared_body(std::optional<std::uint64_t> content_length, std::uint64_t max_body_bytes);
-HeadRefusal check_expectation(std::optional<std::string_view> expect);
+/// Inline: every request of both protocols asks.
+inline HeadRefusal check_declared_body(std::optional<std::uint64_t> content_length, std::uint64_t max_body_bytes) {
+  if (content_length && *content_length > max_body_bytes) return {413, "body larger than the limit"};
+  return {};
+}
+inline HeadRefusal check_expectation(std::optional<std::string_view> expect) {
+  if (expect && !iequals(*expect, "100-continue")) return {417, "unsupported expectation"};
+  return {};
+}
 
 }  // namespace tiffany::http
