@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "server/log/state_bug.hpp"
+#include "support/phase_table.hpp"
 
 namespace tiffany::http2 {
 namespace {
@@ -20,13 +21,7 @@ TEST(StreamPhase, OnlyTheDesignedChangesAreAllowed) {
   const std::set<std::pair<std::string, std::string>> designed = {
       {"headers", "uploading"}, {"headers", "running"}, {"headers", "refused"},
       {"uploading", "running"}, {"uploading", "refused"}, {"running", "finished"}};
-  std::set<std::pair<std::string, std::string>> allowed;
-  for (const StreamPhase from : kAll) {
-    for (const StreamPhase to : kAll) {
-      if (may_follow(from, to)) allowed.emplace(name(from), name(to));
-    }
-  }
-  EXPECT_EQ(allowed, designed);
+  EXPECT_EQ(testing::allowed_changes(kAll), designed);
 }
 
 TEST(OutputPhase, OnlyTheDesignedChangesAreAllowed) {
@@ -34,13 +29,7 @@ TEST(OutputPhase, OnlyTheDesignedChangesAreAllowed) {
                                       OutputPhase::ended};
   const std::set<std::pair<std::string, std::string>> designed = {
       {"none", "whole"}, {"none", "streaming"}, {"streaming", "ended"}};
-  std::set<std::pair<std::string, std::string>> allowed;
-  for (const OutputPhase from : kOutputs) {
-    for (const OutputPhase to : kOutputs) {
-      if (may_follow(from, to)) allowed.emplace(name(from), name(to));
-    }
-  }
-  EXPECT_EQ(allowed, designed);
+  EXPECT_EQ(testing::allowed_changes(kOutputs), designed);
 }
 
 TEST(StateBug, IsLoggedAndReturnsInService) {
