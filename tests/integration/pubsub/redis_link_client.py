@@ -82,11 +82,16 @@ async def stall(args):
     os.kill(args.redis_pid, signal.SIGSTOP)
     stopped = time.time()
     # Nothing is published meanwhile: only the link's own PINGs can tell Redis has stopped.
-    while metric(args.port, "tiffany_pubsub_redis_connected") != 0:
+    connected = metric(args.port, "tiffany_pubsub_redis_connected")
+    while connected != 0:
         if time.time() - stopped > 30:
             os.kill(args.redis_pid, signal.SIGCONT)
-            fail("the link still counts as connected 30 s after Redis was stopped")
+            # Why the value and the losses: "no such metric" (None) and "still 1" are different bugs.
+            losses = metric(args.port, "tiffany_pubsub_redis_losses_total")
+            fail("the link still counts as connected 30 s after Redis was stopped (tiffany_pubsub_redis_connected: "
+                 "%s, losses: %s)" % (connected, losses))
         await asyncio.sleep(0.2)
+        connected = metric(args.port, "tiffany_pubsub_redis_connected")
     noticed_after = round(time.time() - stopped, 2)
     # Now every publish is refused at once, and nothing queues for Redis.
     big = "x" * 65536
