@@ -82,7 +82,6 @@ class TlsStream final : public ByteStream {
   /// peer's records stay readable.
   void shutdown_write() noexcept override;
 
-  int fd() const noexcept { return fd_; }
   /// The ALPN protocol agreed on ("http/1.1"), or empty.
   std::string_view alpn() const noexcept override;
   /// The connection, e.g. for its verification result after a failed handshake.
