@@ -2,6 +2,7 @@
 #include <tiffany/coro/frame_allocator.hpp>
 
 #include <array>
+#include <cstdint>
 #include <new>
 #include <utility>
 
@@ -24,42 +25,34 @@ struct FreeBlock {
   FreeBlock* next;
 };
 
-// Set while this thread's cache exists; trivially destructible, so still
-// readable by frames freed during thread or process exit.
-thread_local bool t_cache_alive = false;
+// One thread's free lists. Why plain data (constinit): a thread_local with a
+// constructor is reached through an initialisation check on every frame
+// allocated and freed; this one is reached directly. The lists are emptied
+// at thread exit by ListsReaper, set up with the first block this thread
+// allocates; until then (and after it) `alive` is false and frames go
+// straight back to the allocator, so frames freed during thread or process
+// exit are safe.
+struct FreeLists {
+  std::array<FreeBlock*, kClasses> heads;
+  std::array<std::uint32_t, kClasses> counts;
+  bool alive;
+};
+constinit thread_local FreeLists t_lists{};
 
-// One thread's cache; frees everything it holds when the thread ends.
-class FrameCache {
- public:
-  FrameCache() noexcept { t_cache_alive = true; }
-  ~FrameCache() {
-    t_cache_alive = false;
-    for (FreeBlock*& head : heads_) {
+struct ListsReaper {
+  ListsReaper() noexcept { t_lists.alive = true; }
+  ~ListsReaper() {
+    t_lists.alive = false;
+    for (FreeBlock*& head : t_lists.heads) {
       while (head != nullptr) ::operator delete(std::exchange(head, head->next));
     }
   }
-  void* take(std::size_t size_class) {
-    FreeBlock* block = heads_[size_class];
-    if (block == nullptr) return ::operator new((size_class + 1) * kGranule);
-    heads_[size_class] = block->next;
-    --counts_[size_class];
-    return block;
-  }
-  void give(void* frame, std::size_t size_class) noexcept {
-    if (counts_[size_class] >= kMaxCachedPerClass) {  // bound what an idle thread keeps
-      ::operator delete(frame);
-      return;
-    }
-    heads_[size_class] = new (frame) FreeBlock{heads_[size_class]};
-    ++counts_[size_class];
-  }
-
- private:
-  std::array<FreeBlock*, kClasses> heads_{};
-  std::array<std::size_t, kClasses> counts_{};
 };
 
-thread_local FrameCache t_cache;
+[[gnu::noinline]] void* allocate_new_block(std::size_t size_class) {
+  thread_local ListsReaper reaper;  // constructed once per thread, here off the fast path
+  return ::operator new((size_class + 1) * kGranule);
+}
 
 constexpr std::size_t size_class_of(std::size_t size) noexcept { return (size - 1) / kGranule; }
 
@@ -67,15 +60,27 @@ constexpr std::size_t size_class_of(std::size_t size) noexcept { return (size - 
 
 void* allocate_frame(std::size_t size) {
   if (size == 0 || size > kClasses * kGranule) return ::operator new(size);
-  return t_cache.take(size_class_of(size));
+  const std::size_t size_class = size_class_of(size);
+  FreeBlock* block = t_lists.heads[size_class];
+  if (block == nullptr) return allocate_new_block(size_class);
+  t_lists.heads[size_class] = block->next;
+  --t_lists.counts[size_class];
+  return block;
 }
 
 void deallocate_frame(void* frame, std::size_t size) noexcept {
-  if (size == 0 || size > kClasses * kGranule || !t_cache_alive) {
+  // Why the bound: what an idle thread keeps after a burst stays small.
+  if (size == 0 || size > kClasses * kGranule || !t_lists.alive) {
     ::operator delete(frame);
     return;
   }
-  t_cache.give(frame, size_class_of(size));
+  const std::size_t size_class = size_class_of(size);
+  if (t_lists.counts[size_class] >= kMaxCachedPerClass) {
+    ::operator delete(frame);
+    return;
+  }
+  t_lists.heads[size_class] = new (frame) FreeBlock{t_lists.heads[size_class]};
+  ++t_lists.counts[size_class];
 }
 #endif
 

@@ -27,6 +27,11 @@ enum class IoKind : std::uint8_t { poll, recv, recv_pooled, send, accept, connec
 /// A backend-neutral description of one operation.
 struct IoRequest {
   IoKind kind;
+  /// recv, recv_pooled: no bytes are expected yet (the peer has yet to read
+  /// our last answer), so wait for readiness before trying: the kernel skips
+  /// a receive that would fail (io_uring: IORING_RECVSEND_POLL_FIRST; epoll
+  /// ignores it). Bytes already there are still received.
+  bool poll_first = false;
   int fd;
   void* buffer = nullptr;               // recv/send; send_message: its msghdr
   std::size_t length = 0;               // recv/send

@@ -145,9 +145,13 @@ void UringReactor::prepare(io_uring_sqe* sqe, IoOperation& op) {
   }
   switch (r.kind) {
     case IoKind::poll: io_uring_prep_poll_add(sqe, r.fd, r.poll_mask); break;
-    case IoKind::recv: io_uring_prep_recv(sqe, r.fd, r.buffer, r.length, r.flags); break;
+    case IoKind::recv:
+      io_uring_prep_recv(sqe, r.fd, r.buffer, r.length, r.flags);
+      if (r.poll_first) sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+      break;
     case IoKind::recv_pooled:
       io_uring_prep_recv(sqe, r.fd, r.buffer, r.length, r.flags);
+      if (r.poll_first) sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
       if (!op.has_buffer()) {  // the kernel picks one from the ring when bytes arrive
         sqe->flags |= IOSQE_BUFFER_SELECT;
         sqe->buf_group = kBufferGroup;

@@ -198,9 +198,9 @@ Task<bool> HttpConnection::answer() {
   identity_bytes_ = 0;
   exchange_.begin(request);
 
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = Scheduler::current().now();
   const bool keep_open = co_await respond(request);
-  const auto took = std::chrono::steady_clock::now() - started;
+  const auto took = Scheduler::current().now() - started;
   const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
   exchange_.finish(request, sent_status_, body_bytes, took);
   co_return keep_open;

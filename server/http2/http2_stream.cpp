@@ -146,12 +146,12 @@ void Http2Stream::answer_now(int status) {
 Task<void> Http2Stream::serve() {
   head_request_ = request_.is_head();
   exchange_.begin(request_);
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = Scheduler::current().now();
   Deadline deadline = Deadline::unarmed();
   deadline_ = &deadline;
   const bool answered = co_await respond();
   deadline_ = nullptr;
-  const auto took = std::chrono::steady_clock::now() - started;
+  const auto took = Scheduler::current().now() - started;
   if (connection_ == nullptr) co_return;  // the connection ended while the handler ran
   if (!answered) {
     if (!reset_) connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);

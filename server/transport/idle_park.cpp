@@ -9,8 +9,13 @@
 
 namespace tiffany {
 
-IdlePark::Entry::Entry(IdlePark& owner, ParkedConnection parked, Scheduler::Clock::time_point idle_since)
-    : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .fd = parked.socket.get(), .flags = owner.recv_flags_}),
+IdlePark::Entry::Entry(IdlePark& owner, ParkedConnection&& parked, Scheduler::Clock::time_point idle_since)
+    // Why poll first once served: the peer reads our answer before it sends
+    // again, so a receive tried now would only fail and be retried.
+    : IoOperation(IoRequest{.kind = IoKind::recv_pooled,
+                            .poll_first = parked.served,
+                            .fd = parked.socket.get(),
+                            .flags = owner.recv_flags_}),
       park(owner),
       connection(std::move(parked)),
       since(idle_since) {
@@ -38,7 +43,7 @@ IdlePark::~IdlePark() {
   if (tracker_ != nullptr) tracker_->remove_drain_listener(*this);
 }
 
-void IdlePark::park(ParkedConnection connection) {
+void IdlePark::park(ParkedConnection&& connection) {
   if (grace_over_) return;  // shutting down: the connection closes here
   auto* entry = new Entry(*this, std::move(connection), Scheduler::current().now());
   waiting_.push_back(*entry);
@@ -56,21 +61,19 @@ void IdlePark::on_input(IoOperation& op, void* context) noexcept {
   Entry* entry = static_cast<Entry*>(context);
   IdlePark& park = entry->park;
   (entry->closing ? park.closing_ : park.waiting_).remove(*entry);
+  // Why deleted last: the connection moves from the entry straight into the
+  // serving task's frame; deleting the entry closes whatever stayed in it.
+  const std::unique_ptr<Entry> owned(entry);
   const IoResult result = op.result();
-  ReadLease input = op.take_buffer();
-  ParkedConnection connection = std::move(entry->connection);
-  const bool timed_out = entry->timed_out;
-  const Scheduler::Clock::time_point parked_since = entry->since;
-  delete entry;
   if (result && result.bytes() > 0) {  // served even if a close was under way: the bytes won the race
     try {
-      (void)Scheduler::current().spawn(park.serve_(std::move(connection), std::move(input), parked_since));
+      (void)Scheduler::current().spawn(park.serve_(std::move(entry->connection), op.take_buffer(), entry->since));
     } catch (...) {  // no memory for the task: the connection closes
     }
     return;
   }
-  if (timed_out) park.on_timeout_(connection);
-  // The peer closed or failed, or the connection idled too long: `connection` closes it.
+  if (entry->timed_out) park.on_timeout_(entry->connection);
+  // The peer closed or failed, or the connection idled too long: deleting the entry closes it.
 }
 
 void IdlePark::expire(Entry& entry) noexcept {

@@ -52,8 +52,11 @@ struct ParkedConnection {
 /// be closed (close_all) while the scheduler still exists.
 class IdlePark final : private DrainListener {
  public:
-  /// Serves `first`, the bytes that arrived on `connection`, parked since `parked_since`.
-  using Serve = std::function<Task<void>(ParkedConnection connection, ReadLease first,
+  /// Serves `first`, the bytes that arrived on `connection`, parked since
+  /// `parked_since`. Why rvalue references: the connection moves once, from
+  /// the park's entry into the frame of the task that serves it (a coroutine
+  /// taking them by value; a lambda that is a coroutine must too).
+  using Serve = std::function<Task<void>(ParkedConnection&& connection, ReadLease&& first,
                                          Scheduler::Clock::time_point parked_since)>;
   /// Counts (or logs) a connection about to close for idling too long.
   using OnTimeout = void (*)(const ParkedConnection& connection) noexcept;
@@ -70,7 +73,7 @@ class IdlePark final : private DrainListener {
 
   /// Waits for the connection's next bytes. During a drain whose grace is
   /// over, closes it instead.
-  void park(ParkedConnection connection);
+  void park(ParkedConnection&& connection);
   /// Closes every parked connection now (shutdown).
   void close_all() noexcept;
   /// Connections waiting here (closing ones included).
@@ -79,7 +82,7 @@ class IdlePark final : private DrainListener {
  private:
   /// One parked connection: its detached receive and its place in a list.
   struct Entry final : IoOperation {
-    Entry(IdlePark& owner, ParkedConnection parked, Scheduler::Clock::time_point idle_since);
+    Entry(IdlePark& owner, ParkedConnection&& parked, Scheduler::Clock::time_point idle_since);
     ~Entry();
     Entry(const Entry&) = delete;
     Entry& operator=(const Entry&) = delete;

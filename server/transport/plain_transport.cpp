@@ -11,7 +11,7 @@ namespace tiffany {
 PlainTransport::PlainTransport(std::unique_ptr<StreamProtocol> protocol, ConnectionTracker* tracker)
     : protocol_(std::move(protocol)),
       park_(protocol_->idle_timeout(), tracker,
-            [this](ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point) {
+            [this](ParkedConnection&& connection, ReadLease&& first, Scheduler::Clock::time_point) {
               return serve_input(std::move(connection), std::move(first));
             }) {}
 

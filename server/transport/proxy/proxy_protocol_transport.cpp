@@ -81,7 +81,7 @@ ProxyProtocolTransport::ProxyProtocolTransport(std::unique_ptr<Transport> inner,
       listener_(std::move(listener)),
       headers_(
           header_timeout_, tracker,
-          [this](ParkedConnection connection, ReadLease first, Scheduler::Clock::time_point accepted) {
+          [this](ParkedConnection&& connection, ReadLease&& first, Scheduler::Clock::time_point accepted) {
             return read_header(std::move(connection), std::move(first), accepted);
           },
           &count_silent_header, MSG_PEEK) {}

@@ -40,12 +40,12 @@ TlsTransport::TlsTransport(std::shared_ptr<const TlsContext> context, std::uniqu
       protocol_(std::move(protocol)),
       hellos_(
           context_->handshake_timeout(), tracker,
-          [this](ParkedConnection connection, ReadLease hello, Scheduler::Clock::time_point accepted) {
+          [this](ParkedConnection&& connection, ReadLease&& hello, Scheduler::Clock::time_point accepted) {
             return handshake(std::move(connection), std::move(hello), accepted);
           },
           &count_silent_timeout),
       idle_(protocol_->idle_timeout(), tracker,
-            [this](ParkedConnection connection, ReadLease ciphertext, Scheduler::Clock::time_point) {
+            [this](ParkedConnection&& connection, ReadLease&& ciphertext, Scheduler::Clock::time_point) {
               return serve_input(std::move(connection), std::move(ciphertext));
             }) {
   name_ = std::strcmp(protocol_->name(), "http") == 0 ? "https" : std::string(protocol_->name()) + " over TLS";

@@ -212,5 +212,26 @@ TEST(Scheduler, ReportsADeadlockInsteadOfHanging) {
   EXPECT_THROW(scheduler.run(), std::logic_error);
 }
 
+// The real clock is read through the cycle counter between readings of
+// steady_clock (see steady_now in scheduler.cpp): over several of its
+// refreshes it never goes back and stays with steady_clock, well within the
+// millisecond between refreshes.
+TEST(Scheduler, ItsRealClockNeverGoesBackAndKeepsToSteadyClock) {
+  Scheduler scheduler;
+  Scheduler::Clock::time_point previous = scheduler.now();
+  const auto until = Scheduler::Clock::now() + 5ms;
+  int readings = 0;
+  for (auto before = Scheduler::Clock::now(); before < until; before = Scheduler::Clock::now()) {
+    const Scheduler::Clock::time_point now = scheduler.now();
+    const auto after = Scheduler::Clock::now();
+    ASSERT_GE(now, previous);
+    ASSERT_GE(now, before - 1ms);
+    ASSERT_LE(now, after + 1ms);
+    previous = now;
+    ++readings;
+  }
+  EXPECT_GT(readings, 0);
+}
+
 }  // namespace
 }  // namespace tiffany

@@ -49,6 +49,37 @@ TEST_P(PooledRecvTest, BytesArriveInALentBufferThatGoesBackWhenDropped) {
   EXPECT_EQ(received.take_result(), "GET / HTTP/1.1\r\n\r\n");
 }
 
+// A receive told to wait for readiness first (IoRequest::poll_first: the
+// idle park's, after an answer) still takes bytes already waiting, and
+// bytes that come later.
+struct PollFirstReceive final : IoOperation {
+  explicit PollFirstReceive(int fd) : IoOperation(IoRequest{.kind = IoKind::recv_pooled, .poll_first = true, .fd = fd}) {}
+};
+
+TEST_P(PooledRecvTest, AReceiveThatPollsFirstTakesBytesAlreadyThereAndBytesThatComeLater) {
+  SocketPair pair;
+  auto receiver = [](int fd) -> Task<std::string> {
+    PollFirstReceive receive(fd);
+    const IoResult got = co_await receive;
+    const ReadLease lease = receive.take_buffer();
+    if (!got) co_return got.message();
+    co_return std::string(lease.bytes());
+  };
+  send_text(pair.a.get(), "already there");
+  auto early = scheduler().spawn(receiver(pair.b.get()));
+  scheduler().run();
+  EXPECT_EQ(early.take_result(), "already there");
+
+  auto writer = [](int fd) -> Task<void> {
+    co_await Sleep{5ms};  // the receiver waits first
+    send_text(fd, "later");
+  };
+  auto late = scheduler().spawn(receiver(pair.b.get()));
+  (void)scheduler().spawn(writer(pair.a.get()));
+  scheduler().run();
+  EXPECT_EQ(late.take_result(), "later");
+}
+
 TEST_P(PooledRecvTest, AClosedPeerGivesZeroAndNoBuffer) {
   SocketPair pair;
   pair.a.reset();
