@@ -34,8 +34,12 @@ namespace tiffany {
 /// the first baseline that holds the client.
 /// 7: ByteStream says what callers need (encrypted, socket,
 /// has_buffered_input, input_ready, wait_readable, shutdown_write: new
-/// virtuals); Reactor::queues_operations (a new virtual).
-inline constexpr unsigned kPluginAbiNumber = 7;
+/// virtuals); Reactor::queues_operations (a new virtual); Response::cut.
+/// 8: writes say what became of them: BodySink::write_body and send_file,
+/// Response::write and send_file, and WebSocket::send (send_text,
+/// send_binary) return http::Delivery (sent or closed), not bool;
+/// IoRequest::poll_first.
+inline constexpr unsigned kPluginAbiNumber = 8;
 
 /// What a plugin exports as `tiffany_plugin_abi_version`: the ABI number in
 /// the low 16 bits, and above them the build flags of whoever compiled this

@@ -11,19 +11,19 @@ namespace {
 constexpr std::size_t kFilePiece = 64 * 1024;
 }  // namespace
 
-Task<bool> BodySink::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
+Task<Delivery> BodySink::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
   std::string piece(length < kFilePiece ? static_cast<std::size_t>(length) : kFilePiece, '\0');
   for (std::uint64_t left = length; left > 0;) {
     const std::size_t want = left < piece.size() ? static_cast<std::size_t>(left) : piece.size();
     const ssize_t got = ::pread(fd, piece.data(), want, static_cast<off_t>(offset));
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) co_return false;  // a read error, or the file shrank under us
-    const bool sent = co_await write_body(response, std::string_view(piece.data(), static_cast<std::size_t>(got)));
-    if (!sent) co_return false;
+    if (got <= 0) co_return Delivery::closed;  // a read error, or the file shrank under us
+    const Delivery sent = co_await write_body(response, std::string_view(piece.data(), static_cast<std::size_t>(got)));
+    if (sent == Delivery::closed) co_return Delivery::closed;
     offset += static_cast<std::uint64_t>(got);
     left -= static_cast<std::uint64_t>(got);
   }
-  co_return true;
+  co_return Delivery::sent;
 }
 
 }  // namespace tiffany::http

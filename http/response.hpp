@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include <tiffany/coro/task.hpp>
+#include <tiffany/http/delivery.hpp>
 #include <tiffany/http/headers.hpp>
 #include <tiffany/http/http_status.hpp>
 
@@ -19,14 +20,14 @@ class Response;
 class BodySink {
  public:
   virtual ~BodySink() = default;
-  /// Sends the response head (first call only) and then `piece`. Returns
-  /// false once the peer is gone; the handler should stop writing.
-  virtual Task<bool> write_body(Response& response, std::string_view piece) = 0;
+  /// Sends the response head (first call only) and then `piece`; closed once
+  /// nothing more can go (see Delivery).
+  virtual Task<Delivery> write_body(Response& response, std::string_view piece) = 0;
   /// Sends the head (first call only) and then `length` bytes of the open
   /// file `fd` from `offset`. This default reads the file piece by piece
   /// into a buffer and writes each; the HTTP connection sends straight from
   /// the page cache where its stream allows (sendfile on a plain socket).
-  virtual Task<bool> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length);
+  virtual Task<Delivery> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length);
 };
 
 /// A response under construction. Two ways to produce a body:
@@ -87,14 +88,15 @@ class Response {
   void set_content_length(std::uint64_t length) noexcept { content_length_ = length; }
   const std::optional<std::uint64_t>& content_length() const noexcept { return content_length_; }
 
-  /// Streams one piece of the body. False if the connection failed.
-  Task<bool> write(std::string_view piece) { return sink_->write_body(*this, piece); }
+  /// Streams one piece of the body: `co_await response.write(piece) ==
+  /// Delivery::closed` once nothing more can go (the handler should stop).
+  Task<Delivery> write(std::string_view piece) { return sink_->write_body(*this, piece); }
   /// Streams `length` bytes of the open file `fd` from `offset` (the caller
   /// keeps it open until this returns), with no copy through user space
   /// where the connection allows: a slow reader of a large file costs no
-  /// buffer. Declare the length first (set_content_length). False if the
+  /// buffer. Declare the length first (set_content_length). Closed if the
   /// connection failed or the file ended early.
-  Task<bool> send_file(int fd, std::uint64_t offset, std::uint64_t length) {
+  Task<Delivery> send_file(int fd, std::uint64_t offset, std::uint64_t length) {
     return sink_->send_file(*this, fd, offset, length);
   }
   bool streaming() const noexcept { return head_sent_; }

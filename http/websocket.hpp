@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <tiffany/coro/task.hpp>
+#include <tiffany/http/delivery.hpp>
 #include <tiffany/http/request.hpp>
 #include <tiffany/http/response.hpp>
 
@@ -89,12 +90,12 @@ class WebSocket {
   /// closed (close_code() then says how).
   virtual Task<std::optional<WebSocketMessage>> receive() = 0;
   /// Queues `data` as one message and waits while more than
-  /// send_buffer_bytes of it is still unwritten. False when the connection
+  /// send_buffer_bytes of it is still unwritten. Closed when the connection
   /// is closing or closed (nothing is queued). A text message must be valid
   /// UTF-8 (std::invalid_argument otherwise).
-  virtual Task<bool> send(std::string_view data, bool text) = 0;
-  Task<bool> send_text(std::string_view data) { return send(data, true); }
-  Task<bool> send_binary(std::string_view data) { return send(data, false); }
+  virtual Task<Delivery> send(std::string_view data, bool text) = 0;
+  Task<Delivery> send_text(std::string_view data) { return send(data, true); }
+  Task<Delivery> send_binary(std::string_view data) { return send(data, false); }
   /// Starts the close handshake with `code` (1000, or 3000-4999 for the
   /// application's own) and `reason` (cut to fit 123 bytes); does not wait.
   /// receive() then ends once the peer's close arrives. Only the first

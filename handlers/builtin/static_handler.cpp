@@ -246,8 +246,8 @@ Task<void> StaticHandler::handle(http::Request& request, http::Response& respons
   }
   // Why send_file: a large file goes from the page cache to the socket, so
   // neither a big file nor a slow reader makes us hold its bytes.
-  const bool sent = co_await response.send_file(opened->fd.get(), range->first, length);
-  if (!sent) report_if_truncated(opened->fd.get(), root_ + "/" + key, range->first + length, request);
+  const http::Delivery sent = co_await response.send_file(opened->fd.get(), range->first, length);
+  if (sent == http::Delivery::closed) report_if_truncated(opened->fd.get(), root_ + "/" + key, range->first + length, request);
 }
 
 }  // namespace tiffany

@@ -15,8 +15,8 @@ Task<void> WebSocketEchoHandler::handle(http::Request& request, http::Response& 
   for (;;) {
     std::optional<http::WebSocketMessage> message = co_await socket->receive();
     if (!message) break;
-    const bool sent = co_await socket->send(message->data, message->text);
-    if (!sent) break;
+    const http::Delivery sent = co_await socket->send(message->data, message->text);
+    if (sent == http::Delivery::closed) break;
   }
 }
 

@@ -105,8 +105,8 @@ class ChatRoom final : public tiffany::Handler {
       if (!said) {  // Redis is unreachable: nothing went out
         // Why a local: g++ 12 cannot keep a braced list's array alive across a co_await.
         const std::string refusal = event(room, {{"error", "not delivered; try again"}});
-        const bool told = co_await socket.send_text(refusal);
-        if (!told) co_return true;
+        const tiffany::http::Delivery sent = co_await socket.send_text(refusal);
+        if (sent == tiffany::http::Delivery::closed) co_return true;
       }
     }
   }
@@ -118,8 +118,8 @@ class ChatRoom final : public tiffany::Handler {
       if (!message) break;  // fell max_behind behind
       // Why check: whatever else publishes on the bus (or in Redis) may send bytes that are not text.
       if (!tiffany::http::is_valid_utf8(message->data())) continue;
-      const bool sent = co_await socket.send_text(message->data());
-      if (!sent) co_return true;
+      const tiffany::http::Delivery sent = co_await socket.send_text(message->data());
+      if (sent == tiffany::http::Delivery::closed) co_return true;
     }
     socket.close(1008, "too slow to keep up with the room");
     co_return true;

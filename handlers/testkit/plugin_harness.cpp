@@ -82,10 +82,10 @@ Task<void> serve(Handler& handler, http::Request& request, http::Response& respo
 
 }  // namespace
 
-Task<bool> CollectingSink::write_body(http::Response& response, std::string_view piece) {
+Task<http::Delivery> CollectingSink::write_body(http::Response& response, std::string_view piece) {
   response.mark_head_sent();
   outcome_.streamed.emplace_back(piece);
-  co_return true;
+  co_return http::Delivery::sent;
 }
 
 std::string Outcome::body() const {

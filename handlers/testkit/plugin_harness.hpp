@@ -52,7 +52,7 @@ struct Outcome {
 class CollectingSink final : public http::BodySink {
  public:
   explicit CollectingSink(Outcome& outcome) : outcome_(outcome) {}
-  Task<bool> write_body(http::Response& response, std::string_view piece) override;
+  Task<http::Delivery> write_body(http::Response& response, std::string_view piece) override;
 
  private:
   Outcome& outcome_;

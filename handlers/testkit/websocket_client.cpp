@@ -11,10 +11,10 @@
 
 namespace tiffany::testkit {
 
-Task<bool> UpgradingSink::write_body(http::Response& response, std::string_view piece) {
+Task<http::Delivery> UpgradingSink::write_body(http::Response& response, std::string_view piece) {
   response.mark_head_sent();
   outcome_.streamed.emplace_back(piece);
-  co_return true;
+  co_return http::Delivery::sent;
 }
 
 Task<http::WebSocket*> UpgradingSink::upgrade_to_websocket(http::Response& response,

@@ -288,8 +288,8 @@ void HttpConnection::drop_output() noexcept {
   referenced_bytes_ = 0;
 }
 
-Task<bool> HttpConnection::write_body(Response& response, std::string_view piece) {
-  if (broken_) co_return false;
+Task<Delivery> HttpConnection::write_body(Response& response, std::string_view piece) {
+  if (broken_) co_return Delivery::closed;
   const bool bodyless = head_request_ || status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
@@ -321,7 +321,7 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
       streamed_bytes_ = sent_length_;  // what the access log counts
       co_await flush();
       broken_ = true;
-      co_return false;
+      co_return Delivery::closed;
     }
   }
   if (!bodyless && !piece.empty()) {
@@ -330,13 +330,15 @@ Task<bool> HttpConnection::write_body(Response& response, std::string_view piece
     // decodable, as it would without compression.
     append_body_bytes(exchange_.compression().streaming() ? exchange_.compression().encode_piece(piece) : piece);
   }
-  co_return co_await flush();
+  const bool flushed = co_await flush();
+  co_return flushed ? Delivery::sent : Delivery::closed;
 }
 
-Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
-  const bool head_out = co_await write_body(response, {});  // the head (and earlier pipelined answers)
-  if (!head_out) co_return false;
-  if (head_request_ || status_forbids_body(response.status) || length == 0) co_return true;
+Task<Delivery> HttpConnection::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
+  // The head first (and earlier pipelined answers).
+  const Delivery head = co_await write_body(response, {});
+  if (head == Delivery::closed) co_return Delivery::closed;
+  if (head_request_ || status_forbids_body(response.status) || length == 0) co_return Delivery::sent;
   if (chunked_ || exchange_.compression().streaming()) {
     co_return co_await BodySink::send_file(response, fd, offset, length);  // each piece a chunk, or encoded
   }
@@ -353,7 +355,7 @@ Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t o
     if (!sent || sent.bytes() == 0) {  // the peer failed, stalled (timed out), or the file shrank
       broken_ = true;
       keep_alive_ = false;
-      co_return false;
+      co_return Delivery::closed;
     }
     add_stat(Stat::bytes_sent, static_cast<std::int64_t>(sent.bytes()));
     streamed_bytes_ += sent.bytes();
@@ -362,7 +364,7 @@ Task<bool> HttpConnection::send_file(Response& response, int fd, std::uint64_t o
     left -= sent.bytes();
   }
   deadline_->restore(outer);
-  co_return true;
+  co_return Delivery::sent;
 }
 
 bool HttpConnection::finish_stream() {

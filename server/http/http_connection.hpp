@@ -87,9 +87,9 @@ class HttpConnection final : public BodySink,
   void trim() noexcept;
 
   /// BodySink: streams a piece of the current response.
-  Task<bool> write_body(Response& response, std::string_view piece) override;
+  Task<Delivery> write_body(Response& response, std::string_view piece) override;
   /// BodySink: streams a file, by sendfile on a plain socket (see ByteStream).
-  Task<bool> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) override;
+  Task<Delivery> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) override;
   /// SpliceSink (spliced_body.cpp): the head, then this socket when the
   /// body may go on the wire as it is (the proxy splices into it).
   Task<SpliceTarget> begin_splice(Response& response) override;

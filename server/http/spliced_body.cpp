@@ -8,8 +8,9 @@
 namespace tiffany::http {
 
 Task<SpliceTarget> HttpConnection::begin_splice(Response& response) {
-  const bool head_out = co_await write_body(response, {});  // the head, and every answer queued before it
-  if (!head_out) co_return SpliceTarget{-1, true};
+  // The head first, and every answer queued before it.
+  const Delivery sent = co_await write_body(response, {});
+  if (sent == Delivery::closed) co_return SpliceTarget{-1, true};
   // Why each condition: the bytes go on the wire exactly as the upstream
   // sent them, so nothing may frame (chunks), encode (gzip, br, zstd) or
   // encrypt (TLS) them, and a bodiless answer sends none.

@@ -360,8 +360,8 @@ void Http2Stream::enter_output(OutputPhase next) noexcept {
   reset_ = true;
 }
 
-Task<bool> Http2Stream::write_body(http::Response& response, std::string_view piece) {
-  if (reset_ || connection_ == nullptr) co_return false;
+Task<http::Delivery> Http2Stream::write_body(http::Response& response, std::string_view piece) {
+  if (reset_ || connection_ == nullptr) co_return http::Delivery::closed;
   const bool bodyless = head_request_ || http::status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
@@ -369,7 +369,7 @@ Task<bool> Http2Stream::write_body(http::Response& response, std::string_view pi
     const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
     if (!submit_head(declared, !bodyless)) {
       answer_500_instead();
-      co_return false;
+      co_return http::Delivery::closed;
     }
     enter_output(OutputPhase::streaming);
   }
@@ -377,7 +377,8 @@ Task<bool> Http2Stream::write_body(http::Response& response, std::string_view pi
       bodyless || piece.empty() ? std::string_view{}
       : exchange_.compression().streaming() ? exchange_.compression().encode_piece(piece)
                                  : piece;
-  co_return co_await queue_output(bytes);
+  const bool queued = co_await queue_output(bytes);
+  co_return queued ? http::Delivery::sent : http::Delivery::closed;
 }
 
 Task<bool> Http2Stream::queue_output(std::string_view bytes) {

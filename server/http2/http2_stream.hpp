@@ -146,7 +146,7 @@ class Http2Stream final : public StreamBooks,
   void mark_reset() noexcept;
 
   /// BodySink: the head (first call), then `piece`, as DATA frames.
-  Task<bool> write_body(http::Response& response, std::string_view piece) override;
+  Task<http::Delivery> write_body(http::Response& response, std::string_view piece) override;
 
   /// nghttp2's data provider: up to `length` bytes of the body into `buffer`.
   ssize_t read_data(std::uint8_t* buffer, std::size_t length, std::uint32_t* flags) noexcept;

@@ -313,14 +313,14 @@ Task<std::optional<WebSocketMessage>> WebSocketSession::receive() {
   }
 }
 
-Task<bool> WebSocketSession::send(std::string_view data, bool text) {
+Task<Delivery> WebSocketSession::send(std::string_view data, bool text) {
   if (text && !is_valid_utf8(data)) throw std::invalid_argument("WebSocket::send: a text message must be valid UTF-8");
-  if (!is_open() || writer_done_) co_return false;
+  if (!is_open() || writer_done_) co_return Delivery::closed;
   if (queued_total_ - written_total_ + data.size() > options_.max_queued_bytes) {
     // Why close: the peer reads slower than this connection is asked to
     // send, and waiting longer would hold memory for it without bound.
     send_close(websocket::close_code::policy_violation, "send queue over its limit");
-    co_return false;
+    co_return Delivery::closed;
   }
   const std::size_t before = outbox_.size();
   append_message(data, text);
@@ -328,12 +328,12 @@ Task<bool> WebSocketSession::send(std::string_view data, bool text) {
   if (metrics_ != nullptr) WebSocketMetrics::add(metrics_->messages_sent);
   writer_wake_.set();
   const std::uint64_t end = queued_total_;
-  if (end <= written_total_ + options_.send_buffer_bytes) co_return true;
+  if (end <= written_total_ + options_.send_buffer_bytes) co_return Delivery::sent;
   SendWaiter& waiter = send_waiters_.emplace_back();
   waiter.until = end - options_.send_buffer_bytes;
   Future<void> written = waiter.wake.future();
   co_await std::move(written);
-  co_return !failed_;
+  co_return failed_ ? Delivery::closed : Delivery::sent;
 }
 
 void WebSocketSession::close(std::uint16_t code, std::string_view reason) {

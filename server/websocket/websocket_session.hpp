@@ -65,7 +65,7 @@ class WebSocketSession final : public WebSocket,
   Task<void> finish(std::uint16_t code);
 
   Task<std::optional<WebSocketMessage>> receive() override;
-  Task<bool> send(std::string_view data, bool text) override;
+  Task<Delivery> send(std::string_view data, bool text) override;
   void close(std::uint16_t code, std::string_view reason) override;
   bool is_open() const noexcept override { return !close_sent_ && !close_received_ && !failed_; }
   std::uint16_t close_code() const noexcept override { return close_code_; }

@@ -75,8 +75,8 @@ class Pieces final : public tiffany::Handler {
   Task<void> handle(Request& request, Response& response) override {
     const std::string piece(request.body.empty() ? 5000 : request.body.size(), 'x');
     for (int i = 0; i < 4; ++i) {
-      const bool sent = co_await response.write(piece);
-      if (!sent) break;
+      const tiffany::http::Delivery written = co_await response.write(piece);
+      if (written == tiffany::http::Delivery::closed) break;
     }
   }
 };
@@ -130,8 +130,8 @@ class WebSocketEcho final : public tiffany::Handler {
     for (;;) {
       std::optional<tiffany::http::WebSocketMessage> message = co_await socket->receive();
       if (!message) break;
-      const bool sent = co_await socket->send(message->data, message->text);
-      if (!sent) break;
+      const tiffany::http::Delivery sent = co_await socket->send(message->data, message->text);
+      if (sent == tiffany::http::Delivery::closed) break;
     }
   }
 };

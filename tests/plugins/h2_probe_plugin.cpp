@@ -55,8 +55,8 @@ class Stream final : public tiffany::Handler {
     const std::string piece(static_cast<std::size_t>(query_number(request, "size", 1024)), 'x');
     response.set_content_type("application/octet-stream");
     for (long i = 0; i < pieces; ++i) {
-      const bool sent = co_await response.write(piece);
-      if (!sent) break;
+      const tiffany::http::Delivery written = co_await response.write(piece);
+      if (written == tiffany::http::Delivery::closed) break;
     }
     witness.done = true;
   }

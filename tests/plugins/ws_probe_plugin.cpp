@@ -35,8 +35,8 @@ class Three final : public tiffany::Handler {
     WebSocket* socket = co_await tiffany::http::accept_websocket(request, response);
     if (socket == nullptr) co_return;
     for (const char* word : {"one", "two", "three"}) {
-      const bool sent = co_await socket->send_text(word);
-      if (!sent) co_return;
+      const tiffany::http::Delivery sent = co_await socket->send_text(word);
+      if (sent == tiffany::http::Delivery::closed) co_return;
     }
   }
 };
@@ -84,8 +84,8 @@ class Race final : public tiffany::Handler {
       tiffany::RaceResult<std::optional<WebSocketMessage>> first = co_await tiffany::race(std::move(racers));
       if (first.index == 1) continue;  // the Sleep won: receive() was canceled, nothing may be lost
       if (!first.value) break;
-      const bool sent = co_await socket->send(first.value->data, first.value->text);
-      if (!sent) break;
+      const tiffany::http::Delivery sent = co_await socket->send(first.value->data, first.value->text);
+      if (sent == tiffany::http::Delivery::closed) break;
     }
   }
 };
@@ -93,8 +93,8 @@ class Race final : public tiffany::Handler {
 // Why a free function with plain arguments: a coroutine lambda's captures would die before it runs.
 Task<void> tick(WebSocket* socket, int count) {
   for (int i = 0; i < count; ++i) {
-    const bool sent = co_await socket->send_text("tick " + std::to_string(i));
-    if (!sent) co_return;
+    const tiffany::http::Delivery sent = co_await socket->send_text("tick " + std::to_string(i));
+    if (sent == tiffany::http::Delivery::closed) co_return;
     co_await tiffany::Sleep(std::chrono::milliseconds(i % 10 == 0 ? 1 : 0));
   }
 }
@@ -109,8 +109,8 @@ class Concurrent final : public tiffany::Handler {
     for (;;) {
       std::optional<WebSocketMessage> message = co_await socket->receive();
       if (!message) break;
-      const bool sent = co_await socket->send(message->data, message->text);
-      if (!sent) break;
+      const tiffany::http::Delivery sent = co_await socket->send(message->data, message->text);
+      if (sent == tiffany::http::Delivery::closed) break;
     }
     // Why join: the socket is valid only until this handler returns.
     co_await tiffany::Join<void>(std::move(ticker));
@@ -127,8 +127,8 @@ class Late final : public tiffany::Handler {
     for (;;) {
       std::optional<WebSocketMessage> message = co_await socket->receive();
       if (!message) break;
-      const bool sent = co_await socket->send(message->data, message->text);
-      if (!sent) break;
+      const tiffany::http::Delivery sent = co_await socket->send(message->data, message->text);
+      if (sent == tiffany::http::Delivery::closed) break;
     }
   }
 };
@@ -143,9 +143,9 @@ class Deaf final : public tiffany::Handler {
   }
 };
 
-Task<bool> false_after(std::chrono::milliseconds wait) {
+Task<tiffany::http::Delivery> closed_after(std::chrono::milliseconds wait) {
   co_await tiffany::Sleep(wait);
-  co_return false;
+  co_return tiffany::http::Delivery::closed;
 }
 
 class Flood final : public tiffany::Handler {
@@ -158,11 +158,11 @@ class Flood final : public tiffany::Handler {
     // Why race each send: a send canceled while it waits leaves its message queued, so the
     // queue grows past max_queued_bytes, as with senders that never wait.
     while (socket->is_open()) {
-      std::vector<Task<bool>> racers;
+      std::vector<Task<tiffany::http::Delivery>> racers;
       racers.push_back(socket->send_binary(piece));
-      racers.push_back(false_after(std::chrono::milliseconds(1)));
-      const tiffany::RaceResult<bool> first = co_await tiffany::race(std::move(racers));
-      if (first.index == 0 && !first.value) break;
+      racers.push_back(closed_after(std::chrono::milliseconds(1)));
+      const tiffany::RaceResult<tiffany::http::Delivery> first = co_await tiffany::race(std::move(racers));
+      if (first.index == 0 && first.value == tiffany::http::Delivery::closed) break;
     }
     for (;;) {
       std::optional<WebSocketMessage> message = co_await socket->receive();

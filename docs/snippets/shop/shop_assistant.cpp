@@ -43,8 +43,8 @@ class Assistant final : public tiffany::Handler {
         silent = true;  // (no co_await inside a catch block: C++ forbids it)
       }
       if (silent) {
-        const bool sent = co_await socket->send_text("still there? name an item");
-        if (!sent) co_return;
+        const tiffany::http::Delivery sent = co_await socket->send_text("still there? name an item");
+        if (sent == tiffany::http::Delivery::closed) co_return;
         continue;
       }
       if (!question) co_return;  // the client closed (socket->close_code() says how)
@@ -55,8 +55,8 @@ class Assistant final : public tiffany::Handler {
       const auto price = prices_.find(question->data);
       const std::string answer = price == prices_.end() ? "we have no " + question->data
                                                         : question->data + ": " + std::to_string(price->second);
-      const bool sent = co_await socket->send_text(answer);  // waits while the client reads slowly
-      if (!sent) co_return;
+      const tiffany::http::Delivery sent = co_await socket->send_text(answer);  // waits while the client reads slowly
+      if (sent == tiffany::http::Delivery::closed) co_return;
     }
   }
 

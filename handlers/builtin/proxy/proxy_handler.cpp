@@ -375,8 +375,9 @@ Task<void> ProxyHandler::forward(Attempt& attempt, const http::Request& request,
       continue;
     }
     if (chunk.status == ClientBodyChunk::Status::data) {
-      const bool written = co_await response.write(chunk.bytes);
-      if (!written) co_return;  // the client is gone; dropping the exchange closes the upstream connection
+      // Closed: the client is gone; dropping the exchange closes the upstream connection.
+      const http::Delivery written = co_await response.write(chunk.bytes);
+      if (written == http::Delivery::closed) co_return;
       continue;
     }
     if (chunk.status == ClientBodyChunk::Status::end) co_return;

@@ -24,8 +24,8 @@ Task<Spliced> splice_response(Attempt& attempt, http::Response& response, Upstre
   while (upstream::ResponseSplice::buffered(exchange) > 0) {
     const ClientBodyChunk chunk = co_await exchange.read();
     if (chunk.status != ClientBodyChunk::Status::data) co_return Spliced::not_applied;  // its end or error: the caller's read says so
-    const bool written = co_await response.write(chunk.bytes);
-    if (!written) co_return Spliced::done;
+    const http::Delivery written = co_await response.write(chunk.bytes);
+    if (written == http::Delivery::closed) co_return Spliced::done;
   }
   if (!upstream::ResponseSplice::possible(exchange)) co_return Spliced::not_applied;  // the body ended in what was read
   std::uint64_t spliced = 0;

@@ -48,8 +48,8 @@ Task<void> Subscriber::deliver(std::shared_ptr<Subscriber> self) {
     // Why binary for bytes that are not UTF-8: anything on the bus (a plugin, or Redis) may publish
     // them; a text frame would be refused, a binary one delivers them as they are.
     const bool text = http::is_valid_utf8(message.data());
-    const bool sent = co_await s.socket_.send(message.data(), text);  // waits while the client reads slowly
-    if (!sent) break;
+    const http::Delivery sent = co_await s.socket_.send(message.data(), text);  // waits while the client reads slowly
+    if (sent == http::Delivery::closed) break;
   }
 }
 

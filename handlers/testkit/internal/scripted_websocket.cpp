@@ -22,11 +22,11 @@ Task<std::optional<http::WebSocketMessage>> ScriptedWebSocket::receive() {
   }
 }
 
-Task<bool> ScriptedWebSocket::send(std::string_view data, bool text) {
-  if (!is_open()) co_return false;
+Task<http::Delivery> ScriptedWebSocket::send(std::string_view data, bool text) {
+  if (!is_open()) co_return http::Delivery::closed;
   if (text && !http::is_valid_utf8(data)) throw std::invalid_argument("WebSocket::send: text that is not UTF-8");
   to_client_.push_back(http::WebSocketMessage{.text = text, .data = std::string(data)});
-  co_return true;
+  co_return http::Delivery::sent;
 }
 
 void ScriptedWebSocket::close(std::uint16_t code, std::string_view) {

@@ -19,7 +19,7 @@ class ScriptedWebSocket final : public http::WebSocket {
   explicit ScriptedWebSocket(std::string subprotocol) : subprotocol_(std::move(subprotocol)) {}
 
   Task<std::optional<http::WebSocketMessage>> receive() override;
-  Task<bool> send(std::string_view data, bool text) override;
+  Task<http::Delivery> send(std::string_view data, bool text) override;
   void close(std::uint16_t code = 1000, std::string_view reason = {}) override;
   bool is_open() const noexcept override { return !client_closed_ && handler_code_ == 0; }
   std::uint16_t close_code() const noexcept override { return code_; }

@@ -19,7 +19,7 @@ namespace tiffany::testkit {
 class UpgradingSink final : public http::BodySink, public http::websocket::ConnectionUpgrade {
  public:
   explicit UpgradingSink(Outcome& outcome) : outcome_(outcome) {}
-  Task<bool> write_body(http::Response& response, std::string_view piece) override;
+  Task<http::Delivery> write_body(http::Response& response, std::string_view piece) override;
   Task<http::WebSocket*> upgrade_to_websocket(http::Response& response, http::websocket::UpgradeTerms terms,
                                               http::WebSocketOptions options) override;
   ScriptedWebSocket* socket() const noexcept { return socket_.get(); }

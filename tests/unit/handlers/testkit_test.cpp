@@ -22,8 +22,8 @@ class SlowHello final : public Handler {
     co_await Sleep{std::chrono::milliseconds(delay_)};
     ++worker_.get<Hits>().count;
     worker_.logger().info("hello " + std::string(request.param("name").value_or("?")));
-    const bool sent = co_await response.write("hello ");
-    if (sent) co_await response.write(request.query_param("x").value_or(""));
+    const http::Delivery written = co_await response.write("hello ");
+    if (written == http::Delivery::sent) co_await response.write(request.query_param("x").value_or(""));
   }
 
  private:

@@ -29,8 +29,8 @@ class EchoSocket final : public Handler {
       }
       if (message->data == "boom") throw std::runtime_error("boom");
       const std::string answer = "echo: " + message->data;
-      const bool sent = co_await socket->send(answer, message->text);
-      if (!sent) co_return;
+      const http::Delivery sent = co_await socket->send(answer, message->text);
+      if (sent == http::Delivery::closed) co_return;
     }
   }
 };

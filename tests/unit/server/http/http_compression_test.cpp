@@ -54,8 +54,8 @@ class StreamedPage final : public Handler {
     if (declare_) response.set_content_length(3 * 3000);
     const std::string text = page(3000);
     for (int i = 0; i < 3; ++i) {
-      const bool sent = co_await response.write(text);
-      if (!sent) co_return;
+      const Delivery written = co_await response.write(text);
+      if (written == Delivery::closed) co_return;
       co_await Sleep{1ms};
     }
   }

@@ -54,8 +54,8 @@ class Streams final : public Handler {
   explicit Streams(bool declare_length) : declare_length_(declare_length) {}
   Task<void> handle(Request&, Response& response) override {
     if (declare_length_) response.set_content_length(11);
-    const bool sent = co_await response.write("hello");
-    if (!sent) co_return;
+    const Delivery written = co_await response.write("hello");
+    if (written == Delivery::closed) co_return;
     co_await Sleep{1ms};
     co_await response.write(" world");
   }
@@ -75,8 +75,8 @@ class SetsHeader final : public Handler {
       response.body = "body";
       co_return;
     }
-    const bool sent = co_await response.write("piece one");
-    if (sent) co_await response.write("piece two");  // a handler that ignores the failure
+    const Delivery written = co_await response.write("piece one");
+    if (written == Delivery::sent) co_await response.write("piece two");  // a handler that ignores the failure
   }
 
  private:
