@@ -49,8 +49,8 @@ void HttpConnection::watch_client_if_wanted() {
   client_watch_.start(socket_, task_);
 }
 
-Task<bool> HttpConnection::after_client_gone(const std::exception_ptr& failure) {
-  keep_alive_ = false;
+Task<HttpConnection::AfterAnswer> HttpConnection::after_client_gone(const std::exception_ptr& failure) {
+  close_after_response();
   bool delivered = false;
   try {
     if (failure) std::rethrow_exception(failure);
@@ -73,11 +73,11 @@ Task<bool> HttpConnection::after_client_gone(const std::exception_ptr& failure) 
     error_log().log(LogLevel::info, "the client closed the connection while %s ran on %s %s; canceled it",
                     label, request.method.c_str(), request.path.c_str());
   }
-  if (response_.streaming()) co_return false;  // its head went out: the access log keeps that status
+  if (response_.streaming()) co_return AfterAnswer::close;  // its head went out: the access log keeps that status
   // Why 499: nginx's status for a request whose client left before the answer; nothing goes on the wire.
   sent_status_ = 499;
   sent_length_ = 0;
-  co_return false;
+  co_return AfterAnswer::close;
 }
 
 }  // namespace tiffany::http

@@ -17,6 +17,7 @@
 #include "handlers/engine/readiness.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
+#include "server/log/state_bug.hpp"
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/lingering_close.hpp"
 #include "server/transport/stage_timeout.hpp"
@@ -88,11 +89,11 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
       if (parsed.event == RequestParser::Event::error) {
         input.reset();  // nothing more of it is parsed
         reject(parser_.error_status());
-        const bool flushed = co_await flush();
+        const Flushed flushed = co_await flush();
         stream.finish();
         // Why: bad input is answered before the request ends (a body over
         // the limit, say), so the peer is likely still sending.
-        if (flushed) co_await linger();
+        if (flushed == Flushed::written) co_await linger();
         co_return AfterBurst::close;
       }
       if (parsed.event == RequestParser::Event::headers_ready) {
@@ -109,31 +110,31 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
       }
       unparsed_ = &bytes;
       unparsed_lease_ = &input;
-      bool keep_open = co_await answer();
+      AfterAnswer after = co_await answer();
       unparsed_ = nullptr;
       unparsed_lease_ = nullptr;
       bool body_unread = false;  // of a streamed body: the peer may still be sending it
       if (body_phase_ != BodyPhase::none) {
-        keep_open = co_await end_streamed_body(keep_open);
+        after = co_await end_streamed_body(after);
         body_unread = body_state_ == BodyStatus::data;
       }
       parser_.next();
       header_until_.reset();  // the next request's stages get budgets of their own
       body_until_.reset();
-      if (!keep_open) {
+      if (after == AfterAnswer::close) {
         const bool more_input = !bytes.empty() || body_unread;  // sent after a last request: more may be on its way
         input.reset();
-        const bool flushed = co_await flush();
-        if (flushed) stream.finish();
-        if (flushed && more_input) co_await linger();
+        const Flushed flushed = co_await flush();
+        if (flushed == Flushed::written) stream.finish();
+        if (flushed == Flushed::written && more_input) co_await linger();
         co_return AfterBurst::close;
       }
       if (buffered_output() >= kMaxBufferedOutput || referenced_.size() >= kMaxReferenced) {
         // Why: back-pressure. Many or large pipelined responses go out before
         // more requests are parsed, so a peer that sends but does not read
         // cannot make us buffer without bound.
-        const bool flushed = co_await flush();
-        if (!flushed) co_return AfterBurst::close;
+        const Flushed flushed = co_await flush();
+        if (flushed == Flushed::failed) co_return AfterBurst::close;
       }
     }
     input.reset();  // the parser copied what it needs: the buffer goes back before any wait
@@ -144,17 +145,16 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
       if (exchange_.route_ahead(parser_.request()) == Router::Outcome::found) {
         out_ += "HTTP/1.1 100 Continue\r\n\r\n";
       } else {
-        closing_early_ = true;
+        close_after_response();  // answered before the body was read: the connection cannot go on after it
         (void)co_await answer();
-        closing_early_ = false;
-        const bool flushed = co_await flush();
+        const Flushed flushed = co_await flush();
         stream.finish();
-        if (flushed) co_await linger();
+        if (flushed == Flushed::written) co_await linger();
         co_return AfterBurst::close;
       }
     }
-    const bool flushed = co_await flush();
-    if (!flushed) co_return AfterBurst::close;
+    const Flushed flushed = co_await flush();
+    if (flushed == Flushed::failed) co_return AfterBurst::close;
     if (!parser_.in_message()) co_return AfterBurst::idle;  // every request answered: idle
 
     // A request is incomplete: read the rest under its stage's timeout.
@@ -162,10 +162,10 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
     const TimeoutStage stage = parser_.in_headers() ? TimeoutStage::header : TimeoutStage::body;
     const Timed<IoResult> read = co_await within(*deadline_, stage, stream.read_pooled(input));
     if (read.timed_out()) {
-      keep_alive_ = false;
+      close_after_response();
       reject(408);
-      const bool flushed_error = co_await flush();
-      if (flushed_error) stream.finish();
+      const Flushed flushed_error = co_await flush();
+      if (flushed_error == Flushed::written) stream.finish();
       co_return AfterBurst::close;
     }
     const IoResult got = *read;
@@ -185,25 +185,27 @@ Task<void> HttpConnection::linger() {
   co_await lingering_close(*stream_, *deadline_, limits, site_.tracker);
 }
 
-Task<bool> HttpConnection::answer() {
+Task<HttpConnection::AfterAnswer> HttpConnection::answer() {
   Request& request = parser_.request();
   request.peer = *peer_;
   request.tls = tls_;
   response_.clear();
-  keep_alive_ = !closing_early_ && parser_.keep_alive();
+  // Why no way back to open: the connection is open here unless the serve
+  // loop already decided this answer is its last (a 100-continue refused).
+  if (!parser_.keep_alive()) close_after_response();
   head_request_ = request.is_head();
   http10_ = request.version_minor == 0;
-  chunked_ = false;
+  response_phase_ = ResponsePhase::none;  // a new response, not a change of the last one's
   streamed_bytes_ = 0;
   identity_bytes_ = 0;
   exchange_.begin(request);
 
   const auto started = Scheduler::current().now();
-  const bool keep_open = co_await respond(request);
+  const AfterAnswer after = co_await respond(request);
   const auto took = Scheduler::current().now() - started;
   const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
   exchange_.finish(request, sent_status_, body_bytes, took);
-  co_return keep_open;
+  co_return after;
 }
 
 void HttpConnection::reject(int status) {
@@ -212,6 +214,7 @@ void HttpConnection::reject(int status) {
   const Request& request = parser_.rejected();
   head_request_ = request.is_head();
   http10_ = false;
+  response_phase_ = ResponsePhase::none;  // a new response, not a change of the last one's
   append_error(status);
   if (site_.unmatched != nullptr) site_.unmatched->count(status);
   if (site_.access_log != nullptr) {
@@ -219,13 +222,13 @@ void HttpConnection::reject(int status) {
   }
 }
 
-Task<bool> HttpConnection::respond(Request& request) {
+Task<HttpConnection::AfterAnswer> HttpConnection::respond(Request& request) {
   if (request.path == "*") {
     // OPTIONS * (RFC 9110 §9.3.7): about the server, not a resource; the
     // parser lets only OPTIONS use the asterisk-form.
     response_.status = 200;
     append_whole_response(response_);
-    co_return keep_alive_;
+    co_return after_answer();
   }
   Handler* target = nullptr;
   watch_client_ = false;
@@ -234,7 +237,7 @@ Task<bool> HttpConnection::respond(Request& request) {
     target = exchange_.route(request, response_);
     if (target == nullptr) {
       append_whole_response(response_);
-      co_return keep_alive_;
+      co_return after_answer();
     }
     handler_routed();
   }
@@ -261,19 +264,51 @@ Task<bool> HttpConnection::respond(Request& request) {
   const Judgment judgment = exchange_.judge(request, response_, end);
   if (judgment.verdict == Verdict::end_websocket) {
     co_await end_websocket(end.failure != nullptr || end.timed_out);
-    co_return false;
+    co_return AfterAnswer::close;
   }
   if (judgment.verdict != Verdict::answer) {
     // The handler's state is unknown, or the request is: start afresh on a new connection.
-    keep_alive_ = false;
-    if (judgment.verdict == Verdict::error && !broken_) append_error(judgment.status);
-    co_return false;
+    close_after_response();
+    if (judgment.verdict == Verdict::error && connection_phase_ != ConnectionPhase::broken) {
+      append_error(judgment.status);
+    }
+    co_return AfterAnswer::close;
   }
   if (body_phase_ != BodyPhase::none && body_state_ == BodyStatus::data) settle_unread_body();
   if (response_.streaming()) co_return finish_stream();
   const bool encoded = exchange_.compression().apply_whole(response_, head_request_);
   append_whole_response(response_, encoded);
-  co_return keep_alive_;
+  co_return after_answer();
+}
+
+void HttpConnection::enter(ConnectionPhase next) noexcept {
+  if (may_follow(connection_phase_, next)) {
+    connection_phase_ = next;
+    return;
+  }
+  // Why nothing more: open may go anywhere, and every other phase closes the connection after this response.
+  report_state_bug("an HTTP/1.1 connection", name(connection_phase_), name(next));
+}
+
+void HttpConnection::enter(ResponsePhase next) noexcept {
+  if (may_follow(response_phase_, next)) {
+    response_phase_ = next;
+    return;
+  }
+  report_state_bug("an HTTP/1.1 response", name(response_phase_), name(next));
+  close_after_response();
+}
+
+void HttpConnection::close_after_response() noexcept {
+  if (connection_phase_ == ConnectionPhase::open) enter(ConnectionPhase::closing);
+}
+
+void HttpConnection::break_connection() noexcept {
+  if (connection_phase_ != ConnectionPhase::broken) enter(ConnectionPhase::broken);
+}
+
+HttpConnection::AfterAnswer HttpConnection::after_answer() const noexcept {
+  return connection_phase_ == ConnectionPhase::open ? AfterAnswer::keep_open : AfterAnswer::close;
 }
 
 void HttpConnection::handler_routed() {
@@ -289,38 +324,36 @@ void HttpConnection::drop_output() noexcept {
 }
 
 Task<Delivery> HttpConnection::write_body(Response& response, std::string_view piece) {
-  if (broken_) co_return Delivery::closed;
+  if (connection_phase_ == ConnectionPhase::broken) co_return Delivery::closed;
   const bool bodyless = head_request_ || status_forbids_body(response.status);
   if (!response.streaming()) {
     response.mark_head_sent();
     if (body_phase_ == BodyPhase::uninvited && body_state_ == BodyStatus::data) {
       // Why: "100 Continue" cannot follow a final head, so the client is never invited to send the body.
       enter(BodyPhase::streaming);
-      keep_alive_ = false;
+      close_after_response();
     }
     const bool encoded = exchange_.compression().start_stream(response, bodyless);
     // An encoded body's length is not the declared one: chunked (or up to the close) instead.
     const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
     const Headers::Field* invalid = nullptr;
     if (encoded && bodyless) {
-      invalid = append_head(response, UINT64_MAX, false);
+      invalid = append_head(response, UINT64_MAX, ResponsePhase::identity);
     } else if (declared || bodyless) {
-      invalid = append_head(response, declared.value_or(0), false);
+      invalid = append_head(response, declared.value_or(0), ResponsePhase::identity);
     } else if (http10_) {
-      keep_alive_ = false;  // HTTP/1.0 has no chunking: the body ends when we close
-      invalid = append_head(response, UINT64_MAX, false);
+      close_after_response();  // HTTP/1.0 has no chunking: the body ends when we close
+      invalid = append_head(response, UINT64_MAX, ResponsePhase::identity);
     } else {
-      chunked_ = true;
-      invalid = append_head(response, 0, true);
+      invalid = append_head(response, 0, ResponsePhase::chunked);
     }
     if (invalid != nullptr) {
       // Nothing of the handler's response was written: a whole 500 goes out
       // instead, and the handler's writes fail from now on.
-      chunked_ = false;
       refuse(response, *invalid);
       streamed_bytes_ = sent_length_;  // what the access log counts
       co_await flush();
-      broken_ = true;
+      break_connection();
       co_return Delivery::closed;
     }
   }
@@ -330,8 +363,8 @@ Task<Delivery> HttpConnection::write_body(Response& response, std::string_view p
     // decodable, as it would without compression.
     append_body_bytes(exchange_.compression().streaming() ? exchange_.compression().encode_piece(piece) : piece);
   }
-  const bool flushed = co_await flush();
-  co_return flushed ? Delivery::sent : Delivery::closed;
+  const Flushed flushed = co_await flush();
+  co_return flushed == Flushed::written ? Delivery::sent : Delivery::closed;
 }
 
 Task<Delivery> HttpConnection::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
@@ -339,7 +372,7 @@ Task<Delivery> HttpConnection::send_file(Response& response, int fd, std::uint64
   const Delivery head = co_await write_body(response, {});
   if (head == Delivery::closed) co_return Delivery::closed;
   if (head_request_ || status_forbids_body(response.status) || length == 0) co_return Delivery::sent;
-  if (chunked_ || exchange_.compression().streaming()) {
+  if (response_phase_ == ResponsePhase::chunked || exchange_.compression().streaming()) {
     co_return co_await BodySink::send_file(response, fd, offset, length);  // each piece a chunk, or encoded
   }
   // Why straight to the stream: from the page cache to the socket, so a slow
@@ -353,8 +386,7 @@ Task<Delivery> HttpConnection::send_file(Response& response, int fd, std::uint64
         co_await within(*deadline_, TimeoutStage::write, stream_->send_file_some(fd, offset, static_cast<std::size_t>(left)));
     const IoResult sent = progress.timed_out() ? IoResult{0} : *progress;
     if (!sent || sent.bytes() == 0) {  // the peer failed, stalled (timed out), or the file shrank
-      broken_ = true;
-      keep_alive_ = false;
+      break_connection();
       co_return Delivery::closed;
     }
     add_stat(Stat::bytes_sent, static_cast<std::int64_t>(sent.bytes()));
@@ -367,21 +399,23 @@ Task<Delivery> HttpConnection::send_file(Response& response, int fd, std::uint64
   co_return Delivery::sent;
 }
 
-bool HttpConnection::finish_stream() {
-  if (broken_) return false;  // a write failed mid-stream: the stream cannot be trusted
+HttpConnection::AfterAnswer HttpConnection::finish_stream() {
+  // A write failed mid-stream, or the head was refused: the stream cannot be trusted.
+  if (connection_phase_ == ConnectionPhase::broken) return AfterAnswer::close;
   if (exchange_.compression().streaming()) append_body_bytes(exchange_.compression().finish_stream());
-  if (chunked_) out_ += "0\r\n\r\n";
+  if (response_phase_ == ResponsePhase::chunked) out_ += "0\r\n\r\n";
+  enter(ResponsePhase::ended);
   const auto& declared = response_.content_length();
   if (declared && !head_request_ && !status_forbids_body(response_.status) && identity_bytes_ != *declared) {
     error_log().log(LogLevel::error, "handler streamed %llu bytes but declared %llu; closing",
                     static_cast<unsigned long long>(identity_bytes_), static_cast<unsigned long long>(*declared));
-    keep_alive_ = false;
+    close_after_response();
   }
-  return keep_alive_;
+  return after_answer();
 }
 
-Task<bool> HttpConnection::flush() {
-  if (out_.empty() && referenced_.empty()) co_return true;
+Task<HttpConnection::Flushed> HttpConnection::flush() {
+  if (out_.empty() && referenced_.empty()) co_return Flushed::written;
   // Why: a streaming handler flushes mid-run; its own deadline (or none)
   // must hold again once this write is done.
   const auto outer = deadline_->armed_until();
@@ -404,13 +438,12 @@ Task<bool> HttpConnection::flush() {
   const bool written = !write.timed_out() && static_cast<bool>(*write);  // timed out: a peer that does not read
   if (written) add_stat(Stat::bytes_sent, static_cast<std::int64_t>(buffered_output()));
   drop_output();
-  if (written) {
-    deadline_->restore(outer);
-  } else {
-    broken_ = true;  // part of a response may be on the wire: close, never reuse
-    keep_alive_ = false;
+  if (!written) {
+    break_connection();  // part of a response may be on the wire: close, never reuse
+    co_return Flushed::failed;
   }
-  co_return written;
+  deadline_->restore(outer);
+  co_return Flushed::written;
 }
 
 Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, websocket::UpgradeTerms terms,
@@ -432,17 +465,16 @@ Task<WebSocket*> HttpConnection::upgrade_to_websocket(Response& response, websoc
   // Why: the session reads the socket from now on (epoll: one reader per socket).
   client_watch_.stop();
   response.mark_head_sent();
-  upgrading_ = true;
-  const Headers::Field* invalid = append_head(response, 0, false);
-  upgrading_ = false;
+  const Headers::Field* invalid = append_head(response, 0, ResponsePhase::switching);
   if (invalid != nullptr) {
     refuse(response, *invalid);  // a 500 in its place, and the handler's writes fail
     co_await flush();
-    broken_ = true;
+    break_connection();
     co_return nullptr;
   }
-  const bool written = co_await flush();
-  if (!written) co_return nullptr;
+  const Flushed flushed = co_await flush();
+  if (flushed == Flushed::failed) co_return nullptr;
+  enter(ConnectionPhase::upgraded);
   std::string early;
   if (unparsed_ != nullptr) early.assign(std::exchange(*unparsed_, {}));  // frames, not HTTP: the session's
   // Why: the read buffer (16 KiB) would otherwise stay held for the WebSocket's whole life.
@@ -460,7 +492,6 @@ Task<void> HttpConnection::end_websocket(bool failed) {
   co_await websocket_->finish(failed ? websocket::close_code::internal_error : websocket::close_code::normal);
   streamed_bytes_ = websocket_->bytes_written();  // what the access log counts
   websocket_.reset();
-  keep_alive_ = false;
 }
 
 }  // namespace tiffany::http

@@ -26,6 +26,7 @@
 #include "http/engine/websocket/connection_upgrade.hpp"
 #include "server/http/body_phase.hpp"
 #include "server/http/client_watch.hpp"
+#include "server/http/connection_phase.hpp"
 #include "server/http/exchange.hpp"
 #include "server/http/http_site.hpp"
 #include "server/transport/stream_protocol.hpp"
@@ -68,6 +69,11 @@ class WebSocketSession;
 /// 101 goes out after the responses before it, a WebSocketSession takes the
 /// stream (and the bytes read past the request) until the handler returns,
 /// and then the connection closes.
+///
+/// What the connection and its current response are doing is in phases
+/// (connection_phase.hpp, body_phase.hpp), each changed only by enter(),
+/// which checks the change; the request's own facts (HEAD, HTTP/1.0) are
+/// plain members beside them.
 class HttpConnection final : public BodySink,
                              public BodySource,
                              public websocket::ConnectionUpgrade,
@@ -107,12 +113,25 @@ class HttpConnection final : public BodySink,
   static constexpr std::uint64_t kMaxDiscardBytes = 1024 * 1024;
 
  private:
-  /// Answers parser_.request() (and logs it); false if the connection must close after it.
-  Task<bool> answer();
-  Task<bool> respond(Request& request);
+  /// Whether the connection goes on after an answer.
+  enum class AfterAnswer : std::uint8_t {
+    keep_open,  ///< the next request may follow (the connection is open)
+    close,      ///< it closes once what is buffered is written
+  };
+  /// Whether flush() wrote what waited.
+  enum class Flushed : std::uint8_t {
+    written,  ///< all of it (or nothing waited)
+    failed,   ///< the peer failed, or did not read within the write timeout: the connection is broken
+  };
+
+  /// Answers parser_.request() (and logs it).
+  Task<AfterAnswer> answer();
+  /// Runs the handler for `request` and writes its response (or what stands in for it).
+  Task<AfterAnswer> respond(Request& request);
   /// Exchange::RoutedHook: the routed handler may want its client watched.
   void handler_routed() override;
-  Task<bool> flush();
+  /// Writes out_ and the referenced bodies under the write timeout; a failure breaks the connection.
+  Task<Flushed> flush();
   /// Hands the request at headers_ready to its streaming handler: the body
   /// is read from `input` (the bytes left of it in `pending`) as it asks.
   void begin_streamed_body(ReadLease& input, std::string_view& pending);
@@ -120,10 +139,27 @@ class HttpConnection final : public BodySink,
   /// logged (report_state_bug), the phase stays and the connection closes
   /// after this request.
   void enter(BodyPhase next) noexcept;
-  /// After the streaming handler answered (keep_open: may the connection go
+  /// Moves the connection to `next` when ConnectionPhase allows it; else a
+  /// bug: logged (report_state_bug) and the phase stays. Only open may go
+  /// anywhere, and every other phase closes the connection after this response.
+  void enter(ConnectionPhase next) noexcept;
+  /// Moves the response to `next` when ResponsePhase allows it; else a bug:
+  /// logged (report_state_bug), the phase stays and the connection closes
+  /// after this response.
+  void enter(ResponsePhase next) noexcept;
+  /// This response is the connection's last: open becomes closing (the
+  /// other phases close it already).
+  void close_after_response() noexcept;
+  /// A write failed, or a 500 replaced a head the handler set wrong (refuse):
+  /// nothing more is written (broken; nothing changes when it is already).
+  void break_connection() noexcept;
+  /// keep_open while the connection is open, close in every other phase.
+  AfterAnswer after_answer() const noexcept;
+  /// After the streaming handler answered (`after`: may the connection go
   /// on?): drops the unread rest of the body when the connection stays
-  /// open; false when it must close.
-  Task<bool> end_streamed_body(bool keep_open);
+  /// open; close when it must close (`after` said so, a failed write, a rest
+  /// that is too large or failed to arrive).
+  Task<AfterAnswer> end_streamed_body(AfterAnswer after);
   /// Before a response head: closes after it when the unread rest of a
   /// streamed body cannot be dropped (the client waits for "100 Continue",
   /// or the rest is over kMaxDiscardBytes).
@@ -142,19 +178,22 @@ class HttpConnection final : public BodySink,
   void watch_client_if_wanted();
   /// After a watched handler's client hung up (`failure`: what the handler
   /// ended with): nothing is answered, the access log says 499 (unless a head
-  /// went out); false: close.
-  Task<bool> after_client_gone(const std::exception_ptr& failure);
+  /// went out); always close.
+  Task<AfterAnswer> after_client_gone(const std::exception_ptr& failure);
   /// After the last response and finish(): drops what the peer still sends,
   /// within the listener's linger limits, so it reads that response.
   Task<void> linger();
   /// Arms the deadline for a wait for more of the current request: the
   /// header budget, or the body's per-read and total budgets.
   void arm_read_deadline();
-  /// Appends the status line and header fields. A field the handler set that
-  /// is not valid HTTP (a name that is not a token; a value holding CR, LF,
-  /// NUL or another control byte) is returned, with nothing of the head
-  /// appended; nullptr when the head was written.
-  const Headers::Field* append_head(const Response& response, std::uint64_t content_length, bool chunked);
+  /// Appends the status line and header fields of a response that goes as
+  /// `next` (whole, identity, chunked: its framing; switching: a 101), and
+  /// enters `next`. A field the handler set that is not valid HTTP (a name
+  /// that is not a token; a value holding CR, LF, NUL or another control
+  /// byte) is returned, with nothing of the head appended and the phase as
+  /// it was; nullptr when the head was written. `content_length`: UINT64_MAX
+  /// for none.
+  const Headers::Field* append_head(const Response& response, std::uint64_t content_length, ResponsePhase next);
   /// Appends `response`, or a 500 in its place when append_head refuses it.
   /// `encoded`: compression replaced its body (Content-Length is the body's, none for HEAD).
   void append_whole_response(const Response& response, bool encoded = false);
@@ -173,7 +212,10 @@ class HttpConnection final : public BodySink,
   std::size_t buffered_output() const noexcept { return out_.size() + referenced_bytes_; }
   /// Forgets what waits to be written, releasing the referenced bodies.
   void drop_output() noexcept;
-  bool finish_stream();
+  /// Appends the end of a streamed response (the content coding's tail, the
+  /// last chunk) unless the connection broke; close when it broke or the
+  /// body did not match its declared length.
+  AfterAnswer finish_stream();
 
   const HttpSite& site_;
   ByteStream* stream_ = nullptr;       // serve()'s
@@ -195,15 +237,13 @@ class HttpConnection final : public BodySink,
   std::vector<Referenced> referenced_;  // in order of `at`; empty on streams that do not gather
   std::size_t referenced_bytes_ = 0;
   std::vector<iovec> pieces_;  // flush()'s scratch: out_ cut around the referenced bodies
+  ConnectionPhase connection_phase_ = ConnectionPhase::open;  // changed only by enter(); open when a burst begins
   // Per request:
   std::optional<Scheduler::Clock::time_point> header_until_;  // the header section's budget, from its first wait
   std::optional<Scheduler::Clock::time_point> body_until_;    // the whole body's budget, from its first wait
-  bool keep_alive_ = true;
+  ResponsePhase response_phase_ = ResponsePhase::none;        // changed only by enter(); none at each response's start
   bool head_request_ = false;
   bool http10_ = false;
-  bool chunked_ = false;
-  bool broken_ = false;         // a write failed: no more responses on this connection
-  bool closing_early_ = false;  // answering before the body was read: close after it
   std::uint64_t streamed_bytes_ = 0;  // of the body on the wire
   std::uint64_t identity_bytes_ = 0;  // the handler's, before any content coding
   int sent_status_ = 0;            // of the last response head written, for the access log
@@ -216,8 +256,7 @@ class HttpConnection final : public BodySink,
   BodyPhase body_phase_ = BodyPhase::none;  // changed only by enter()
   // While answer() runs: serve()'s bytes read past the current request (a WebSocket's first frames).
   std::string_view* unparsed_ = nullptr;
-  ReadLease* unparsed_lease_ = nullptr;  // ... and the buffer they are in
-  bool upgrading_ = false;                      // the head being written is a 101 (Connection: Upgrade)
+  ReadLease* unparsed_lease_ = nullptr;          // ... and the buffer they are in
   std::shared_ptr<WebSocketSession> websocket_;  // from the 101 until the handler returns
   BodyStatus body_state_ = BodyStatus::data;  // data: more may come; else how the body ended
   int body_error_status_ = 0;                 // the answer to a failed read (413, 408, 400, ...)

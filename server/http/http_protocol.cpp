@@ -21,8 +21,8 @@ Task<AfterBurst> HttpProtocol::serve(ByteStream& stream, ConnectionContext& cont
     if (context.first_burst && !context.tls) {
       http2::PrefaceMatch match = http2::match_preface(first.bytes());
       if (match == http2::PrefaceMatch::partial) {
-        const bool told = co_await read_until_preface_told(stream, context, first);
-        if (!told) co_return AfterBurst::close;
+        const PrefaceRead preface = co_await read_until_preface_told(stream, context, first);
+        if (preface == PrefaceRead::lost) co_return AfterBurst::close;
         match = http2::match_preface(first.bytes());
       }
       if (match == http2::PrefaceMatch::complete) co_return co_await serve_http2(stream, context, std::move(first));
@@ -45,7 +45,8 @@ Task<AfterBurst> HttpProtocol::serve(ByteStream& stream, ConnectionContext& cont
   co_return after;
 }
 
-Task<bool> HttpProtocol::read_until_preface_told(ByteStream& stream, ConnectionContext& context, ReadLease& first) {
+Task<HttpProtocol::PrefaceRead> HttpProtocol::read_until_preface_told(ByteStream& stream, ConnectionContext& context,
+                                                                      ReadLease& first) {
   // Why: a client may send the 24-byte preface in pieces, and "P" may as
   // well begin "POST": read on, into one buffer, until the bytes tell.
   ReadLease gathered = SpareReadBuffers::for_this_thread().take();
@@ -56,11 +57,11 @@ Task<bool> HttpProtocol::read_until_preface_told(ByteStream& stream, ConnectionC
     context.deadline.rearm_after(site_.timeouts.header);
     const Timed<IoResult> read = co_await within(context.deadline, TimeoutStage::header,
                                                  stream.read(first.data() + first.size(), kReadBufferSize - first.size()));
-    if (read.timed_out() || !*read || (*read).bytes() == 0) co_return false;
+    if (read.timed_out() || !*read || (*read).bytes() == 0) co_return PrefaceRead::lost;
     first.set_size(first.size() + (*read).bytes());
   }
   context.deadline.disarm();
-  co_return true;
+  co_return PrefaceRead::told;
 }
 
 Task<AfterBurst> HttpProtocol::serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first) {

@@ -1,6 +1,7 @@
 // The HTTP/1.1 protocol of one listener: its site (routes, limits).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -32,9 +33,14 @@ class HttpProtocol final : public StreamProtocol {
  private:
   /// The rest of the connection in HTTP/2 (ALPN "h2", or the preface opens `first`).
   Task<AfterBurst> serve_http2(ByteStream& stream, ConnectionContext& context, ReadLease first);
+  /// What reading on into a partial preface came to.
+  enum class PrefaceRead : std::uint8_t {
+    told,  ///< the bytes are the whole preface, or not one
+    lost,  ///< the peer left, failed or timed out first: close
+  };
   /// `first` is a proper prefix of the preface: reads on into it until it is
-  /// the whole preface or not one; false if the peer left or timed out.
-  Task<bool> read_until_preface_told(ByteStream& stream, ConnectionContext& context, ReadLease& first);
+  /// the whole preface or not one.
+  Task<PrefaceRead> read_until_preface_told(ByteStream& stream, ConnectionContext& context, ReadLease& first);
 
   http::HttpSite site_;
   std::vector<std::unique_ptr<http::HttpConnection>> spare_states_;

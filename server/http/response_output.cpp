@@ -41,13 +41,14 @@ bool is_managed_header(std::string_view name) noexcept {
 }  // namespace
 
 const Headers::Field* HttpConnection::append_head(const Response& response, std::uint64_t content_length,
-                                                  bool chunked) {
+                                                  ResponsePhase next) {
   // Why here, at the response, not at the request's head: a drain that began
   // while the body was arriving (a reload, a shutdown) must still close.
-  if (site_.tracker != nullptr && site_.tracker->draining()) keep_alive_ = false;  // shutting down: last one
+  if (site_.tracker != nullptr && site_.tracker->draining()) close_after_response();  // shutting down: last one
   // Why also the process's readiness: during drain_delay_ms the listeners still accept, but each
   // client should reconnect (to another instance, once its balancer has noticed the 503s).
-  if (readiness() == Readiness::closing) keep_alive_ = false;
+  if (readiness() == Readiness::closing) close_after_response();
+  const bool chunked = next == ResponsePhase::chunked;
   const std::size_t start = out_.size();
   out_ += "HTTP/1.1 ";
   append_number(out_, static_cast<std::uint64_t>(response.status));
@@ -55,9 +56,9 @@ const Headers::Field* HttpConnection::append_head(const Response& response, std:
   out_ += reason_phrase(response.status);
   out_ += "\r\nServer: tiffany\r\nDate: ";
   out_ += current_http_date();
-  if (upgrading_) {
+  if (next == ResponsePhase::switching) {
     out_ += "\r\nConnection: Upgrade";
-  } else if (!keep_alive_) {
+  } else if (connection_phase_ != ConnectionPhase::open) {
     out_ += "\r\nConnection: close";
   } else if (http10_) {
     out_ += "\r\nConnection: keep-alive";
@@ -90,6 +91,7 @@ const Headers::Field* HttpConnection::append_head(const Response& response, std:
   out_ += "\r\n\r\n";
   sent_status_ = response.status;
   sent_length_ = chunked || content_length == UINT64_MAX || status_forbids_body(response.status) ? 0 : content_length;
+  enter(next);
   return nullptr;
 }
 
@@ -98,7 +100,7 @@ void HttpConnection::append_whole_response(const Response& response, bool encode
   // Why none for HEAD: the encoded size is only known by encoding, and a
   // HEAD answer may omit Content-Length but must not state a wrong one.
   if (encoded) length = head_request_ ? UINT64_MAX : response.body_bytes().size();
-  if (const Headers::Field* invalid = append_head(response, length, false)) {
+  if (const Headers::Field* invalid = append_head(response, length, ResponsePhase::whole)) {
     refuse(response, *invalid);
     return;
   }
@@ -138,8 +140,9 @@ void HttpConnection::refuse(const Response& response, const Headers::Field& inva
 }
 
 void HttpConnection::append_error(int status) {
-  keep_alive_ = keep_alive_ && status < 500 && status != 400 && status != 413 && status != 414 && status != 431 &&
-                status != 501 && status != 505 && status != 417;
+  if (status >= 500 || status == 400 || status == 413 || status == 414 || status == 431 || status == 417) {
+    close_after_response();
+  }
   Response error;
   error.status = status;
   error.headers.add("Content-Type", "text/plain; charset=utf-8");
@@ -150,7 +153,7 @@ void HttpConnection::append_error(int status) {
 void HttpConnection::append_body_bytes(std::string_view bytes) {
   if (bytes.empty()) return;  // an empty chunk would end the body
   streamed_bytes_ += bytes.size();
-  if (chunked_) {
+  if (response_phase_ == ResponsePhase::chunked) {
     append_number(out_, bytes.size(), 16);
     out_ += "\r\n";
     out_.append(bytes);

@@ -14,7 +14,7 @@ Task<SpliceTarget> HttpConnection::begin_splice(Response& response) {
   // Why each condition: the bytes go on the wire exactly as the upstream
   // sent them, so nothing may frame (chunks), encode (gzip, br, zstd) or
   // encrypt (TLS) them, and a bodiless answer sends none.
-  const bool raw = stream_->socket() >= 0 && !stream_->encrypted() && !chunked_ &&
+  const bool raw = stream_->socket() >= 0 && !stream_->encrypted() && response_phase_ != ResponsePhase::chunked &&
                    !exchange_.compression().streaming() && !head_request_ && !status_forbids_body(response.status) &&
                    response.content_length().has_value();
   co_return SpliceTarget{raw ? stream_->socket() : -1, false};
@@ -28,8 +28,7 @@ void HttpConnection::spliced(std::uint64_t bytes) noexcept {
 
 void HttpConnection::splice_failed(bool timed_out) noexcept {
   if (timed_out) count_timeout(TimeoutStage::write);
-  broken_ = true;  // part of the body is on the wire: close, never reuse
-  keep_alive_ = false;
+  break_connection();  // part of the body is on the wire: close, never reuse
 }
 
 }  // namespace tiffany::http

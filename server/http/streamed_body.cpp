@@ -27,7 +27,7 @@ void HttpConnection::enter(BodyPhase next) noexcept {
     return;
   }
   report_state_bug("an HTTP/1.1 request body", name(body_phase_), name(next));
-  keep_alive_ = false;
+  close_after_response();
 }
 
 Task<BodyChunk> HttpConnection::read_body() {
@@ -38,8 +38,8 @@ Task<BodyChunk> HttpConnection::read_body() {
     // Why only now (RFC 9110 §10.1.1): the client holds the body back until
     // invited, so a handler that answers without reading never receives it.
     out_ += "HTTP/1.1 100 Continue\r\n\r\n";
-    const bool invited = co_await flush();
-    if (!invited) {
+    const Flushed invited = co_await flush();
+    if (invited == Flushed::failed) {
       body_state_ = BodyStatus::peer_gone;
       co_return BodyChunk(body_state_);
     }
@@ -70,8 +70,8 @@ Task<BodyChunk> HttpConnection::read_body() {
     if (buffered_output() > 0) {
       // Why: answers to requests pipelined before this one must not wait
       // for the whole upload; their client may wait for them before sending it.
-      const bool flushed = co_await flush();
-      if (!flushed) {
+      const Flushed flushed = co_await flush();
+      if (flushed == Flushed::failed) {
         body_state_ = BodyStatus::peer_gone;
         co_return BodyChunk(body_state_);
       }
@@ -113,38 +113,40 @@ Task<Timed<IoResult>> HttpConnection::read_body_bytes() {
 }
 
 void HttpConnection::settle_unread_body() noexcept {
-  if (!keep_alive_) return;
+  if (connection_phase_ != ConnectionPhase::open) return;
   if (body_phase_ == BodyPhase::uninvited) {
     // The client waits to be invited and never was: it may send the body
     // after a while anyway, or not at all, so only closing ends it cleanly.
-    keep_alive_ = false;
+    close_after_response();
     return;
   }
   std::uint64_t left = 0;
-  if (parser_.sized_body_left(left) && left > kMaxDiscardBytes) keep_alive_ = false;
+  if (parser_.sized_body_left(left) && left > kMaxDiscardBytes) close_after_response();
 }
 
-Task<bool> HttpConnection::end_streamed_body(bool keep_open) {
-  if (keep_open && body_state_ == BodyStatus::data) {
+Task<HttpConnection::AfterAnswer> HttpConnection::end_streamed_body(AfterAnswer after) {
+  if (after == AfterAnswer::keep_open && body_state_ == BodyStatus::data) {
     // The handler answered without reading the whole body. Like nginx's
     // discarded bodies: the answer goes out first (a client may stop
     // sending on reading it), then the rest is read and dropped, bounded.
-    const bool flushed = co_await flush();
-    keep_open = flushed;
+    const Flushed flushed = co_await flush();
+    bool dropping = flushed == Flushed::written;  // while the rest may still be dropped to keep the connection
     std::uint64_t dropped = 0;
     enter(BodyPhase::dropping);  // Why never a 100 Continue now: settle_unread_body closed the connection if it was owed
-    while (keep_open) {
+    while (dropping) {
       const BodyChunk chunk = co_await read_body();
       if (chunk.status == BodyStatus::end) break;
       dropped += chunk.bytes.size();
-      keep_open = static_cast<bool>(chunk) && dropped <= kMaxDiscardBytes;
+      dropping = static_cast<bool>(chunk) && dropped <= kMaxDiscardBytes;
     }
+    if (!dropping) after = AfterAnswer::close;
   }
   input_ = nullptr;
   pending_ = nullptr;
   enter(BodyPhase::none);
   parser_.request().body_reader().attach(nullptr);
-  co_return keep_open;
+  // Why the phase too: a forbidden change above (enter) closes the connection after this request.
+  co_return after == AfterAnswer::keep_open ? after_answer() : AfterAnswer::close;
 }
 
 }  // namespace tiffany::http

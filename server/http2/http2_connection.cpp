@@ -91,9 +91,9 @@ Task<AfterBurst> Http2Connection::serve(ByteStream& stream, ConnectionContext& c
     registered_ = true;
     draining_ = site_.tracker->draining();
   }
-  bool going = feed(first);
+  Serving serving = feed(first);
   std::string().swap(first);  // Why: the connection may idle for long; its first burst is done with
-  while (going && !failed_) {
+  while (serving == Serving::goes_on && !failed_) {
     // Why closing too: during the drain delay HTTP/1.1 answers say
     // Connection: close; GOAWAY is HTTP/2's way to send the client elsewhere.
     // Why only once a stream came: a GOAWAY naming stream 0 would refuse the
@@ -106,8 +106,8 @@ Task<AfterBurst> Http2Connection::serve(ByteStream& stream, ConnectionContext& c
     // Why first: the streams just started (or woken) answer now, and their
     // answers go out in the same write as what the session has to say.
     if (running_tasks_ > 0) co_await Yield{};
-    const bool sent = co_await send_pending();
-    if (!sent) break;
+    const Sent sent = co_await send_pending();
+    if (sent == Sent::failed) break;
     note_stalls();
     const bool done = !nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_);
     if (done || (goaway_sent_ && streams_.empty())) {
@@ -120,7 +120,7 @@ Task<AfterBurst> Http2Connection::serve(ByteStream& stream, ConnectionContext& c
       co_await lingering_close(stream, *deadline_, limits, site_.tracker);
       break;
     }
-    going = co_await wait_and_read();
+    serving = co_await wait_and_read();
   }
   end_streams();
   deadline_->disarm();
@@ -140,24 +140,24 @@ Task<void> Http2Connection::wait_for_ended_streams() {
   }
 }
 
-bool Http2Connection::feed(std::string_view bytes) {
+Http2Connection::Serving Http2Connection::feed(std::string_view bytes) {
   add_stat(Stat::bytes_received, static_cast<std::int64_t>(bytes.size()));
   for (;;) {
     // Why in pieces: nghttp2 must have read all before a self-dependent
     // PRIORITY frame when we judge it, so the stream's state is current.
     std::int32_t self_dependent = 0;
     const std::size_t piece = self_dependencies_.scan(bytes, self_dependent);
-    if (!feed_session(bytes.substr(0, piece))) return false;
+    if (feed_session(bytes.substr(0, piece)) == Serving::ends) return Serving::ends;
     if (self_dependent != 0) depends_on_itself(self_dependent);
     bytes.remove_prefix(piece);
-    if (bytes.empty()) return true;
+    if (bytes.empty()) return Serving::goes_on;
   }
 }
 
-bool Http2Connection::feed_session(std::string_view bytes) {
+Http2Connection::Serving Http2Connection::feed_session(std::string_view bytes) {
   const auto consumed =
       nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
-  if (consumed >= 0) return !failed_;
+  if (consumed >= 0) return failed_ ? Serving::ends : Serving::goes_on;
   // Fatal only: a bad preface, a flood (acknowledgements a client that does
   // not read makes us queue, CONTINUATION frames past the cap), or memory.
   // Protocol errors are not here: nghttp2 queues their GOAWAY or RST_STREAM itself.
@@ -165,38 +165,38 @@ bool Http2Connection::feed_session(std::string_view bytes) {
   if (error_log().enabled(LogLevel::debug)) {
     error_log().log(LogLevel::debug, "HTTP/2 connection from %s ended: %s", peer_->c_str(), nghttp2_strerror(error));
   }
-  if (error == NGHTTP2_ERR_BAD_CLIENT_MAGIC || error == NGHTTP2_ERR_NOMEM) return false;
+  if (error == NGHTTP2_ERR_BAD_CLIENT_MAGIC || error == NGHTTP2_ERR_NOMEM) return Serving::ends;
   // Why still a GOAWAY: the client learns why, and the loop sends it before closing.
   go_away(NGHTTP2_ENHANCE_YOUR_CALM);
-  return true;
+  return Serving::goes_on;
 }
 
-Task<bool> Http2Connection::send_pending() {
+Task<Http2Connection::Sent> Http2Connection::send_pending() {
   for (;;) {
     out_.clear();
     while (out_.size() < kMaxWriteBytes) {
       const std::uint8_t* data = nullptr;
       const auto produced = nghttp2_session_mem_send(session_, &data);
-      if (produced < 0) co_return false;
+      if (produced < 0) co_return Sent::failed;
       if (produced == 0) break;
       out_.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(produced));
     }
-    if (out_.empty()) co_return true;
+    if (out_.empty()) co_return Sent::all;
     deadline_->rearm_after(site_.timeouts.write);
     const Timed<IoResult> write = co_await within(*deadline_, TimeoutStage::write, stream_->write(out_.data(), out_.size()));
-    if (write.timed_out() || !*write) co_return false;  // a client that does not read, or gone
+    if (write.timed_out() || !*write) co_return Sent::failed;  // a client that does not read, or gone
     add_stat(Stat::bytes_sent, static_cast<std::int64_t>(out_.size()));
   }
 }
 
-Task<bool> Http2Connection::wait_and_read() {
+Task<Http2Connection::Serving> Http2Connection::wait_and_read() {
   const std::optional<Scheduler::Clock::time_point> until = next_deadline();
   if (until) {
     deadline_->rearm(*until);
   } else {
     deadline_->disarm();
   }
-  if (draining_ && !goaway_sent_) co_return true;  // the drain began while we were busy
+  if (draining_ && !goaway_sent_) co_return Serving::goes_on;  // the drain began while we were busy
   if (running_tasks_ == 0 && !wake_.is_set()) {
     // Nothing of ours is under way: wait for the client alone.
     // Why none kept: an idle connection may stay so for long, and a burst's
@@ -207,9 +207,9 @@ Task<bool> Http2Connection::wait_and_read() {
     const Timed<IoResult> read = co_await deadline_->guard(stream_->read_pooled(input));
     waiting_for_client_ = false;
     if (watch_ != nullptr) watch_->readable = false;  // Why: whatever the watcher saw, this read took it
-    if (read.timed_out()) co_return draining_ || on_deadline();
+    if (read.timed_out()) co_return draining_ ? Serving::goes_on : on_deadline();
     const IoResult got = *read;
-    if (!got || got.bytes() == 0) co_return false;
+    if (!got || got.bytes() == 0) co_return Serving::ends;
     co_return feed(input.bytes());
   }
   // Why: a TLS stream may hold decrypted or undecrypted bytes that no poll of the socket would announce.
@@ -222,26 +222,27 @@ Task<bool> Http2Connection::wait_and_read() {
     }
     if (!watch_->readable) watch_->wanted.set();
     const Timed<void> woken = co_await deadline_->guard(wake_.wait());
-    if (woken.timed_out()) co_return draining_ || on_deadline();
+    if (woken.timed_out()) co_return draining_ ? Serving::goes_on : on_deadline();
   } else {
     co_await wake_.wait();  // clears it: what set it is handled below or by the loop
   }
-  if (watch_ == nullptr || !watch_->readable) co_return true;  // a stream's output, or the drain: the loop sends it
+  // Not readable: a stream's output, or the drain, woke us; the loop sends it.
+  if (watch_ == nullptr || !watch_->readable) co_return Serving::goes_on;
   watch_->readable = false;
   co_return co_await read_and_feed();
 }
 
-Task<bool> Http2Connection::read_and_feed() {
+Task<Http2Connection::Serving> Http2Connection::read_and_feed() {
   // Why look first: the watcher's news may be stale (a read since took the
   // bytes), and a read that waits would hold back the streams' answers.
-  if (!stream_->input_ready()) co_return true;
+  if (!stream_->input_ready()) co_return Serving::goes_on;
   // Why a deadline: the socket is readable, but a TLS record cut short waits here for its rest.
   deadline_->rearm_after(site_.timeouts.header);
   ReadLease input;
   const Timed<IoResult> read = co_await within(*deadline_, TimeoutStage::header, stream_->read_pooled(input));
-  if (read.timed_out()) co_return false;
+  if (read.timed_out()) co_return Serving::ends;
   const IoResult got = *read;
-  if (!got || got.bytes() == 0) co_return false;
+  if (!got || got.bytes() == 0) co_return Serving::ends;
   co_return feed(input.bytes());
 }
 
@@ -344,12 +345,12 @@ std::optional<Scheduler::Clock::time_point> Http2Connection::next_deadline() con
   return soonest;
 }
 
-bool Http2Connection::on_deadline() {
+Http2Connection::Serving Http2Connection::on_deadline() {
   const auto now = Scheduler::current().now();
   if (streams_.empty()) {
-    if (now < idle_since_ + site_.timeouts.keepalive) return true;
+    if (now < idle_since_ + site_.timeouts.keepalive) return Serving::goes_on;
     go_away(NGHTTP2_NO_ERROR);  // idle: the keep-alive timeout is a quiet close, as in HTTP/1.1
-    return true;
+    return Serving::goes_on;
   }
   const http::HttpTimeouts& timeouts = site_.timeouts;
   // Why pointers: nothing below removes an entry (nghttp2 closes streams only while it reads or writes).
@@ -360,7 +361,7 @@ bool Http2Connection::on_deadline() {
     if (stream.phase == StreamPhase::headers && now >= stream.opened + timeouts.header) {
       // Why the connection: a header block cannot be interrupted by a response.
       count_timeout(TimeoutStage::header);
-      return false;
+      return Serving::ends;
     }
     if (stream.phase == StreamPhase::uploading && stream.unconsumed == 0 &&
         (now >= stream.last_input + timeouts.body ||
@@ -379,7 +380,7 @@ bool Http2Connection::on_deadline() {
     stream->mark_reset();
     reset_stream(stream->id(), NGHTTP2_CANCEL);
   }
-  return true;
+  return Serving::goes_on;
 }
 
 void Http2Connection::note_stalls() {

@@ -84,7 +84,7 @@ class Http2Connection final : private DrainListener {
   ~Http2Connection();
 
   /// Serves the connection until it ends; `first` holds its first bytes
-  /// (the preface and what followed it), freed once fed. Always false: the connection closes.
+  /// (the preface and what followed it), freed once fed. Always AfterBurst::close.
   Task<AfterBurst> serve(ByteStream& stream, ConnectionContext& context, std::string first);
 
   // ---- for its streams ----
@@ -132,18 +132,32 @@ class Http2Connection final : private DrainListener {
   static int on_stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t error_code, void* self);
   static int on_frame_send(nghttp2_session*, const nghttp2_frame* frame, void* self);
 
+  /// Whether the connection's loop goes on after a step (feeding input, a wait, a deadline).
+  enum class Serving : std::uint8_t {
+    goes_on,  ///< back to the loop: send what is pending, wait again
+    ends,     ///< the connection must end now (the peer left or failed, a fatal error, a stalled header block)
+  };
+  /// Whether send_pending() wrote everything the session had.
+  enum class Sent : std::uint8_t {
+    all,     ///< the session has nothing more to send
+    failed,  ///< the socket failed or stalled past the write timeout, or the session failed: the connection ends
+  };
+
   bool open_session();
-  /// Feeds input to nghttp2 (in pieces, see depends_on_itself); false when the connection must end now.
-  bool feed(std::string_view bytes);
-  bool feed_session(std::string_view bytes);
+  /// Feeds input to nghttp2 (in pieces, see depends_on_itself).
+  Serving feed(std::string_view bytes);
+  /// Feeds one piece to nghttp2; ends on a bad preface, no memory, or an
+  /// earlier call that failed fatally (fail()). Another fatal error (a flood)
+  /// queues GOAWAY and goes on, so that the loop sends it before closing.
+  Serving feed_session(std::string_view bytes);
   /// A PRIORITY frame made stream `id` depend on itself (RFC 9113 §5.3.1).
   void depends_on_itself(std::int32_t id);
-  /// Writes everything nghttp2 has to send; false when the socket failed or stalled.
-  Task<bool> send_pending();
-  /// Waits for input, stream output, a timeout or the drain, and handles it;
-  /// false when the connection must end.
-  Task<bool> wait_and_read();
-  Task<bool> read_and_feed();
+  /// Writes everything nghttp2 has to send.
+  Task<Sent> send_pending();
+  /// Waits for input, stream output, a timeout or the drain, and handles it.
+  Task<Serving> wait_and_read();
+  /// Reads what the socket holds, if anything, and feeds it (the watcher saw it readable).
+  Task<Serving> read_and_feed();
   /// What the connection and its watcher task share; the watcher's frame
   /// holds it, so a poll that completes after the connection is gone finds
   /// `wake` null and touches nothing else.
@@ -175,8 +189,9 @@ class Http2Connection final : private DrainListener {
   void fail(int result) noexcept;
   /// The soonest time a stream's stage ends, or the idle timeout; nullopt: none.
   std::optional<Scheduler::Clock::time_point> next_deadline() const;
-  /// A deadline passed: answers the streams whose stage ended; false when the connection must end.
-  bool on_deadline();
+  /// A deadline passed: answers the streams whose stage ended; ends the
+  /// connection when a header block is late (it cannot be interrupted).
+  Serving on_deadline();
   void forget_if_done(Http2Stream& stream);
   /// After a write: notes which streams' output waits on the client's window (for the write timeout).
   void note_stalls();

@@ -149,11 +149,11 @@ Task<void> Http2Stream::serve() {
   const auto started = Scheduler::current().now();
   Deadline deadline = Deadline::unarmed();
   deadline_ = &deadline;
-  const bool answered = co_await respond();
+  const StreamEnd end = co_await respond();
   deadline_ = nullptr;
   const auto took = Scheduler::current().now() - started;
   if (connection_ == nullptr) co_return;  // the connection ended while the handler ran
-  if (!answered) {
+  if (end == StreamEnd::reset) {
     if (!reset_) connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
     reset_ = true;
   } else if (tunnel_broke_) {
@@ -183,16 +183,16 @@ Task<void> Http2Stream::serve() {
   connection_->task_done(*this);
 }
 
-Task<bool> Http2Stream::respond() {
+Task<Http2Stream::StreamEnd> Http2Stream::respond() {
   http::Request& request = request_;
   if (request.path == "*") {  // OPTIONS * (RFC 9110 §9.3.7): about the server
     response_.status = 200;
-    co_return true;
+    co_return StreamEnd::answer;
   }
   Handler* target = nullptr;
   if (site_.middleware == nullptr) {
     target = exchange_.route(request, response_);
-    if (target == nullptr) co_return true;  // the plain 404 or 405 is in response_
+    if (target == nullptr) co_return StreamEnd::answer;  // the plain 404 or 405 is in response_
   }
   exchange_.arm_handler_deadline(*deadline_);
   http::HandlerEnd end;
@@ -216,13 +216,13 @@ Task<bool> Http2Stream::respond() {
       // Why even when canceled: the session's tasks read and write through this stream, so they end first.
       co_await end_websocket(end.failure != nullptr);
       if (canceled) throw TaskCanceled();
-      co_return true;
+      co_return StreamEnd::answer;
     case http::Verdict::error:
       answer_error(judgment.status);
-      co_return true;
+      co_return StreamEnd::answer;
     case http::Verdict::cut:
     case http::Verdict::unanswered:
-      co_return false;
+      co_return StreamEnd::reset;
     case http::Verdict::answer:
       break;
   }
@@ -230,10 +230,10 @@ Task<bool> Http2Stream::respond() {
     // Why: a 2xx to an extended CONNECT tells the client its tunnel is open (RFC 8441 §5), and this one is not.
     answer_error(400);
     response_.body = "this resource does not speak WebSocket\n";
-    co_return true;
+    co_return StreamEnd::answer;
   }
   if (!response_.streaming()) encoded_ = exchange_.compression().apply_whole(response_, head_request_);
-  co_return true;
+  co_return StreamEnd::answer;
 }
 
 void Http2Stream::routed_early(http::Router::Result routed) { exchange_.routed_early(std::move(routed), request_); }
@@ -377,12 +377,12 @@ Task<http::Delivery> Http2Stream::write_body(http::Response& response, std::stri
       bodyless || piece.empty() ? std::string_view{}
       : exchange_.compression().streaming() ? exchange_.compression().encode_piece(piece)
                                  : piece;
-  const bool queued = co_await queue_output(bytes);
-  co_return queued ? http::Delivery::sent : http::Delivery::closed;
+  const Queued queued = co_await queue_output(bytes);
+  co_return queued == Queued::ok ? http::Delivery::sent : http::Delivery::closed;
 }
 
-Task<bool> Http2Stream::queue_output(std::string_view bytes) {
-  if (reset_ || connection_ == nullptr) co_return false;
+Task<Http2Stream::Queued> Http2Stream::queue_output(std::string_view bytes) {
+  if (reset_ || connection_ == nullptr) co_return Queued::stream_gone;
   if (!bytes.empty()) {
     pending_.append(bytes);
     sent_bytes_ += bytes.size();
@@ -392,7 +392,7 @@ Task<bool> Http2Stream::queue_output(std::string_view bytes) {
   // Why wait: back-pressure. A client whose window stays shut holds at most
   // kMaxPendingBytes of this stream, not everything the handler writes.
   while (!reset_ && pending_.size() - pending_from_ > kMaxPendingBytes) co_await drained_.wait();
-  co_return !reset_;
+  co_return reset_ ? Queued::stream_gone : Queued::ok;
 }
 
 ssize_t Http2Stream::read_data(std::uint8_t* buffer, std::size_t length, std::uint32_t* flags) noexcept {

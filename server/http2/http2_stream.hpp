@@ -165,19 +165,27 @@ class Http2Stream final : public StreamBooks,
   StreamInput& input() noexcept { return input_; }
   /// Takes up to `max` bytes of input into `out` and reopens the window for them.
   std::size_t take_input(char* out, std::size_t max) noexcept;
+  /// Whether queue_output() took the bytes.
+  enum class Queued : std::uint8_t {
+    ok,           ///< they wait for DATA frames (or nothing was to queue)
+    stream_gone,  ///< the stream was reset or its connection ended: nothing more goes
+  };
   /// Queues `bytes` for DATA frames (after the head), waiting while more
-  /// than kMaxPendingBytes wait for the client's window; false once the
-  /// stream is reset or gone.
-  Task<bool> queue_output(std::string_view bytes);
+  /// than kMaxPendingBytes wait for the client's window.
+  Task<Queued> queue_output(std::string_view bytes);
 
   /// Bytes of the response's body wait to go (for the write timeout).
   bool has_output() const noexcept;
 
  private:
   Task<void> serve();
-  /// Routes and runs the handler into response_; false when the response
-  /// cannot be completed (the stream must be reset).
-  Task<bool> respond();
+  /// How a stream ends once its handler did.
+  enum class StreamEnd : std::uint8_t {
+    answer,  ///< response_ goes (whole, or its stream ends), or the WebSocket has ended
+    reset,   ///< the response cannot be completed: the stream is reset
+  };
+  /// Routes and runs the handler into response_.
+  Task<StreamEnd> respond();
   /// Submits response_ whole (HEADERS, then DATA from its body).
   void submit_whole();
   /// Submits the head of a streamed (or bodyless) response.

@@ -35,8 +35,8 @@ Task<IoResult> Http2Tunnel::read_pooled(ReadLease& lease) {
 }
 
 Task<IoResult> Http2Tunnel::write(const char* data, std::size_t size) {
-  const bool queued = co_await stream_.queue_output(std::string_view(data, size));
-  co_return queued ? IoResult{0} : IoResult{-EPIPE};
+  const Http2Stream::Queued queued = co_await stream_.queue_output(std::string_view(data, size));
+  co_return queued == Http2Stream::Queued::ok ? IoResult{0} : IoResult{-EPIPE};
 }
 
 bool Http2Tunnel::encrypted() const noexcept { return stream_.request().tls; }
