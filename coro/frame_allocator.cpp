@@ -69,13 +69,12 @@ void* allocate_frame(std::size_t size) {
 }
 
 void deallocate_frame(void* frame, std::size_t size) noexcept {
-  // Why the bound: what an idle thread keeps after a burst stays small.
   if (size == 0 || size > kClasses * kGranule || !t_lists.alive) {
     ::operator delete(frame);
     return;
   }
   const std::size_t size_class = size_class_of(size);
-  if (t_lists.counts[size_class] >= kMaxCachedPerClass) {
+  if (t_lists.counts[size_class] >= kMaxCachedPerClass) {  // what an idle thread keeps after a burst stays small
     ::operator delete(frame);
     return;
   }
