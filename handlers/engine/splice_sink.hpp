@@ -15,10 +15,11 @@ struct SpliceTarget {
   bool gone = false;  ///< the head could not be sent: the client is gone, stop
 };
 
-/// Implemented beside BodySink by the HTTP/1.1 connection; the proxy finds
-/// it with a dynamic_cast of Response::sink() (HTTP/2 and test sinks do not
-/// implement it, and a middleware that wraps the sink hides it: the body
-/// is then copied, and transformed as that sink likes).
+/// Implemented beside BodySink by the server's Exchange over its protocol's
+/// writer (only HTTP/1.1 on a plain socket gives a socket: HTTP/2 and TLS
+/// say -1); the proxy finds it with a dynamic_cast of Response::sink() (test
+/// sinks do not implement it, and a middleware that wraps the sink hides it:
+/// the body is then copied, and transformed as that sink likes).
 ///
 /// Why not a virtual of BodySink, as send_file() is: BodySink is in the SDK
 /// (a new virtual changes the plugin ABI), and only the built-in proxy splices.

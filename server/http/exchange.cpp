@@ -16,6 +16,8 @@ namespace tiffany::http {
 
 void Exchange::begin(const Request& request) {
   add_stat(Stat::requests_total);
+  head_request_ = request.is_head();
+  identity_bytes_ = 0;
   const std::optional<std::string_view> given_id = request.headers.get("X-Request-Id");
   if (given_id && is_valid_request_id(*given_id)) {
     request_id_.assign(*given_id);

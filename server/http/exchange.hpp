@@ -15,8 +15,10 @@
 #include <tiffany/http/response.hpp>
 
 #include "handlers/engine/middleware_chain.hpp"
+#include "handlers/engine/splice_sink.hpp"
 #include "http/engine/compression/response_compression.hpp"
 #include "server/http/http_site.hpp"
+#include "server/http/response_wire.hpp"
 #include "server/http/router.hpp"
 
 namespace tiffany {
@@ -58,10 +60,13 @@ struct Judgment {
 /// listener's 404/405 fallbacks, the listener's middleware and the handler
 /// under the handler deadline, the error lines for a handler that failed or
 /// ran out of time, the response's content coding, and the request's
-/// duration, route count and access-log line. The protocol reads the request,
-/// writes the response (its BodySink) and decides what an outcome does to its
-/// connection or stream.
-class Exchange {
+/// duration, route count and access-log line. It is also the response's
+/// sink (Response::sink(): BodySink, ConnectionUpgrade, SpliceSink): a
+/// streamed response's head and pieces, with their content coding, go
+/// through it to the protocol's narrow writer (ResponseWire). The protocol
+/// reads the request, implements that writer, and decides what an outcome
+/// does to its connection or stream.
+class Exchange final : public BodySink, public websocket::ConnectionUpgrade, public SpliceSink {
  public:
   /// Told when routing chose a handler, before it runs (HTTP/1.1 watches a
   /// client that may hang up, for the handlers that ask: ClientWatch).
@@ -73,10 +78,11 @@ class Exchange {
     ~RoutedHook() = default;
   };
 
-  /// `hook` (may be null) lives as long as the exchange; `over` names the
-  /// protocol in log lines: "" for HTTP/1.1, " (HTTP/2)".
-  explicit Exchange(const HttpSite& site, RoutedHook* hook = nullptr, const char* over = "") noexcept
-      : site_(site), hook_(hook), over_(over) {}
+  /// `wire` (the protocol's writer) and `hook` (may be null) live as long as
+  /// the exchange; `over` names the protocol in log lines: "" for HTTP/1.1,
+  /// " (HTTP/2)".
+  Exchange(const HttpSite& site, ResponseWire& wire, RoutedHook* hook = nullptr, const char* over = "") noexcept
+      : site_(site), wire_(wire), hook_(hook), over_(over) {}
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
@@ -137,6 +143,30 @@ class Exchange {
   /// The response's content coding, begun by route() for the routed handler.
   ResponseCompression& compression() noexcept { return compression_; }
 
+  // ---- the response's sink (exchange_sink.cpp) ----
+  /// BodySink: the head (first call: its content coding begins, the length
+  /// it declares is dropped when coding replaces the body), then `piece`,
+  /// coded, through the wire.
+  Task<Delivery> write_body(Response& response, std::string_view piece) override;
+  /// BodySink: the head, then the file from the page cache where the wire
+  /// can (not when coded), else piece by piece through write_body.
+  Task<Delivery> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) override;
+  /// ConnectionUpgrade: the wire's.
+  Task<WebSocket*> upgrade_to_websocket(Response& response, websocket::UpgradeTerms terms,
+                                        WebSocketOptions options) override {
+    return wire_.upgrade_to_websocket(response, std::move(terms), options);
+  }
+  bool websocket_by_connect() const noexcept override { return wire_.websocket_by_connect(); }
+  /// SpliceSink: the head, then the wire's socket when the body may go on it
+  /// byte for byte: declared length, no content coding, a body that is sent.
+  Task<SpliceTarget> begin_splice(Response& response) override;
+  void spliced(std::uint64_t bytes) noexcept override;
+  void splice_failed(bool timed_out) noexcept override { wire_.splice_failed(timed_out); }
+  std::chrono::milliseconds write_timeout() const noexcept override { return site_.timeouts.write; }
+  /// What the handler streamed of the body, before any content coding (the
+  /// declared length's check).
+  std::uint64_t identity_bytes() const noexcept { return identity_bytes_; }
+
   /// The request is answered: its duration, its route's count of `status`,
   /// and its access-log line (`body_bytes` sent); then the exchange is ready
   /// for the next request.
@@ -173,8 +203,11 @@ class Exchange {
   void log_websocket_failure(const Request& request, const std::exception_ptr& failure) const;
 
   const HttpSite& site_;
+  ResponseWire& wire_;
   RoutedHook* hook_;
   const char* over_;
+  bool head_request_ = false;         // the request's method is HEAD: no body is sent
+  std::uint64_t identity_bytes_ = 0;  // streamed by the handler, before any content coding
   std::string request_id_;
   const std::string* handler_label_ = nullptr;  // the routed handler's; null before routing
   RouteMetrics* route_metrics_ = nullptr;       // where the response is counted

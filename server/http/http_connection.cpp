@@ -34,7 +34,7 @@ constexpr std::size_t kMaxReferenced = 32;  // referenced bodies per write: one 
 }  // namespace
 
 HttpConnection::HttpConnection(const HttpSite& site) : site_(site), parser_(site.limits) {
-  response_.attach(this);
+  response_.attach(&exchange_);
   // Why only then: stopping at each header section costs a pause and a routing per request with a body.
   parser_.stop_before_bodies(site.router.streams_any());
 }
@@ -197,7 +197,6 @@ Task<HttpConnection::AfterAnswer> HttpConnection::answer() {
   http10_ = request.version_minor == 0;
   response_phase_ = ResponsePhase::none;  // a new response, not a change of the last one's
   streamed_bytes_ = 0;
-  identity_bytes_ = 0;
   exchange_.begin(request);
 
   const auto started = Scheduler::current().now();
@@ -323,58 +322,43 @@ void HttpConnection::drop_output() noexcept {
   referenced_bytes_ = 0;
 }
 
-Task<Delivery> HttpConnection::write_body(Response& response, std::string_view piece) {
-  if (connection_phase_ == ConnectionPhase::broken) co_return Delivery::closed;
-  const bool bodyless = head_request_ || status_forbids_body(response.status);
-  if (!response.streaming()) {
-    response.mark_head_sent();
-    if (body_phase_ == BodyPhase::uninvited && body_state_ == BodyStatus::data) {
-      // Why: "100 Continue" cannot follow a final head, so the client is never invited to send the body.
-      enter(BodyPhase::streaming);
-      close_after_response();
-    }
-    const bool encoded = exchange_.compression().start_stream(response, bodyless);
-    // An encoded body's length is not the declared one: chunked (or up to the close) instead.
-    const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
-    const Headers::Field* invalid = nullptr;
-    if (encoded && bodyless) {
-      invalid = append_head(response, UINT64_MAX, ResponsePhase::identity);
-    } else if (declared || bodyless) {
-      invalid = append_head(response, declared.value_or(0), ResponsePhase::identity);
-    } else if (http10_) {
-      close_after_response();  // HTTP/1.0 has no chunking: the body ends when we close
-      invalid = append_head(response, UINT64_MAX, ResponsePhase::identity);
-    } else {
-      invalid = append_head(response, 0, ResponsePhase::chunked);
-    }
-    if (invalid != nullptr) {
-      // Nothing of the handler's response was written: a whole 500 goes out
-      // instead, and the handler's writes fail from now on.
-      refuse(response, *invalid);
-      streamed_bytes_ = sent_length_;  // what the access log counts
-      co_await flush();
-      break_connection();
-      co_return Delivery::closed;
-    }
+Task<ResponseWire::Head> HttpConnection::send_head(const Response& response, std::optional<std::uint64_t> length,
+                                                   bool bodyless, bool encoded) {
+  if (body_phase_ == BodyPhase::uninvited && body_state_ == BodyStatus::data) {
+    // Why: "100 Continue" cannot follow a final head, so the client is never invited to send the body.
+    enter(BodyPhase::streaming);
+    close_after_response();
   }
-  if (!bodyless && !piece.empty()) {
-    identity_bytes_ += piece.size();
-    // Why flushed: what the handler sent so far must reach the peer now,
-    // decodable, as it would without compression.
-    append_body_bytes(exchange_.compression().streaming() ? exchange_.compression().encode_piece(piece) : piece);
+  const Headers::Field* invalid = nullptr;
+  if (encoded && bodyless) {
+    invalid = append_head(response, UINT64_MAX, ResponsePhase::identity);
+  } else if (length || bodyless) {
+    invalid = append_head(response, length.value_or(0), ResponsePhase::identity);
+  } else if (http10_) {
+    close_after_response();  // HTTP/1.0 has no chunking: the body ends when we close
+    invalid = append_head(response, UINT64_MAX, ResponsePhase::identity);
+  } else {
+    invalid = append_head(response, 0, ResponsePhase::chunked);
   }
+  if (invalid == nullptr) co_return Head::sent;
+  // Nothing of the handler's response was written: a whole 500 goes out
+  // instead, and the handler's writes fail from now on.
+  refuse(response, *invalid);
+  streamed_bytes_ = sent_length_;  // what the access log counts
+  co_await flush();
+  break_connection();
+  co_return Head::refused;
+}
+
+Task<Delivery> HttpConnection::write_piece(std::string_view bytes) {
+  // Why flushed each time: what the handler sent so far must reach the peer now.
+  if (!bytes.empty()) append_body_bytes(bytes);
   const Flushed flushed = co_await flush();
   co_return flushed == Flushed::written ? Delivery::sent : Delivery::closed;
 }
 
-Task<Delivery> HttpConnection::send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) {
-  // The head first (and earlier pipelined answers).
-  const Delivery head = co_await write_body(response, {});
-  if (head == Delivery::closed) co_return Delivery::closed;
-  if (head_request_ || status_forbids_body(response.status) || length == 0) co_return Delivery::sent;
-  if (response_phase_ == ResponsePhase::chunked || exchange_.compression().streaming()) {
-    co_return co_await BodySink::send_file(response, fd, offset, length);  // each piece a chunk, or encoded
-  }
+Task<std::optional<Delivery>> HttpConnection::send_file_range(int fd, std::uint64_t offset, std::uint64_t length) {
+  if (response_phase_ == ResponsePhase::chunked) co_return std::nullopt;  // each piece a chunk
   // Why straight to the stream: from the page cache to the socket, so a slow
   // reader of a large file holds no buffer of ours.
   const auto outer = deadline_->armed_until();
@@ -391,7 +375,6 @@ Task<Delivery> HttpConnection::send_file(Response& response, int fd, std::uint64
     }
     add_stat(Stat::bytes_sent, static_cast<std::int64_t>(sent.bytes()));
     streamed_bytes_ += sent.bytes();
-    identity_bytes_ += sent.bytes();
     offset += sent.bytes();
     left -= sent.bytes();
   }
@@ -406,9 +389,10 @@ HttpConnection::AfterAnswer HttpConnection::finish_stream() {
   if (response_phase_ == ResponsePhase::chunked) out_ += "0\r\n\r\n";
   enter(ResponsePhase::ended);
   const auto& declared = response_.content_length();
-  if (declared && !head_request_ && !status_forbids_body(response_.status) && identity_bytes_ != *declared) {
+  const std::uint64_t streamed = exchange_.identity_bytes();
+  if (declared && !head_request_ && !status_forbids_body(response_.status) && streamed != *declared) {
     error_log().log(LogLevel::error, "handler streamed %llu bytes but declared %llu; closing",
-                    static_cast<unsigned long long>(identity_bytes_), static_cast<unsigned long long>(*declared));
+                    static_cast<unsigned long long>(streamed), static_cast<unsigned long long>(*declared));
     close_after_response();
   }
   return after_answer();

@@ -20,7 +20,6 @@
 
 #include <tiffany/net/byte_stream.hpp>
 
-#include "handlers/engine/splice_sink.hpp"
 #include "http/engine/compression/response_compression.hpp"
 #include "http/engine/request_parser.hpp"
 #include "http/engine/websocket/connection_upgrade.hpp"
@@ -28,6 +27,7 @@
 #include "server/http/client_watch.hpp"
 #include "server/http/connection_phase.hpp"
 #include "server/http/exchange.hpp"
+#include "server/http/response_wire.hpp"
 #include "server/http/http_site.hpp"
 #include "server/transport/stream_protocol.hpp"
 
@@ -74,10 +74,8 @@ class WebSocketSession;
 /// (connection_phase.hpp, body_phase.hpp), each changed only by enter(),
 /// which checks the change; the request's own facts (HEAD, HTTP/1.0) are
 /// plain members beside them.
-class HttpConnection final : public BodySink,
+class HttpConnection final : public ResponseWire,
                              public BodySource,
-                             public websocket::ConnectionUpgrade,
-                             public SpliceSink,
                              private Exchange::RoutedHook {
  public:
   explicit HttpConnection(const HttpSite& site);
@@ -92,16 +90,22 @@ class HttpConnection final : public BodySink,
   /// Frees what a large burst grew (output and request body buffers) before this state waits for reuse.
   void trim() noexcept;
 
-  /// BodySink: streams a piece of the current response.
-  Task<Delivery> write_body(Response& response, std::string_view piece) override;
-  /// BodySink: streams a file, by sendfile on a plain socket (see ByteStream).
-  Task<Delivery> send_file(Response& response, int fd, std::uint64_t offset, std::uint64_t length) override;
-  /// SpliceSink (spliced_body.cpp): the head, then this socket when the
-  /// body may go on the wire as it is (the proxy splices into it).
-  Task<SpliceTarget> begin_splice(Response& response) override;
+  // ---- ResponseWire: the current response's head and body, under the Exchange ----
+  /// The head of a streamed response: with Content-Length when its length
+  /// is known, else chunked (HTTP/1.0: up to the close). A refused head: a
+  /// 500 in its place, and the connection closes after it.
+  Task<Head> send_head(const Response& response, std::optional<std::uint64_t> length, bool bodyless,
+                       bool encoded) override;
+  /// Appends `bytes` (a chunk when chunked) and writes what waits.
+  Task<Delivery> write_piece(std::string_view bytes) override;
+  bool write_closed() const noexcept override { return connection_phase_ == ConnectionPhase::broken; }
+  /// sendfile on a plain socket (see ByteStream) unless the body is chunked.
+  Task<std::optional<Delivery>> send_file_range(int fd, std::uint64_t offset, std::uint64_t length) override;
+  /// (spliced_body.cpp) This socket when the body may go on it as it is:
+  /// not TLS, not chunked (the proxy splices into it).
+  int splice_socket() const noexcept override;
   void spliced(std::uint64_t bytes) noexcept override;
   void splice_failed(bool timed_out) noexcept override;
-  std::chrono::milliseconds write_timeout() const noexcept override { return site_.timeouts.write; }
   /// BodySource: the next piece of the current request's streamed body.
   Task<BodyChunk> read_body() override;
   /// ConnectionUpgrade: sends the 101 and starts the WebSocket.
@@ -226,7 +230,7 @@ class HttpConnection final : public BodySink,
   TaskId task_ = 0;                    // serve()'s: the task running it, which ClientWatch cancels
   RequestParser parser_;
   Response response_;
-  Exchange exchange_{site_, this};  // the request's id, routing, content coding, count and log line
+  Exchange exchange_{site_, *this, this};  // the request's id, routing, content coding, count and log line; the response's sink
   std::string out_;  // responses waiting for the next write
   // A referenced body waiting to be written: it goes on the wire after out_[0, at).
   struct Referenced {
@@ -245,7 +249,6 @@ class HttpConnection final : public BodySink,
   bool head_request_ = false;
   bool http10_ = false;
   std::uint64_t streamed_bytes_ = 0;  // of the body on the wire
-  std::uint64_t identity_bytes_ = 0;  // the handler's, before any content coding
   int sent_status_ = 0;            // of the last response head written, for the access log
   bool watch_client_ = false;      // the routed handler is canceled when its client hangs up
   ClientWatch client_watch_;

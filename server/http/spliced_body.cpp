@@ -1,4 +1,4 @@
-// HttpConnection as a SpliceSink: a response body another socket splices into this one (the proxy's large bodies).
+// HttpConnection's side of a splice: a response body another socket splices into this one (the proxy's large bodies).
 #include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/http/http_status.hpp>
 
@@ -7,23 +7,16 @@
 
 namespace tiffany::http {
 
-Task<SpliceTarget> HttpConnection::begin_splice(Response& response) {
-  // The head first, and every answer queued before it.
-  const Delivery sent = co_await write_body(response, {});
-  if (sent == Delivery::closed) co_return SpliceTarget{-1, true};
-  // Why each condition: the bytes go on the wire exactly as the upstream
-  // sent them, so nothing may frame (chunks), encode (gzip, br, zstd) or
-  // encrypt (TLS) them, and a bodiless answer sends none.
-  const bool raw = stream_->socket() >= 0 && !stream_->encrypted() && response_phase_ != ResponsePhase::chunked &&
-                   !exchange_.compression().streaming() && !head_request_ && !status_forbids_body(response.status) &&
-                   response.content_length().has_value();
-  co_return SpliceTarget{raw ? stream_->socket() : -1, false};
+int HttpConnection::splice_socket() const noexcept {
+  // Why each condition: the bytes go on the wire exactly as another socket
+  // holds them, so nothing may frame (chunks) or encrypt (TLS) them.
+  const bool raw = stream_->socket() >= 0 && !stream_->encrypted() && response_phase_ != ResponsePhase::chunked;
+  return raw ? stream_->socket() : -1;
 }
 
 void HttpConnection::spliced(std::uint64_t bytes) noexcept {
   add_stat(Stat::bytes_sent, static_cast<std::int64_t>(bytes));
   streamed_bytes_ += bytes;
-  identity_bytes_ += bytes;
 }
 
 void HttpConnection::splice_failed(bool timed_out) noexcept {

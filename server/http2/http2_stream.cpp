@@ -51,7 +51,7 @@ bool submit_continue(nghttp2_session* session, std::int32_t id) {
 
 Http2Stream::Http2Stream(Http2Connection& connection, const http::HttpSite& site, std::int32_t id)
     : connection_(&connection), site_(site), id_(id) {
-  response_.attach(this);
+  response_.attach(&exchange_);
   begin_request(connection);
 }
 
@@ -360,23 +360,17 @@ void Http2Stream::enter_output(OutputPhase next) noexcept {
   reset_ = true;
 }
 
-Task<http::Delivery> Http2Stream::write_body(http::Response& response, std::string_view piece) {
-  if (reset_ || connection_ == nullptr) co_return http::Delivery::closed;
-  const bool bodyless = head_request_ || http::status_forbids_body(response.status);
-  if (!response.streaming()) {
-    response.mark_head_sent();
-    const bool encoded = exchange_.compression().start_stream(response, bodyless);
-    const std::optional<std::uint64_t> declared = encoded ? std::nullopt : response.content_length();
-    if (!submit_head(declared, !bodyless)) {
-      answer_500_instead();
-      co_return http::Delivery::closed;
-    }
-    enter_output(OutputPhase::streaming);
+Task<http::ResponseWire::Head> Http2Stream::send_head(const http::Response&, std::optional<std::uint64_t> length,
+                                                      bool bodyless, bool) {
+  if (!submit_head(length, !bodyless)) {
+    answer_500_instead();
+    co_return Head::refused;
   }
-  const std::string_view bytes =
-      bodyless || piece.empty() ? std::string_view{}
-      : exchange_.compression().streaming() ? exchange_.compression().encode_piece(piece)
-                                 : piece;
+  enter_output(OutputPhase::streaming);
+  co_return Head::sent;
+}
+
+Task<http::Delivery> Http2Stream::write_piece(std::string_view bytes) {
   const Queued queued = co_await queue_output(bytes);
   co_return queued == Queued::ok ? http::Delivery::sent : http::Delivery::closed;
 }

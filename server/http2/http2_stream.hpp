@@ -23,6 +23,7 @@
 #include "http/engine/websocket/connection_upgrade.hpp"
 #include "server/http/exchange.hpp"
 #include "server/http/http_site.hpp"
+#include "server/http/response_wire.hpp"
 #include "server/http2/stream_input.hpp"
 #include "server/http2/stream_phase.hpp"
 #include "server/transport/connection_tracker.hpp"
@@ -91,9 +92,8 @@ struct StreamBooks {
 /// it ends), so whichever goes first leaves the other a live object; a
 /// connection that ends detaches its streams first (connection() is null).
 class Http2Stream final : public StreamBooks,
-                          public http::BodySink,
-                          public http::BodySource,
-                          public http::websocket::ConnectionUpgrade {
+                          public http::ResponseWire,
+                          public http::BodySource {
  public:
   /// What a stream may hold of a streamed response's body before a write waits.
   static constexpr std::size_t kMaxPendingBytes = 256 * 1024;
@@ -145,8 +145,14 @@ class Http2Stream final : public StreamBooks,
   /// The client reset the stream (or the connection ended it): writes fail.
   void mark_reset() noexcept;
 
-  /// BodySink: the head (first call), then `piece`, as DATA frames.
-  Task<http::Delivery> write_body(http::Response& response, std::string_view piece) override;
+  // ---- ResponseWire: the response's head and body, under the Exchange ----
+  /// The HEADERS of a streamed response (content-length when known); a
+  /// refused head: a 500 in its place, and the stream takes no more.
+  Task<Head> send_head(const http::Response& response, std::optional<std::uint64_t> length, bool bodyless,
+                       bool encoded) override;
+  /// Queues `bytes` as DATA, and waits while more than kMaxPendingBytes wait.
+  Task<http::Delivery> write_piece(std::string_view bytes) override;
+  bool write_closed() const noexcept override { return reset_ || connection_ == nullptr; }
 
   /// nghttp2's data provider: up to `length` bytes of the body into `buffer`.
   ssize_t read_data(std::uint8_t* buffer, std::size_t length, std::uint32_t* flags) noexcept;
@@ -211,7 +217,8 @@ class Http2Stream final : public StreamBooks,
   std::int32_t id_;
   http::Request request_;
   http::Response response_;
-  http::Exchange exchange_{site_, nullptr, " (HTTP/2)"};  // the request's id, routing, content coding, count and log line
+  // The request's id, routing, content coding, count and log line; the response's sink.
+  http::Exchange exchange_{site_, *this, nullptr, " (HTTP/2)"};
   Deadline* deadline_ = nullptr;  // run()'s, while it runs
   bool head_request_ = false;
   bool reset_ = false;           // writes fail from now on

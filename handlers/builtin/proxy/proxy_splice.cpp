@@ -14,11 +14,12 @@ Task<Spliced> splice_response(Attempt& attempt, http::Response& response, Upstre
   ClientExchange& exchange = *attempt.exchange;
   auto* sink = dynamic_cast<SpliceSink*>(response.sink());
   if (sink == nullptr || !upstream::ResponseSplice::possible(exchange)) co_return Spliced::not_applied;
-  std::optional<upstream::PipeLease> pipe = upstream::SplicePipes::for_this_thread().take();
-  if (!pipe) co_return Spliced::not_applied;  // out of descriptors or pipe memory: copy
   const SpliceTarget target = co_await sink->begin_splice(response);
   if (target.gone) co_return Spliced::done;  // dropping the exchange closes the upstream connection
-  if (target.socket < 0) co_return Spliced::not_applied;  // TLS, compressed, chunked or bodiless: the caller copies
+  if (target.socket < 0) co_return Spliced::not_applied;  // HTTP/2, TLS, compressed, chunked or bodiless: the caller copies
+  // Why taken after the head: HTTP/2 and TLS answers never splice, so they take no pipe.
+  std::optional<upstream::PipeLease> pipe = upstream::SplicePipes::for_this_thread().take();
+  if (!pipe) co_return Spliced::not_applied;  // out of descriptors or pipe memory: copy
   // Why first and through the connection: these bytes are in our buffer,
   // not in the upstream socket, and they come before the rest.
   while (upstream::ResponseSplice::buffered(exchange) > 0) {

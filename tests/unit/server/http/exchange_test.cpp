@@ -43,8 +43,20 @@ class ExchangeJudgeTest : public ::testing::Test {
     return end;
   }
 
+  // Judging writes nothing: a wire that is never used.
+  class NoWire final : public ResponseWire {
+   public:
+    Task<Head> send_head(const Response&, std::optional<std::uint64_t>, bool, bool) override { co_return Head::refused; }
+    Task<Delivery> write_piece(std::string_view) override { co_return Delivery::closed; }
+    bool write_closed() const noexcept override { return true; }
+    Task<WebSocket*> upgrade_to_websocket(Response&, websocket::UpgradeTerms, WebSocketOptions) override {
+      co_return nullptr;
+    }
+  };
+
   HttpSite site_;
-  Exchange exchange_{site_, nullptr, " (HTTP/2)"};
+  NoWire wire_;
+  Exchange exchange_{site_, wire_, nullptr, " (HTTP/2)"};
   Request request_;
 };
 
