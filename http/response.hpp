@@ -16,7 +16,8 @@ namespace tiffany::http {
 
 class Response;
 
-/// Where a streamed body goes; the HTTP connection implements it.
+/// Where a streamed body goes; the server's exchange implements it (and
+/// the test kit's sinks).
 class BodySink {
  public:
   virtual ~BodySink() = default;
@@ -88,8 +89,8 @@ class Response {
   void set_content_length(std::uint64_t length) noexcept { content_length_ = length; }
   const std::optional<std::uint64_t>& content_length() const noexcept { return content_length_; }
 
-  /// Streams one piece of the body: `co_await response.write(piece) ==
-  /// Delivery::closed` once nothing more can go (the handler should stop).
+  /// Streams one piece of the body; Delivery::closed once nothing more can
+  /// go (the handler should stop). Bind the result before testing it.
   Task<Delivery> write(std::string_view piece) { return sink_->write_body(*this, piece); }
   /// Streams `length` bytes of the open file `fd` from `offset` (the caller
   /// keeps it open until this returns), with no copy through user space
