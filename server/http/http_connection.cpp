@@ -281,21 +281,13 @@ Task<HttpConnection::AfterAnswer> HttpConnection::respond(Request& request) {
 }
 
 void HttpConnection::enter(ConnectionPhase next) noexcept {
-  if (may_follow(connection_phase_, next)) {
-    connection_phase_ = next;
-    return;
-  }
-  // Why nothing more: open may go anywhere, and every other phase closes the connection after this response.
-  report_state_bug("an HTTP/1.1 connection", name(connection_phase_), name(next));
+  // Why nothing more when refused: open may go anywhere, and every other
+  // phase closes the connection after this response.
+  (void)change_phase(connection_phase_, next, "an HTTP/1.1 connection");
 }
 
 void HttpConnection::enter(ResponsePhase next) noexcept {
-  if (may_follow(response_phase_, next)) {
-    response_phase_ = next;
-    return;
-  }
-  report_state_bug("an HTTP/1.1 response", name(response_phase_), name(next));
-  close_after_response();
+  if (!change_phase(response_phase_, next, "an HTTP/1.1 response")) close_after_response();
 }
 
 void HttpConnection::close_after_response() noexcept {

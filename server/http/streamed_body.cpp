@@ -22,12 +22,7 @@ void HttpConnection::begin_streamed_body(ReadLease& input, std::string_view& pen
 }
 
 void HttpConnection::enter(BodyPhase next) noexcept {
-  if (may_follow(body_phase_, next)) {
-    body_phase_ = next;
-    return;
-  }
-  report_state_bug("an HTTP/1.1 request body", name(body_phase_), name(next));
-  close_after_response();
+  if (!change_phase(body_phase_, next, "an HTTP/1.1 request body")) close_after_response();
 }
 
 Task<BodyChunk> HttpConnection::read_body() {

@@ -399,11 +399,7 @@ void Http2Connection::note_stalls() {
 }
 
 bool Http2Connection::enter(Http2Stream& stream, StreamPhase next) noexcept {
-  if (may_follow(stream.phase, next)) {
-    stream.phase = next;
-    return true;
-  }
-  report_state_bug("an HTTP/2 stream", name(stream.phase), name(next));
+  if (change_phase(stream.phase, next, "an HTTP/2 stream")) return true;
   go_away(NGHTTP2_INTERNAL_ERROR);
   return false;
 }

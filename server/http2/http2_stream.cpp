@@ -351,11 +351,7 @@ void Http2Stream::submit_whole() {
 }
 
 void Http2Stream::enter_output(OutputPhase next) noexcept {
-  if (may_follow(output_, next)) {
-    output_ = next;
-    return;
-  }
-  report_state_bug("an HTTP/2 stream's response", name(output_), name(next));
+  if (change_phase(output_, next, "an HTTP/2 stream's response")) return;
   if (connection_ != nullptr && !reset_) connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
   reset_ = true;
 }

@@ -12,4 +12,18 @@ namespace tiffany {
 /// bug cannot pass unseen.
 void report_state_bug(const char* machine, const char* from, const char* to) noexcept;
 
+/// The one way a phase changes: to `next` when its table allows it
+/// (`may_follow(phase, next)`, found beside the phase's enum, as `name` is),
+/// and true; else the bug is reported (report_state_bug, naming `machine`),
+/// `phase` stays, and false: the caller ends what it serves.
+template <class Phase>
+[[nodiscard]] bool change_phase(Phase& phase, Phase next, const char* machine) noexcept {
+  if (may_follow(phase, next)) {
+    phase = next;
+    return true;
+  }
+  report_state_bug(machine, name(phase), name(next));
+  return false;
+}
+
 }  // namespace tiffany
