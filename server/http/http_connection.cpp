@@ -19,6 +19,7 @@
 #include "server/log/error_log.hpp"
 #include "server/log/state_bug.hpp"
 #include "server/transport/connection_tracker.hpp"
+#include "server/transport/keep_alive_hold.hpp"
 #include "server/transport/lingering_close.hpp"
 #include "server/transport/stage_timeout.hpp"
 #include "server/websocket/websocket_session.hpp"
@@ -155,7 +156,14 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
     }
     const Flushed flushed = co_await flush();
     if (flushed == Flushed::failed) co_return AfterBurst::close;
-    if (!parser_.in_message()) co_return AfterBurst::idle;  // every request answered: idle
+    if (!parser_.in_message()) {  // every request answered: idle
+      if (context.hold == nullptr || !context.hold->may_wait()) co_return AfterBurst::idle;
+      trim();  // Why: a busy connection waits with its state, which must not keep a large response's buffers
+      const HeldInput next = co_await context.hold->wait(input);
+      if (next == HeldInput::quiet) co_return AfterBurst::idle;
+      if (next == HeldInput::closed) co_return AfterBurst::close;
+      continue;  // its next request, in this task
+    }
 
     // A request is incomplete: read the rest under its stage's timeout.
     arm_read_deadline();

@@ -43,9 +43,12 @@ IdlePark::~IdlePark() {
   if (tracker_ != nullptr) tracker_->remove_drain_listener(*this);
 }
 
-void IdlePark::park(ParkedConnection&& connection) {
+void IdlePark::park(ParkedConnection&& connection, Scheduler::Clock::time_point idle_since) {
   if (grace_over_) return;  // shutting down: the connection closes here
-  auto* entry = new Entry(*this, std::move(connection), Scheduler::current().now());
+  auto* entry = new Entry(*this, std::move(connection), idle_since);
+  // Why at the back all the same: the reaper expires from the front, so an
+  // `idle_since` earlier than the last entry's (by KeepAliveHold's window
+  // at most) only makes this connection's timeout that much late.
   waiting_.push_back(*entry);
   try {
     entry->start_detached(&IdlePark::on_input, entry);

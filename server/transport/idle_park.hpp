@@ -73,7 +73,10 @@ class IdlePark final : private DrainListener {
 
   /// Waits for the connection's next bytes. During a drain whose grace is
   /// over, closes it instead.
-  void park(ParkedConnection&& connection);
+  void park(ParkedConnection&& connection) { park(std::move(connection), Scheduler::current().now()); }
+  /// The same, for a connection idle since `idle_since` (its task waited
+  /// for input first: KeepAliveHold): the idle timeout counts from then.
+  void park(ParkedConnection&& connection, Scheduler::Clock::time_point idle_since);
   /// Closes every parked connection now (shutdown).
   void close_all() noexcept;
   /// Connections waiting here (closing ones included).
@@ -109,7 +112,7 @@ class IdlePark final : private DrainListener {
   Serve serve_;
   OnTimeout on_timeout_;
   int recv_flags_;
-  List waiting_;  // oldest first: deadlines fall in the same order
+  List waiting_;  // in parking order: deadlines fall in the same order (within KeepAliveHold::kWindow)
   List closing_;  // receives canceled, completions due
   bool reaper_running_ = false;
   bool grace_over_ = false;  // drained: no more parking

@@ -15,6 +15,7 @@
 
 namespace tiffany {
 
+class ConnectionHold;
 class Deadline;
 
 /// What a protocol gets to know about the connection it serves.
@@ -38,6 +39,11 @@ struct ConnectionContext {
   /// what counts as a connection of its own (a WebSocket over HTTP/2); null
   /// where none is kept (tests).
   const ConnectionTracker::Slot* slot = nullptr;
+  /// Where the protocol may wait for the connection's next input in this
+  /// task once it has answered everything (a busy plain connection, see
+  /// KeepAliveHold), instead of returning AfterBurst::idle at once; null
+  /// where the connection always parks or keeps its task anyway.
+  ConnectionHold* hold = nullptr;
 };
 
 /// How a burst of serving left the connection.
