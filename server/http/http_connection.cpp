@@ -110,7 +110,9 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
       }
       unparsed_ = &bytes;
       unparsed_lease_ = &input;
-      AfterAnswer after = co_await answer();
+      co_await answer();
+      // Why only the phase: whatever ended the answer badly left the connection other than open.
+      AfterAnswer after = after_answer();
       unparsed_ = nullptr;
       unparsed_lease_ = nullptr;
       bool body_unread = false;  // of a streamed body: the peer may still be sending it
@@ -146,7 +148,7 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
         out_ += "HTTP/1.1 100 Continue\r\n\r\n";
       } else {
         close_after_response();  // answered before the body was read: the connection cannot go on after it
-        (void)co_await answer();
+        co_await answer();
         const Flushed flushed = co_await flush();
         stream.finish();
         if (flushed == Flushed::written) co_await linger();
@@ -185,7 +187,7 @@ Task<void> HttpConnection::linger() {
   co_await lingering_close(*stream_, *deadline_, limits, site_.tracker);
 }
 
-Task<HttpConnection::AfterAnswer> HttpConnection::answer() {
+Task<void> HttpConnection::answer() {
   Request& request = parser_.request();
   request.peer = *peer_;
   request.tls = tls_;
@@ -198,9 +200,8 @@ Task<HttpConnection::AfterAnswer> HttpConnection::answer() {
   response_phase_ = ResponsePhase::none;  // a new response, not a change of the last one's
   streamed_bytes_ = 0;
   watch_client_ = false;  // until the routing says (handler_routed)
-  co_await exchange_.respond(request, response_, *deadline_);
-  // Why only the phase: whatever ended this answer badly left the connection other than open.
-  co_return after_answer();
+  // Why not a coroutine: the exchange's is the request's only frame.
+  return exchange_.respond(request, response_, *deadline_);
 }
 
 void HttpConnection::reject(int status) {

@@ -150,8 +150,9 @@ class HttpConnection final : public ResponseWire,
     failed,   ///< the peer failed, or did not read within the write timeout: the connection is broken
   };
 
-  /// Answers parser_.request() through the Exchange (which logs it).
-  Task<AfterAnswer> answer();
+  /// Answers parser_.request() through the Exchange (which logs it);
+  /// after_answer() then says whether the connection goes on.
+  Task<void> answer();
   /// Writes out_ and the referenced bodies under the write timeout; a failure breaks the connection.
   Task<Flushed> flush();
   /// Hands the request at headers_ready to its streaming handler: the body
