@@ -1,4 +1,4 @@
-// ClientWatch: the watcher task (a HangupWait on the socket); HttpConnection's use of it and its 499.
+// ClientWatch: the watcher task (a HangupWait on the socket); HttpConnection's use of it around the handler and its 499.
 #include "server/http/client_watch.hpp"
 
 #include <poll.h>
@@ -49,7 +49,28 @@ void HttpConnection::watch_client_if_wanted() {
   client_watch_.start(socket_, task_);
 }
 
-Task<HttpConnection::AfterAnswer> HttpConnection::after_client_gone(const std::exception_ptr& failure) {
+void HttpConnection::handler_routed() {
+  watch_client_ = exchange_.watches_client();
+  watch_client_if_wanted();
+}
+
+void HttpConnection::handler_ended(HandlerEnd& end) {
+  watch_client_ = false;
+  client_watch_.stop();
+  if (client_watch_.gone()) {
+    client_watch_.clear();
+    end.client_gone = true;
+    return;
+  }
+  end.websocket = websocket_ != nullptr;
+  if (body_phase_ == BodyPhase::none) return;
+  end.body = body_state_;
+  end.body_error_status = body_error_status_;
+  // Why whatever the verdict: every other answer closes the connection anyway.
+  if (body_state_ == BodyStatus::data) settle_unread_body();
+}
+
+Task<void> HttpConnection::after_client_gone(const std::exception_ptr& failure) {
   close_after_response();
   bool delivered = false;
   try {
@@ -73,11 +94,10 @@ Task<HttpConnection::AfterAnswer> HttpConnection::after_client_gone(const std::e
     error_log().log(LogLevel::info, "the client closed the connection while %s ran on %s %s; canceled it",
                     label, request.method.c_str(), request.path.c_str());
   }
-  if (response_.streaming()) co_return AfterAnswer::close;  // its head went out: the access log keeps that status
+  if (response_.streaming()) co_return;  // its head went out: the access log keeps that status
   // Why 499: nginx's status for a request whose client left before the answer; nothing goes on the wire.
   sent_status_ = 499;
   sent_length_ = 0;
-  co_return AfterAnswer::close;
 }
 
 }  // namespace tiffany::http

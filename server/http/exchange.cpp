@@ -1,4 +1,4 @@
-// Exchange: request id, routing and fallbacks, the handler under its deadline, the log line.
+// Exchange: request id, routing and fallbacks, the judgment of the handler's end, the log line.
 #include "server/http/exchange.hpp"
 
 #include <utility>
@@ -69,7 +69,7 @@ Handler* Exchange::route(Request& request, Response& response) {
 Task<void> Exchange::RouteStep::handle(Request& request, Response& response) {
   Handler* target = exchange_.route(request, response);
   if (target == nullptr) co_return;
-  if (exchange_.hook_ != nullptr) exchange_.hook_->handler_routed();
+  exchange_.wire_.handler_routed();
   co_await target->handle(request, response);
 }
 

@@ -27,21 +27,9 @@ struct RouteMetrics;
 
 namespace tiffany::http {
 
-/// How the handler's run ended, and what the request's body came to.
-struct HandlerEnd {
-  bool timed_out = false;       ///< it ran past the handler deadline
-  std::exception_ptr failure;   ///< what it threw; null if it returned or timed out
-  bool websocket = false;       ///< it took the request over as a WebSocket
-  /// The request body streamed to the handler, as the reading left it:
-  /// BodyStatus::end when it arrived whole or none was streamed.
-  BodyStatus body = BodyStatus::end;
-  /// The answer to a body that failed to arrive when the protocol knows a
-  /// more precise one than its BodyStatus (HTTP/1.1's parser); 0 otherwise.
-  int body_error_status = 0;
-};
-
-/// What a protocol does once the handler ended: decided in one place for
-/// every protocol (Exchange::judge), each acting on it its own way.
+/// What becomes of the response once the handler ended: decided in one
+/// place for every protocol (Exchange::judge), acted on by Exchange::respond
+/// through the protocol's wire.
 enum class Verdict : std::uint8_t {
   answer,         ///< the handler's response goes out: whole, or its stream ends
   error,          ///< nothing of the response went out: a plain error goes instead
@@ -56,39 +44,46 @@ struct Judgment {
 };
 
 /// One request from its head to its log line, the part every protocol shares
-/// (HTTP/1.1's HttpConnection, HTTP/2's Http2Stream): its id, routing with the
-/// listener's 404/405 fallbacks, the listener's middleware and the handler
-/// under the handler deadline, the error lines for a handler that failed or
-/// ran out of time, the response's content coding, and the request's
-/// duration, route count and access-log line. It is also the response's
-/// sink (Response::sink(): BodySink, ConnectionUpgrade, SpliceSink): a
-/// streamed response's head and pieces, with their content coding, go
-/// through it to the protocol's narrow writer (ResponseWire). The protocol
-/// reads the request, implements that writer, and decides what an outcome
-/// does to its connection or stream.
+/// (HTTP/1.1's HttpConnection, HTTP/2's Http2Stream), run by respond(): its
+/// id, routing with the listener's 404/405 fallbacks, the listener's
+/// middleware and the handler under the handler deadline, the judgment of
+/// how it ended (error lines, plain errors), the response's content coding,
+/// and the request's duration, route count and access-log line. It is also
+/// the response's sink (Response::sink(): BodySink, ConnectionUpgrade,
+/// SpliceSink): a streamed response's head and pieces, with their content
+/// coding, go through it. Everything goes out through the protocol's narrow
+/// writer (ResponseWire); the protocol reads the request, implements that
+/// writer, and decides what the answered request does to its connection or
+/// stream.
 class Exchange final : public BodySink, public websocket::ConnectionUpgrade, public SpliceSink {
  public:
-  /// Told when routing chose a handler, before it runs (HTTP/1.1 watches a
-  /// client that may hang up, for the handlers that ask: ClientWatch).
-  class RoutedHook {
-   public:
-    virtual void handler_routed() = 0;
-
-   protected:
-    ~RoutedHook() = default;
-  };
-
-  /// `wire` (the protocol's writer) and `hook` (may be null) live as long as
-  /// the exchange; `over` names the protocol in log lines: "" for HTTP/1.1,
-  /// " (HTTP/2)".
-  Exchange(const HttpSite& site, ResponseWire& wire, RoutedHook* hook = nullptr, const char* over = "") noexcept
-      : site_(site), wire_(wire), hook_(hook), over_(over) {}
+  /// `wire` (the protocol's writer) lives as long as the exchange; `over`
+  /// names the protocol in log lines: "" for HTTP/1.1, " (HTTP/2)".
+  Exchange(const HttpSite& site, ResponseWire& wire, const char* over = "") noexcept
+      : site_(site), wire_(wire), over_(over) {}
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
+
+  /// Answers `request` into `response` (exchange_respond.cpp), on the
+  /// protocol's task: begin(); OPTIONS * (200); the routing when the
+  /// listener has no middleware (a plain 404 or 405 goes as it is); the
+  /// handler under `deadline` (armed for it here), its end told by the wire
+  /// and judged; then through the wire a plain error, a cut, the WebSocket's
+  /// end, or the answer (a 2xx to an extended CONNECT that took no WebSocket
+  /// becomes 400; a whole body coded, a streamed one ended with its coding's
+  /// tail); and finish() with the time it took, or reset() when the wire
+  /// logs nothing. A TaskCanceled the wire does not take as a failure
+  /// (cancel_unwinds) leaves it, after the WebSocket's end if one was taken.
+  /// Why one coroutine for all of it: it replaces the protocol's own, so the
+  /// request path has no frame more.
+  Task<void> respond(Request& request, Response& response, Deadline& deadline);
+  /// Makes `response` the plain-text answer `status` ("404 Not Found\n").
+  static void plain_error(Response& response, int status);
 
   /// A new request: its id (a valid X-Request-Id it carries, else a new one,
   /// set as kRequestId for the handler and what it spawns), counted; its route
   /// counts under the listener's unmatched requests until one is found.
+  /// (respond() calls it.)
   void begin(const Request& request);
   /// The request's id; empty between requests.
   const std::string& request_id() const noexcept { return request_id_; }
@@ -119,8 +114,7 @@ class Exchange final : public BodySink, public websocket::ConnectionUpgrade, pub
   /// The handler's work for `request`: the listener's middleware, whose
   /// chain ends in the routing, or when there is none the routed `target`.
   /// Why not a coroutine: the task is the chain's or the handler's own, so
-  /// the request path has no frame more than the protocol's (the protocol
-  /// awaits it under the deadline, and its outcome is the protocol's to map).
+  /// the request path has no frame more than respond()'s.
   Task<void> handle(Request& request, Response& response, Handler* target) {
     if (site_.middleware == nullptr) return target->handle(request, response);
     return site_.middleware->run(request, response, route_step_);
@@ -131,7 +125,7 @@ class Exchange final : public BodySink, public websocket::ConnectionUpgrade, pub
   const char* handler_label() const noexcept;
   /// The routed handler's label, or `otherwise` before routing.
   const char* handler_label_or(const char* otherwise) const noexcept;
-  /// What the protocol does now that the handler ended (`end`), with the
+  /// What becomes of the response now that the handler ended (`end`), with the
   /// response as it left it; logs a handler that ran out of time (warn) or
   /// failed (error). In this order: a WebSocket is ended whatever else
   /// happened; a body that failed to arrive is the answer, whatever the
@@ -198,13 +192,14 @@ class Exchange final : public BodySink, public websocket::ConnectionUpgrade, pub
     Exchange& exchange_;
   };
 
+  /// Acts on `judgment` (not end_websocket) through the wire.
+  void send_verdict(Response& response, const Judgment& judgment);
   void log_timeout(const Request& request) const;
   void log_failure(const Request& request, const std::exception_ptr& failure) const;
   void log_websocket_failure(const Request& request, const std::exception_ptr& failure) const;
 
   const HttpSite& site_;
   ResponseWire& wire_;
-  RoutedHook* hook_;
   const char* over_;
   bool head_request_ = false;         // the request's method is HEAD: no body is sent
   std::uint64_t identity_bytes_ = 0;  // streamed by the handler, before any content coding

@@ -111,7 +111,9 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
       }
       unparsed_ = &bytes;
       unparsed_lease_ = &input;
-      AfterAnswer after = co_await answer();
+      co_await answer();
+      // Why only the phase: whatever ended the answer badly left the connection other than open.
+      AfterAnswer after = after_answer();
       unparsed_ = nullptr;
       unparsed_lease_ = nullptr;
       bool body_unread = false;  // of a streamed body: the peer may still be sending it
@@ -147,7 +149,7 @@ Task<AfterBurst> HttpConnection::serve(ByteStream& stream, ConnectionContext& co
         out_ += "HTTP/1.1 100 Continue\r\n\r\n";
       } else {
         close_after_response();  // answered before the body was read: the connection cannot go on after it
-        (void)co_await answer();
+        co_await answer();
         const Flushed flushed = co_await flush();
         stream.finish();
         if (flushed == Flushed::written) co_await linger();
@@ -193,7 +195,7 @@ Task<void> HttpConnection::linger() {
   co_await lingering_close(*stream_, *deadline_, limits, site_.tracker);
 }
 
-Task<HttpConnection::AfterAnswer> HttpConnection::answer() {
+Task<void> HttpConnection::answer() {
   Request& request = parser_.request();
   request.peer = *peer_;
   request.tls = tls_;
@@ -205,14 +207,9 @@ Task<HttpConnection::AfterAnswer> HttpConnection::answer() {
   http10_ = request.version_minor == 0;
   response_phase_ = ResponsePhase::none;  // a new response, not a change of the last one's
   streamed_bytes_ = 0;
-  exchange_.begin(request);
-
-  const auto started = Scheduler::current().now();
-  const AfterAnswer after = co_await respond(request);
-  const auto took = Scheduler::current().now() - started;
-  const std::uint64_t body_bytes = head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_;
-  exchange_.finish(request, sent_status_, body_bytes, took);
-  co_return after;
+  watch_client_ = false;  // until the routing says (handler_routed)
+  // Why not a coroutine: the exchange's is the request's only frame.
+  return exchange_.respond(request, response_, *deadline_);
 }
 
 void HttpConnection::reject(int status) {
@@ -227,65 +224,6 @@ void HttpConnection::reject(int status) {
   if (site_.access_log != nullptr) {
     site_.access_log->record(request, *peer_, {}, status, sent_length_, std::chrono::microseconds(0));
   }
-}
-
-Task<HttpConnection::AfterAnswer> HttpConnection::respond(Request& request) {
-  if (request.path == "*") {
-    // OPTIONS * (RFC 9110 §9.3.7): about the server, not a resource; the
-    // parser lets only OPTIONS use the asterisk-form.
-    response_.status = 200;
-    append_whole_response(response_);
-    co_return after_answer();
-  }
-  Handler* target = nullptr;
-  watch_client_ = false;
-  if (site_.middleware == nullptr) {
-    // Why routed here: with no listener middleware the handler runs with no step before it.
-    target = exchange_.route(request, response_);
-    if (target == nullptr) {
-      append_whole_response(response_);
-      co_return after_answer();
-    }
-    handler_routed();
-  }
-  HandlerEnd end;
-  exchange_.arm_handler_deadline(*deadline_);
-  try {
-    const Timed<void> ran =
-        co_await within(*deadline_, TimeoutStage::handler, exchange_.handle(request, response_, target));
-    end.timed_out = ran.timed_out();
-  } catch (...) {
-    end.failure = std::current_exception();
-  }
-  watch_client_ = false;
-  client_watch_.stop();
-  if (client_watch_.gone()) {
-    client_watch_.clear();
-    co_return co_await after_client_gone(end.failure);
-  }
-  end.websocket = websocket_ != nullptr;
-  if (body_phase_ != BodyPhase::none) {
-    end.body = body_state_;
-    end.body_error_status = body_error_status_;
-  }
-  const Judgment judgment = exchange_.judge(request, response_, end);
-  if (judgment.verdict == Verdict::end_websocket) {
-    co_await end_websocket(end.failure != nullptr || end.timed_out);
-    co_return AfterAnswer::close;
-  }
-  if (judgment.verdict != Verdict::answer) {
-    // The handler's state is unknown, or the request is: start afresh on a new connection.
-    close_after_response();
-    if (judgment.verdict == Verdict::error && connection_phase_ != ConnectionPhase::broken) {
-      append_error(judgment.status);
-    }
-    co_return AfterAnswer::close;
-  }
-  if (body_phase_ != BodyPhase::none && body_state_ == BodyStatus::data) settle_unread_body();
-  if (response_.streaming()) co_return finish_stream();
-  const bool encoded = exchange_.compression().apply_whole(response_, head_request_);
-  append_whole_response(response_, encoded);
-  co_return after_answer();
 }
 
 void HttpConnection::enter(ConnectionPhase next) noexcept {
@@ -308,11 +246,6 @@ void HttpConnection::break_connection() noexcept {
 
 HttpConnection::AfterAnswer HttpConnection::after_answer() const noexcept {
   return connection_phase_ == ConnectionPhase::open ? AfterAnswer::keep_open : AfterAnswer::close;
-}
-
-void HttpConnection::handler_routed() {
-  watch_client_ = exchange_.watches_client();
-  watch_client_if_wanted();
 }
 
 // Why here, beside serve() and flush(): both call it on every request, and here it is inlined.
@@ -382,20 +315,28 @@ Task<std::optional<Delivery>> HttpConnection::send_file_range(int fd, std::uint6
   co_return Delivery::sent;
 }
 
-HttpConnection::AfterAnswer HttpConnection::finish_stream() {
+void HttpConnection::end_stream(std::string_view tail, bool as_declared) {
   // A write failed mid-stream, or the head was refused: the stream cannot be trusted.
-  if (connection_phase_ == ConnectionPhase::broken) return AfterAnswer::close;
-  if (exchange_.compression().streaming()) append_body_bytes(exchange_.compression().finish_stream());
+  if (connection_phase_ == ConnectionPhase::broken) return;
+  append_body_bytes(tail);
   if (response_phase_ == ResponsePhase::chunked) out_ += "0\r\n\r\n";
   enter(ResponsePhase::ended);
-  const auto& declared = response_.content_length();
-  const std::uint64_t streamed = exchange_.identity_bytes();
-  if (declared && !head_request_ && !status_forbids_body(response_.status) && streamed != *declared) {
+  if (!as_declared) {
     error_log().log(LogLevel::error, "handler streamed %llu bytes but declared %llu; closing",
-                    static_cast<unsigned long long>(streamed), static_cast<unsigned long long>(*declared));
+                    static_cast<unsigned long long>(exchange_.identity_bytes()),
+                    static_cast<unsigned long long>(response_.content_length().value_or(0)));
     close_after_response();
   }
-  return after_answer();
+}
+
+void HttpConnection::send_error(const Response& error) {
+  // The handler's state is unknown, or the request is: start afresh on a new connection.
+  close_after_response();
+  if (connection_phase_ != ConnectionPhase::broken) append_whole_response(error);
+}
+
+ResponseWire::Sent HttpConnection::sent() const noexcept {
+  return Sent{true, sent_status_, head_request_ ? 0 : response_.streaming() ? streamed_bytes_ : sent_length_};
 }
 
 Task<HttpConnection::Flushed> HttpConnection::flush() {
@@ -476,6 +417,7 @@ Task<void> HttpConnection::end_websocket(bool failed) {
   co_await websocket_->finish(failed ? websocket::close_code::internal_error : websocket::close_code::normal);
   streamed_bytes_ = websocket_->bytes_written();  // what the access log counts
   websocket_.reset();
+  close_after_response();  // Why too: upgraded closes it already, unless that change was refused (a bug)
 }
 
 }  // namespace tiffany::http

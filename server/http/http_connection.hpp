@@ -75,8 +75,7 @@ class WebSocketSession;
 /// which checks the change; the request's own facts (HEAD, HTTP/1.0) are
 /// plain members beside them.
 class HttpConnection final : public ResponseWire,
-                             public BodySource,
-                             private Exchange::RoutedHook {
+                             public BodySource {
  public:
   explicit HttpConnection(const HttpSite& site);
   HttpConnection(const HttpConnection&) = delete;
@@ -111,6 +110,29 @@ class HttpConnection final : public ResponseWire,
   /// ConnectionUpgrade: sends the 101 and starts the WebSocket.
   Task<WebSocket*> upgrade_to_websocket(Response& response, websocket::UpgradeTerms terms,
                                         WebSocketOptions options) override;
+  // ---- ResponseWire: around the handler, and what the Exchange decided ----
+  /// (client_watch.cpp) The routed handler may want its client watched.
+  void handler_routed() override;
+  /// (client_watch.cpp) Stops the client watch (a hang-up seen: client_gone),
+  /// tells the WebSocket and the streamed body's end, and closes after the
+  /// response when the unread rest of that body cannot be dropped.
+  void handler_ended(HandlerEnd& end) override;
+  /// (client_watch.cpp) After a watched handler's client hung up: nothing is
+  /// answered, the access log says 499 (unless a head went out), and the
+  /// connection closes.
+  Task<void> after_client_gone(const std::exception_ptr& failure) override;
+  /// Appends `response` (a 500 in its place when append_head refuses it) for the next flush.
+  void send_whole(const Response& response, bool encoded) override { append_whole_response(response, encoded); }
+  /// Closes after this response, and appends `error` unless the connection broke.
+  void send_error(const Response& error) override;
+  /// Appends the coding's tail and the last chunk unless the connection
+  /// broke; closes after a body that missed its declared length (logged).
+  void end_stream(std::string_view tail, bool as_declared) override;
+  /// Closes the connection after what is buffered.
+  void cut() noexcept override { close_after_response(); }
+  /// The close handshake, then the session's end. The connection closes.
+  Task<void> end_websocket(bool failed) override;
+  Sent sent() const noexcept override;
 
   /// The most of a streamed body a handler left unread that is dropped to
   /// keep the connection open; a larger rest closes it after the response.
@@ -128,12 +150,9 @@ class HttpConnection final : public ResponseWire,
     failed,   ///< the peer failed, or did not read within the write timeout: the connection is broken
   };
 
-  /// Answers parser_.request() (and logs it).
-  Task<AfterAnswer> answer();
-  /// Runs the handler for `request` and writes its response (or what stands in for it).
-  Task<AfterAnswer> respond(Request& request);
-  /// Exchange::RoutedHook: the routed handler may want its client watched.
-  void handler_routed() override;
+  /// Answers parser_.request() through the Exchange (which logs it);
+  /// after_answer() then says whether the connection goes on.
+  Task<void> answer();
   /// Writes out_ and the referenced bodies under the write timeout; a failure breaks the connection.
   Task<Flushed> flush();
   /// Hands the request at headers_ready to its streaming handler: the body
@@ -164,26 +183,19 @@ class HttpConnection final : public ResponseWire,
   /// open; close when it must close (`after` said so, a failed write, a rest
   /// that is too large or failed to arrive).
   Task<AfterAnswer> end_streamed_body(AfterAnswer after);
-  /// Before a response head: closes after it when the unread rest of a
-  /// streamed body cannot be dropped (the client waits for "100 Continue",
-  /// or the rest is over kMaxDiscardBytes).
+  /// Before a response head (handler_ended): closes after it when the
+  /// unread rest of a streamed body cannot be dropped (the client waits for
+  /// "100 Continue", or the rest is over kMaxDiscardBytes).
   void settle_unread_body() noexcept;
   /// Reads more of a streamed body into *input_ under the deadline the
   /// caller armed; a timeout is counted as the body stage's. While the
   /// unread rest is being dropped, a drain ends the wait after its idle
   /// grace instead (counted as closed by the drain, not a timeout).
   Task<Timed<IoResult>> read_body_bytes();
-  /// After the handler of a WebSocket returned (`failed`: it threw or timed
-  /// out): the close handshake, then the session's end. The connection closes.
-  Task<void> end_websocket(bool failed);
   /// Starts watching for the client's hang-up when the routed handler asked
   /// for it and no read of the request body is to come (a streamed body's
   /// reads own the socket: read_body() calls this at its end).
   void watch_client_if_wanted();
-  /// After a watched handler's client hung up (`failure`: what the handler
-  /// ended with): nothing is answered, the access log says 499 (unless a head
-  /// went out); always close.
-  Task<AfterAnswer> after_client_gone(const std::exception_ptr& failure);
   /// After the last response and finish(): drops what the peer still sends,
   /// within the listener's linger limits, so it reads that response.
   Task<void> linger();
@@ -216,10 +228,6 @@ class HttpConnection final : public ResponseWire,
   std::size_t buffered_output() const noexcept { return out_.size() + referenced_bytes_; }
   /// Forgets what waits to be written, releasing the referenced bodies.
   void drop_output() noexcept;
-  /// Appends the end of a streamed response (the content coding's tail, the
-  /// last chunk) unless the connection broke; close when it broke or the
-  /// body did not match its declared length.
-  AfterAnswer finish_stream();
 
   const HttpSite& site_;
   ByteStream* stream_ = nullptr;       // serve()'s
@@ -230,7 +238,7 @@ class HttpConnection final : public ResponseWire,
   TaskId task_ = 0;                    // serve()'s: the task running it, which ClientWatch cancels
   RequestParser parser_;
   Response response_;
-  Exchange exchange_{site_, *this, this};  // the request's id, routing, content coding, count and log line; the response's sink
+  Exchange exchange_{site_, *this};  // runs each request (Exchange::respond) through this wire; the response's sink
   std::string out_;  // responses waiting for the next write
   // A referenced body waiting to be written: it goes on the wire after out_[0, at).
   struct Referenced {

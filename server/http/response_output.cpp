@@ -144,9 +144,7 @@ void HttpConnection::append_error(int status) {
     close_after_response();
   }
   Response error;
-  error.status = status;
-  error.headers.add("Content-Type", "text/plain; charset=utf-8");
-  error.body = std::to_string(status) + " " + std::string(reason_phrase(status)) + "\n";
+  Exchange::plain_error(error, status);
   append_whole_response(error);
 }
 

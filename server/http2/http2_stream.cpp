@@ -7,10 +7,8 @@
 #include <array>
 #include <charconv>
 #include <cstring>
-#include <exception>
 #include <vector>
 
-#include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/http/headers.hpp>
 #include <tiffany/http/http_date.hpp>
 #include <tiffany/http/http_status.hpp>
@@ -85,7 +83,6 @@ void Http2Stream::reuse(Http2Connection& connection, std::int32_t id) {
   invited_ = false;
   tunnel_.reset();
   websocket_.reset();
-  tunnel_broke_ = false;
   unwinding_.reset();
   websocket_slot_.reset();
 }
@@ -128,7 +125,16 @@ Http2Stream::TaskHold::~TaskHold() {
 }
 
 Task<void> Http2Stream::run(TaskHold self) {
-  co_await (*self).serve();
+  // Why here, not in a coroutine of the stream's: one frame less per request.
+  Http2Stream& stream = *self;
+  stream.head_request_ = stream.request_.is_head();
+  Deadline deadline = Deadline::unarmed();
+  stream.deadline_ = &deadline;
+  co_await stream.exchange_.respond(stream.request_, stream.response_, deadline);
+  stream.deadline_ = nullptr;
+  if (stream.connection_ == nullptr) co_return;  // the connection ended while the handler ran
+  stream.connection_->output_ready();
+  stream.connection_->task_done(stream);
 }
 
 void Http2Stream::count_unwinding(std::shared_ptr<std::size_t> unwinding) noexcept {
@@ -138,112 +144,44 @@ void Http2Stream::count_unwinding(std::shared_ptr<std::size_t> unwinding) noexce
 
 void Http2Stream::answer_now(int status) {
   head_request_ = request_.is_head();
-  answer_error(status);
+  http::Exchange::plain_error(response_, status);
   submit_whole();
-  log_and_count(std::chrono::steady_clock::duration::zero());
+  const Sent answered = sent();
+  exchange_.finish(request_, answered.status, answered.body_bytes, std::chrono::steady_clock::duration::zero());
 }
 
-Task<void> Http2Stream::serve() {
-  head_request_ = request_.is_head();
-  exchange_.begin(request_);
-  const auto started = Scheduler::current().now();
-  Deadline deadline = Deadline::unarmed();
-  deadline_ = &deadline;
-  const StreamEnd end = co_await respond();
-  deadline_ = nullptr;
-  const auto took = Scheduler::current().now() - started;
-  if (connection_ == nullptr) co_return;  // the connection ended while the handler ran
-  if (end == StreamEnd::reset) {
-    if (!reset_) connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
-    reset_ = true;
-  } else if (tunnel_broke_) {
-    // Why a reset: RFC 8441 §5 maps a TCP connection that ends abnormally to
-    // RST_STREAM(CANCEL), and an orderly close to END_STREAM.
-    if (!reset_) connection_->reset_stream(id_, NGHTTP2_CANCEL);
-    reset_ = true;
-  } else if (output_ == OutputPhase::streaming) {
-    if (exchange_.compression().streaming() && !reset_) {
-      const std::string_view tail = exchange_.compression().finish_stream();
-      pending_.append(tail);
-      sent_bytes_ += tail.size();
-    }
-    enter_output(OutputPhase::ended);
-    if (!reset_) connection_->check(nghttp2_session_resume_data(connection_->session(), id_));
-  } else {
-    submit_whole();
-  }
-  // Why not when reset unanswered: the client reset it first, and the connection logged it 499.
-  // Either way the exchange ends here (its content coding too): finish() or reset().
-  if (output_ != OutputPhase::none || !reset_) {
-    log_and_count(took);
-  } else {
-    exchange_.reset();
-  }
-  connection_->output_ready();
-  connection_->task_done(*this);
-}
-
-Task<Http2Stream::StreamEnd> Http2Stream::respond() {
-  http::Request& request = request_;
-  if (request.path == "*") {  // OPTIONS * (RFC 9110 §9.3.7): about the server
-    response_.status = 200;
-    co_return StreamEnd::answer;
-  }
-  Handler* target = nullptr;
-  if (site_.middleware == nullptr) {
-    target = exchange_.route(request, response_);
-    if (target == nullptr) co_return StreamEnd::answer;  // the plain 404 or 405 is in response_
-  }
-  exchange_.arm_handler_deadline(*deadline_);
-  http::HandlerEnd end;
-  bool canceled = false;
-  try {
-    const Timed<void> ran =
-        co_await within(*deadline_, TimeoutStage::handler, exchange_.handle(request, response_, target));
-    end.timed_out = ran.timed_out();
-  } catch (const TaskCanceled&) {
-    // The stream was reset or the connection ended: nobody waits for an answer.
-    if (websocket_ == nullptr) throw;
-    canceled = true;
-  } catch (...) {
-    end.failure = std::current_exception();
-  }
+void Http2Stream::handler_ended(http::HandlerEnd& end) {
   end.websocket = websocket_ != nullptr;
   if (body_streamed) end.body = input_.status();
-  const http::Judgment judgment = exchange_.judge(request, response_, end);
-  switch (judgment.verdict) {
-    case http::Verdict::end_websocket:
-      // Why even when canceled: the session's tasks read and write through this stream, so they end first.
-      co_await end_websocket(end.failure != nullptr);
-      if (canceled) throw TaskCanceled();
-      co_return StreamEnd::answer;
-    case http::Verdict::error:
-      answer_error(judgment.status);
-      co_return StreamEnd::answer;
-    case http::Verdict::cut:
-    case http::Verdict::unanswered:
-      co_return StreamEnd::reset;
-    case http::Verdict::answer:
-      break;
+}
+
+void Http2Stream::send_whole(const http::Response&, bool encoded) {
+  encoded_ = encoded;
+  submit_whole();
+}
+
+void Http2Stream::end_stream(std::string_view tail, bool) {
+  if (output_ != OutputPhase::streaming) return;  // its head was refused: the 500 went whole
+  if (!tail.empty()) {
+    pending_.append(tail);
+    sent_bytes_ += tail.size();
   }
-  if (websocket_connect && !response_.streaming() && response_.status >= 200 && response_.status < 300) {
-    // Why: a 2xx to an extended CONNECT tells the client its tunnel is open (RFC 8441 §5), and this one is not.
-    answer_error(400);
-    response_.body = "this resource does not speak WebSocket\n";
-    co_return StreamEnd::answer;
-  }
-  if (!response_.streaming()) encoded_ = exchange_.compression().apply_whole(response_, head_request_);
-  co_return StreamEnd::answer;
+  enter_output(OutputPhase::ended);
+  if (!reset_) connection_->check(nghttp2_session_resume_data(connection_->session(), id_));
+}
+
+void Http2Stream::cut() noexcept {
+  if (!reset_) connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
+  reset_ = true;
+}
+
+http::ResponseWire::Sent Http2Stream::sent() const noexcept {
+  // Why not when reset unanswered: the client reset it first, and the connection logged it 499.
+  const bool logged = connection_ != nullptr && (output_ != OutputPhase::none || !reset_);
+  return Sent{logged, sent_status_, head_request_ ? 0 : sent_bytes_};
 }
 
 void Http2Stream::routed_early(http::Router::Result routed) { exchange_.routed_early(std::move(routed), request_); }
-
-void Http2Stream::answer_error(int status) {
-  response_.clear();
-  response_.status = status;
-  response_.headers.set("Content-Type", "text/plain; charset=utf-8");
-  response_.body = std::to_string(status) + " " + std::string(http::reason_phrase(status)) + "\n";
-}
 
 bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool with_body) {
   const http::Response& response = response_;
@@ -323,7 +261,8 @@ bool Http2Stream::submit_head(std::optional<std::uint64_t> content_length, bool 
 }
 
 void Http2Stream::answer_500_instead() {
-  answer_error(500);  // nothing went: the 500 goes whole, and the handler's writes fail from now on
+  // Nothing went: the 500 goes whole, and the handler's writes fail from now on.
+  http::Exchange::plain_error(response_, 500);
   submit_whole();
   reset_ = true;
   connection_->output_ready();
@@ -338,7 +277,7 @@ void Http2Stream::submit_whole() {
   if (encoded_) length = head_request_ ? std::nullopt : std::optional<std::uint64_t>(body.size());
   whole_ = bodyless ? std::string_view{} : body;
   if (!submit_head(length, !whole_.empty())) {
-    answer_error(500);
+    http::Exchange::plain_error(response_, 500);
     whole_ = response_.body_bytes();
     if (!submit_head(whole_.size(), true)) {
       connection_->reset_stream(id_, NGHTTP2_INTERNAL_ERROR);
@@ -470,7 +409,7 @@ Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& respons
   if (connection_ == nullptr || reset_) co_return nullptr;
   if (connection_->draining()) {
     // Why refuse: a WebSocket would be told to go away (1001) at once; the client should reconnect elsewhere.
-    answer_error(503);
+    http::Exchange::plain_error(response_, 503);
     response_.body = "shutting down\n";
     co_return nullptr;
   }
@@ -478,7 +417,7 @@ Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& respons
     // Why: over HTTP/1.1 a WebSocket is a connection of its own, held to the
     // listener's limits; one over a stream is too (a stream cannot wait in
     // the accept loop for room, so it is refused).
-    answer_error(503);
+    http::Exchange::plain_error(response_, 503);
     response_.body = "too many connections\n";
     co_return nullptr;
   }
@@ -502,13 +441,17 @@ Task<http::WebSocket*> Http2Stream::upgrade_to_websocket(http::Response& respons
 Task<void> Http2Stream::end_websocket(bool failed) {
   co_await websocket_->finish(failed ? http::websocket::close_code::internal_error
                                      : http::websocket::close_code::normal);
-  tunnel_broke_ = websocket_->close_code() == http::websocket::close_code::abnormal;
+  const bool broke = websocket_->close_code() == http::websocket::close_code::abnormal;  // 1006: no close handshake
   websocket_.reset();
   websocket_slot_.reset();
-}
-
-void Http2Stream::log_and_count(std::chrono::steady_clock::duration took) {
-  exchange_.finish(request_, sent_status_, head_request_ ? 0 : sent_bytes_, took);
+  if (!broke) {
+    end_stream({}, true);
+    co_return;
+  }
+  // Why a reset: RFC 8441 §5 maps a TCP connection that ends abnormally to
+  // RST_STREAM(CANCEL), and an orderly close to END_STREAM.
+  if (!reset_) connection_->reset_stream(id_, NGHTTP2_CANCEL);
+  reset_ = true;
 }
 
 }  // namespace tiffany::http2

@@ -72,9 +72,11 @@ struct StreamBooks {
 };
 
 /// A stream from its HEADERS to its close. The connection assembles the
-/// request, then starts run() as a task of its own; the task routes it,
-/// runs the middleware and handler like an HTTP/1.1 connection does, and
-/// hands the response to the session. The request's body:
+/// request, then starts run() as a task of its own; the task answers it
+/// through the stream's Exchange (Exchange::respond: routing, middleware,
+/// the handler, its judgment, the log line), as an HTTP/1.1 connection
+/// does, and the stream, its ResponseWire, hands the response to the
+/// session. The request's body:
 ///  - whole: the task starts once the body is complete (Request::body);
 ///  - streamed, for a handler that streams request bodies (and for a
 ///    WebSocket opened by an extended CONNECT, RFC 8441): the task starts
@@ -165,6 +167,25 @@ class Http2Stream final : public StreamBooks,
   Task<http::WebSocket*> upgrade_to_websocket(http::Response& response, http::websocket::UpgradeTerms terms,
                                               http::WebSocketOptions options) override;
   bool websocket_by_connect() const noexcept override { return websocket_connect; }
+  // ---- ResponseWire: around the handler, and what the Exchange decided ----
+  /// Tells the WebSocket and how a streamed body ended.
+  void handler_ended(http::HandlerEnd& end) override;
+  /// A canceled task's stream was reset or its connection ended (detach).
+  bool cancel_unwinds() const noexcept override { return true; }
+  /// Submits response_ (it is `response`) whole: HEADERS, then DATA from its body.
+  void send_whole(const http::Response& response, bool encoded) override;
+  /// Queues `tail` and the END_STREAM of a streamed response. Why
+  /// `as_declared` is not needed: the client counts the DATA against
+  /// content-length itself (RFC 9113 §8.1.1).
+  void end_stream(std::string_view tail, bool as_declared) override;
+  /// RST_STREAM(INTERNAL_ERROR), unless the stream is reset already.
+  void cut() noexcept override;
+  /// The close handshake, then the session's end (1011 when the handler
+  /// failed); END_STREAM, or RST_STREAM(CANCEL) when the session broke off.
+  Task<void> end_websocket(bool failed) override;
+  /// No line when nothing went and the stream was reset (the connection
+  /// logged the client's reset), nor when the connection ended.
+  Sent sent() const noexcept override;
 
   // ---- the tunnel's (and the handler's) I/O ----
   /// The body as it arrives.
@@ -184,41 +205,29 @@ class Http2Stream final : public StreamBooks,
   bool has_output() const noexcept;
 
  private:
-  Task<void> serve();
-  /// How a stream ends once its handler did.
-  enum class StreamEnd : std::uint8_t {
-    answer,  ///< response_ goes (whole, or its stream ends), or the WebSocket has ended
-    reset,   ///< the response cannot be completed: the stream is reset
-  };
-  /// Routes and runs the handler into response_.
-  Task<StreamEnd> respond();
   /// Submits response_ whole (HEADERS, then DATA from its body).
   void submit_whole();
   /// Submits the head of a streamed (or bodyless) response.
   bool submit_head(std::optional<std::uint64_t> content_length, bool with_body);
-  void answer_error(int status);
   /// The head could not go (an invalid field): a whole 500 in its place, and the handler's writes fail from now on.
   void answer_500_instead();
   /// Moves the response to `next` when OutputPhase allows it; else a bug:
   /// logged (report_state_bug) and the stream reset (INTERNAL_ERROR).
   void enter_output(OutputPhase next) noexcept;
-  void log_and_count(std::chrono::steady_clock::duration took);
   /// The request's connection-given fields (version, peer, TLS).
   void begin_request(Http2Connection& connection);
   /// The input was taken: reopen the client's window for `size` bytes.
   void input_taken(std::size_t size) noexcept;
   /// `Expect: 100-continue` is answered with a 100 before the first read of a streamed body.
   void invite_body();
-  /// After the handler: the close handshake, then the session ends (1011 when the handler failed).
-  Task<void> end_websocket(bool failed);
 
   Http2Connection* connection_;
   const http::HttpSite& site_;
   std::int32_t id_;
   http::Request request_;
   http::Response response_;
-  // The request's id, routing, content coding, count and log line; the response's sink.
-  http::Exchange exchange_{site_, *this, nullptr, " (HTTP/2)"};
+  // Runs the request (Exchange::respond) through this wire; the response's sink.
+  http::Exchange exchange_{site_, *this, " (HTTP/2)"};
   Deadline* deadline_ = nullptr;  // run()'s, while it runs
   bool head_request_ = false;
   bool reset_ = false;           // writes fail from now on
@@ -236,7 +245,6 @@ class Http2Stream final : public StreamBooks,
   bool invited_ = false;          // a 100 (Continue) went, or need not
   std::unique_ptr<Http2Tunnel> tunnel_;                 // the ByteStream a WebSocket speaks over
   std::shared_ptr<http::WebSocketSession> websocket_;  // from the 200 until the handler returns
-  bool tunnel_broke_ = false;  // the WebSocket ended without a close handshake (1006): the stream is reset
   std::shared_ptr<std::size_t> unwinding_;  // set by count_unwinding until the task is gone
   // The WebSocket's count in the connection limits, from the 200 until it ends (or the task is gone).
   std::optional<ConnectionTracker::Slot> websocket_slot_;

@@ -38,6 +38,11 @@ class RecordingWire final : public ResponseWire {
   Task<WebSocket*> upgrade_to_websocket(Response&, websocket::UpgradeTerms, WebSocketOptions) override {
     co_return nullptr;
   }
+  void send_whole(const Response&, bool) override {}
+  void end_stream(std::string_view, bool) override {}
+  void cut() noexcept override {}
+  Task<void> end_websocket(bool) override { co_return; }
+  Sent sent() const noexcept override { return {}; }
 
   std::vector<std::string> heads;
   std::vector<std::string> pieces;

@@ -52,11 +52,16 @@ class ExchangeJudgeTest : public ::testing::Test {
     Task<WebSocket*> upgrade_to_websocket(Response&, websocket::UpgradeTerms, WebSocketOptions) override {
       co_return nullptr;
     }
+    void send_whole(const Response&, bool) override {}
+    void end_stream(std::string_view, bool) override {}
+    void cut() noexcept override {}
+    Task<void> end_websocket(bool) override { co_return; }
+    Sent sent() const noexcept override { return {}; }
   };
 
   HttpSite site_;
   NoWire wire_;
-  Exchange exchange_{site_, wire_, nullptr, " (HTTP/2)"};
+  Exchange exchange_{site_, wire_, " (HTTP/2)"};
   Request request_;
 };
 
