@@ -44,7 +44,10 @@ IdlePark::~IdlePark() {
 }
 
 void IdlePark::park(ParkedConnection&& connection, Scheduler::Clock::time_point idle_since) {
-  if (grace_over_) return;  // shutting down: the connection closes here
+  if (grace_over_) {  // shutting down: the connection closes here
+    add_stat(Stat::closed_by_drain);
+    return;
+  }
   auto* entry = new Entry(*this, std::move(connection), idle_since);
   // Why at the back all the same: the reaper expires from the front, so an
   // `idle_since` earlier than the last entry's (by KeepAliveHold's window

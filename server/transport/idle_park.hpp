@@ -72,7 +72,7 @@ class IdlePark final : private DrainListener {
   ~IdlePark();
 
   /// Waits for the connection's next bytes. During a drain whose grace is
-  /// over, closes it instead.
+  /// over, closes it instead (counted as closed by the drain).
   void park(ParkedConnection&& connection) { park(std::move(connection), Scheduler::current().now()); }
   /// The same, for a connection idle since `idle_since` (its task waited
   /// for input first: KeepAliveHold): the idle timeout counts from then.

@@ -8,11 +8,12 @@ namespace tiffany {
 
 HeldInputWait::HeldInputWait(ConnectionHold& hold, ReadLease& into)
     : hold_(hold), into_(into), since_(Scheduler::current().now()), receive_(hold.socket_) {
-  ++hold_.hold_.waiting_;
-  add_stat(Stat::connections_idle);
   hold_.deadline_.rearm(since_ + hold_.hold_.window());
   // Why a member of the drain: it rearms the deadline to the drain's grace.
   if (hold_.tracker_ != nullptr) membership_.emplace(*hold_.tracker_, hold_.deadline_).set_idle(true);
+  // Why last: the destructor, which takes them back, runs only once nothing above threw.
+  ++hold_.hold_.waiting_;
+  add_stat(Stat::connections_idle);
 }
 
 HeldInputWait::~HeldInputWait() {

@@ -87,11 +87,10 @@ class ConnectionHold {
   /// stage that follows).
   HeldInputWait wait(ReadLease& into);
 
-  /// After a wait came to HeldInput::quiet: since when the connection is idle.
+  /// After a wait came to HeldInput::quiet: since when the connection is
+  /// idle (the park counts its idle timeout from then, and closes it, as
+  /// drained, if a drain's grace is over).
   std::optional<Scheduler::Clock::time_point> went_quiet_at() const noexcept { return quiet_since_; }
-  /// After a wait came to HeldInput::quiet: whether a drain's grace ended it
-  /// (the connection closes, counted as drained) rather than the window.
-  bool drained() const noexcept { return quiet_since_ && tracker_ != nullptr && tracker_->draining(); }
 
  private:
   friend class HeldInputWait;

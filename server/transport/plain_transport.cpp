@@ -2,7 +2,6 @@
 #include "server/transport/plain_transport.hpp"
 
 #include <tiffany/coro/deadline.hpp>
-#include <tiffany/handlers/server_stats.hpp>
 #include <tiffany/net/socket_stream.hpp>
 
 #include "server/transport/format_peer.hpp"
@@ -44,11 +43,9 @@ Task<void> PlainTransport::serve_input(ParkedConnection connection, ReadLease fi
   context.hold = &hold;
   const AfterBurst after = co_await protocol_->serve(stream, context, std::move(first));
   if (after == AfterBurst::close) co_return;
-  if (hold.drained()) {
-    add_stat(Stat::closed_by_drain);  // it waited in its task through the drain's grace: it closes, as a parked one would
-    co_return;
-  }
-  // After a wait in the task that went quiet, the idle timeout counts from its start.
+  // After a wait in the task that went quiet (its window, or a drain's grace,
+  // over), the idle timeout counts from its start; past a drain's grace the
+  // park closes the connection.
   park_.park(std::move(connection), hold.went_quiet_at().value_or(Scheduler::current().now()));
 }
 
