@@ -42,7 +42,16 @@ ConnectionTracker::Membership::~Membership() {
 void ConnectionTracker::Membership::set_idle(bool idle) {
   idle_ = idle;
   // Why: a connection that goes idle during a drain gets the same short grace.
-  if (idle && tracker_.draining_) deadline_.rearm_after(tracker_.idle_grace_);
+  if (idle && tracker_.draining_) end_within_grace();
+}
+
+void ConnectionTracker::Membership::end_within_grace() {
+  // Why never later than it was: a drain shortens an idle wait, it does not
+  // lengthen one past its own timeout (or a busy connection's wait in its
+  // task past its window: KeepAliveHold).
+  const auto grace_ends = Scheduler::current().now() + tracker_.idle_grace_;
+  const auto until = deadline_.armed_until();
+  deadline_.rearm(until && *until < grace_ends ? *until : grace_ends);
 }
 
 Task<void> ConnectionTracker::wait_for_room() {
@@ -57,7 +66,7 @@ void ConnectionTracker::drain(std::chrono::milliseconds idle_grace, std::functio
   idle_grace_ = idle_grace;
   on_drained_ = std::move(on_drained);
   for (Membership* member = members_.front(); member != nullptr; member = members_.next(*member)) {
-    if (member->idle_) member->deadline_.rearm_after(idle_grace);  // a request on its way still gets served
+    if (member->idle_) member->end_within_grace();  // a request on its way still gets served
   }
   for (DrainListener* listener = drain_listeners_.front(); listener != nullptr;
        listener = drain_listeners_.next(*listener)) {

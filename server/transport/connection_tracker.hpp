@@ -97,6 +97,8 @@ class ConnectionTracker {
 
    private:
     friend class ConnectionTracker;
+    /// During a drain: the idle wait ends by the drain's grace, or sooner if it was to.
+    void end_within_grace();
     ConnectionTracker& tracker_;
     Deadline& deadline_;
     detail::TaskRecord* task_;

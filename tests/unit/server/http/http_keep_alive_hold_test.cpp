@@ -2,8 +2,8 @@
 // connection's requests, pipelined ones too, run in one task; a request begun
 // after a wait in the task still has its header timeout; a wait that stays
 // quiet parks the connection, which closes at the keep-alive timeout counted
-// from its last answer; a drain gives a waiting connection its grace, and
-// answers a request that comes during it.
+// from its last answer; a drain gives a waiting connection its grace (never
+// more than its keep-alive timeout), and answers a request that comes during it.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
@@ -184,7 +184,8 @@ TEST_F(HttpKeepAliveHoldTest, ADrainAnswersARequestThatComesInItsGraceThenCloses
     co_await send(stream, kRequest);
     (void)co_await read_answers(stream, 1);
     co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);  // its task waits now
+    (void)co_await read_answers(stream, 1);
+    co_await Sleep{1ms};  // its task waits now
     tracker_.drain(500ms, [] {});
     co_await Sleep{100ms};
     co_await send(stream, kRequest);  // within the grace: answered, and the connection closes after it
@@ -203,7 +204,8 @@ TEST_F(HttpKeepAliveHoldTest, ADrainClosesAWaitingConnectionAtTheEndOfItsGraceCo
     co_await send(stream, kRequest);
     (void)co_await read_answers(stream, 1);
     co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);  // its task waits now
+    (void)co_await read_answers(stream, 1);
+    co_await Sleep{1ms};  // its task waits now
     const auto drained = clock_.now();
     tracker_.drain(500ms, [] {});
     (void)co_await read_to_end(stream);
@@ -212,6 +214,24 @@ TEST_F(HttpKeepAliveHoldTest, ADrainClosesAWaitingConnectionAtTheEndOfItsGraceCo
   EXPECT_EQ(open_for, 500ms);  // the grace, not at once and not the keep-alive timeout
   EXPECT_EQ(stat_totals()[Stat::closed_by_drain] - before[Stat::closed_by_drain], 1);
   EXPECT_EQ(stat_totals()[Stat::timeouts_idle] - before[Stat::timeouts_idle], 0);
+  EXPECT_EQ(tracker_.size(), 0u);
+}
+
+TEST_F(HttpKeepAliveHoldTest, ADrainWhoseGraceOutlastsTheKeepAliveTimeoutDoesNotLengthenAWait) {
+  const StatTotals before = stat_totals();
+  run([&](SocketStream& stream) -> Task<void> {
+    co_await send(stream, kRequest);
+    (void)co_await read_answers(stream, 1);
+    co_await send(stream, kRequest);
+    (void)co_await read_answers(stream, 1);
+    co_await Sleep{1ms};  // its task waits now, for the 2 s keep-alive timeout
+    tracker_.drain(5s, [] {});
+    (void)co_await read_to_end(stream);
+  });
+  // Closed for idling too long, as a parked connection would be, not at the
+  // end of the drain's grace (which would count it as drained).
+  EXPECT_EQ(stat_totals()[Stat::timeouts_idle] - before[Stat::timeouts_idle], 1);
+  EXPECT_EQ(stat_totals()[Stat::closed_by_drain] - before[Stat::closed_by_drain], 0);
   EXPECT_EQ(tracker_.size(), 0u);
 }
 
