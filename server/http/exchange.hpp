@@ -193,7 +193,7 @@ class Exchange final : public BodySink, public websocket::ConnectionUpgrade, pub
   };
 
   /// Acts on `judgment` (not end_websocket) through the wire.
-  void send_verdict(Response& response, const Judgment& judgment);
+  void send_verdict(const Request& request, Response& response, const Judgment& judgment);
   void log_timeout(const Request& request) const;
   void log_failure(const Request& request, const std::exception_ptr& failure) const;
   void log_websocket_failure(const Request& request, const std::exception_ptr& failure) const;

@@ -6,6 +6,7 @@
 #include <tiffany/http/http_status.hpp>
 
 #include "server/http/exchange.hpp"
+#include "server/log/error_log.hpp"
 #include "server/transport/stage_timeout.hpp"
 
 namespace tiffany::http {
@@ -67,7 +68,7 @@ Task<void> Exchange::respond(Request& request, Response& response, Deadline& dea
         co_await wire_.end_websocket(end.failure != nullptr || end.timed_out);
         if (canceled) std::rethrow_exception(canceled);
       } else {
-        send_verdict(response, judgment);
+        send_verdict(request, response, judgment);
       }
     }
   }
@@ -80,7 +81,7 @@ Task<void> Exchange::respond(Request& request, Response& response, Deadline& dea
   }
 }
 
-void Exchange::send_verdict(Response& response, const Judgment& judgment) {
+void Exchange::send_verdict(const Request& request, Response& response, const Judgment& judgment) {
   switch (judgment.verdict) {
     case Verdict::error:
       plain_error(response, judgment.status);
@@ -98,6 +99,12 @@ void Exchange::send_verdict(Response& response, const Judgment& judgment) {
     const std::optional<std::uint64_t> declared = response.content_length();
     const bool as_declared =
         !declared || head_request_ || status_forbids_body(response.status) || identity_bytes_ == *declared;
+    if (!as_declared && error_log().enabled(LogLevel::error)) {
+      error_log().log(LogLevel::error, "%s streamed %llu bytes but declared %llu on %s %s%s; ending it as broken",
+                      handler_label(), static_cast<unsigned long long>(identity_bytes_),
+                      static_cast<unsigned long long>(*declared), request.method.c_str(), request.path.c_str(),
+                      over_);
+    }
     std::string_view tail;
     if (compression_.streaming() && !wire_.write_closed()) tail = compression_.finish_stream();
     wire_.end_stream(tail, as_declared);

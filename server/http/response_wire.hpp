@@ -108,8 +108,9 @@ class ResponseWire : public websocket::ConnectionUpgrade {
   /// when none or write_closed()), then the body's end (HTTP/1.1's last
   /// chunk, HTTP/2's END_STREAM); nothing when the head never went.
   /// `as_declared`: the handler sent the length its head declared, or
-  /// declared none (HTTP/1.1, framed by that length, closes after one that
-  /// did not).
+  /// declared none; after one that did not (the exchange logged it) HTTP/1.1,
+  /// framed by that length, closes the connection, and HTTP/2 resets the
+  /// stream instead of ending it.
   virtual void end_stream(std::string_view tail, bool as_declared) = 0;
   /// The response cannot be completed (its head went), or nobody waits for
   /// it: HTTP/1.1 closes the connection after what is buffered, so a body

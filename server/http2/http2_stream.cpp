@@ -160,8 +160,15 @@ void Http2Stream::send_whole(const http::Response&, bool encoded) {
   submit_whole();
 }
 
-void Http2Stream::end_stream(std::string_view tail, bool) {
+void Http2Stream::end_stream(std::string_view tail, bool as_declared) {
   if (output_ != OutputPhase::streaming) return;  // its head was refused: the 500 went whole
+  if (!as_declared) {
+    // Why a reset: END_STREAM would end a body its content-length frames
+    // otherwise (a malformed response, RFC 9113 §8.1.1); the reset says the
+    // server broke it, as HTTP/1.1's close does.
+    cut();
+    return;
+  }
   if (!tail.empty()) {
     pending_.append(tail);
     sent_bytes_ += tail.size();

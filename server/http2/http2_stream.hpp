@@ -174,9 +174,9 @@ class Http2Stream final : public StreamBooks,
   bool cancel_unwinds() const noexcept override { return true; }
   /// Submits response_ (it is `response`) whole: HEADERS, then DATA from its body.
   void send_whole(const http::Response& response, bool encoded) override;
-  /// Queues `tail` and the END_STREAM of a streamed response. Why
-  /// `as_declared` is not needed: the client counts the DATA against
-  /// content-length itself (RFC 9113 §8.1.1).
+  /// Queues `tail` and the END_STREAM of a streamed response; one whose body
+  /// is not the length its head declared (not `as_declared`) is reset
+  /// instead (INTERNAL_ERROR).
   void end_stream(std::string_view tail, bool as_declared) override;
   /// RST_STREAM(INTERNAL_ERROR), unless the stream is reset already.
   void cut() noexcept override;

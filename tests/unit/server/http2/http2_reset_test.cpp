@@ -75,6 +75,16 @@ class Streaming final : public Handler {
   bool streams_request_body() const noexcept override { return true; }
 };
 
+// Declares 10 bytes and streams 5.
+class Short final : public Handler {
+ public:
+  Task<void> handle(http::Request&, http::Response& response) override {
+    response.set_content_length(10);
+    const http::Delivery sent = co_await response.write("short");
+    EXPECT_EQ(sent, http::Delivery::sent);
+  }
+};
+
 class Quick final : public Handler {
  public:
   Task<void> handle(http::Request&, http::Response& response) override {
@@ -161,6 +171,7 @@ class Http2ResetTest : public ::testing::Test {
   Http2ResetTest() {
     site_.router.add({"GET"}, "/slow", std::make_shared<Slow>());
     site_.router.add({"GET"}, "/quick", std::make_shared<Quick>());
+    site_.router.add({"GET"}, "/short", std::make_shared<Short>());
     site_.router.add({"GET"}, "/linger", std::make_shared<Lingering>(unwound_));
     site_.router.add({"POST"}, "/streamed", std::make_shared<Streaming>());
     site_.router.add({"POST"}, "/whole", std::make_shared<Quick>());
@@ -286,6 +297,20 @@ TEST_F(Http2RoutingTest, ARequestWithABodyIsRoutedOnce) {
   const Outcome outcome = exchange(post(1, "/streamed", "abc") + post(3, "/whole", "abc") + get(5, "/quick"));
   EXPECT_NE(outcome.received.find("streamed"), std::string::npos);
   EXPECT_EQ(outcome.lookups, 3u);  // one a request
+}
+
+TEST_F(Http2ResetTest, AStreamedResponseShorterThanItsDeclaredLengthIsResetNotEnded) {
+  // END_STREAM would end a body its content-length says is 10 bytes after 5
+  // (a malformed response); RST_STREAM(INTERNAL_ERROR) says the server broke
+  // it, as HTTP/1.1 closes its connection. The connection goes on.
+  // (Its HEADERS and DATA may go first, or be dropped with the stream: here
+  // the reset comes before the connection writes them.)
+  const Outcome outcome = exchange(get(1, "/short"), get(3, "/quick"));
+  const std::string frames = frames_of(outcome.received);
+  const std::string_view tail = "3/1/2 1/3 0/3 7/0";
+  ASSERT_GE(frames.size(), tail.size()) << frames;
+  EXPECT_EQ(frames.substr(frames.size() - tail.size()), tail) << frames;
+  EXPECT_EQ(frames.find("3/1/2"), frames.rfind("3/1/2")) << frames;
 }
 
 }  // namespace
