@@ -114,6 +114,19 @@ class HttpKeepAliveHoldTest : public ::testing::Test {
     EXPECT_TRUE(sent);
   }
 
+  /// Two requests, each answered: the second comes to a parked connection at
+  /// once, so after its answer the connection's task waits for the next one
+  /// (begun by the virtual millisecond after). Returns when it was answered.
+  Task<Scheduler::Clock::time_point> make_busy(SocketStream& stream) {
+    for (int i = 0; i < 2; ++i) {
+      co_await send(stream, kRequest);
+      (void)co_await read_answers(stream, 1);
+    }
+    const auto answered = clock_.now();
+    co_await Sleep{1ms};
+    co_return answered;
+  }
+
   ManualClock clock_;
   ConnectionTracker tracker_{10};
   HttpSite site_;
@@ -143,10 +156,7 @@ TEST_F(HttpKeepAliveHoldTest, ARequestBegunAfterAWaitInTheTaskStillHasItsHeaderT
   std::string rest;
   Scheduler::Clock::duration took{};
   run([&](SocketStream& stream) -> Task<void> {
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);  // its task waits now
+    (void)co_await make_busy(stream);  // its task waits now
     const auto began = clock_.now();
     co_await send(stream, "GET /who HTTP/1.1\r\n");  // and never the rest
     rest = co_await read_to_end(stream);
@@ -161,11 +171,7 @@ TEST_F(HttpKeepAliveHoldTest, AQuietWaitParksTheConnectionWhichClosesAtTheKeepAl
   Scheduler::Clock::duration quiet_for{};
   std::string rest = "unread";
   run([&](SocketStream& stream) -> Task<void> {
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);  // its task waits now, for the whole keep-alive timeout
-    const auto answered = clock_.now();
+    const auto answered = co_await make_busy(stream);  // its task waits now, for the whole keep-alive timeout
     rest = co_await read_to_end(stream);
     quiet_for = clock_.now() - answered;
   });
@@ -181,11 +187,7 @@ TEST_F(HttpKeepAliveHoldTest, ADrainAnswersARequestThatComesInItsGraceThenCloses
   const StatTotals before = stat_totals();
   std::string last;
   run([&](SocketStream& stream) -> Task<void> {
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);
-    co_await Sleep{1ms};  // its task waits now
+    (void)co_await make_busy(stream);  // its task waits now
     tracker_.drain(500ms, [] {});
     co_await Sleep{100ms};
     co_await send(stream, kRequest);  // within the grace: answered, and the connection closes after it
@@ -201,11 +203,7 @@ TEST_F(HttpKeepAliveHoldTest, ADrainClosesAWaitingConnectionAtTheEndOfItsGraceCo
   const StatTotals before = stat_totals();
   Scheduler::Clock::duration open_for{};
   run([&](SocketStream& stream) -> Task<void> {
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);
-    co_await Sleep{1ms};  // its task waits now
+    (void)co_await make_busy(stream);  // its task waits now
     const auto drained = clock_.now();
     tracker_.drain(500ms, [] {});
     (void)co_await read_to_end(stream);
@@ -220,11 +218,7 @@ TEST_F(HttpKeepAliveHoldTest, ADrainClosesAWaitingConnectionAtTheEndOfItsGraceCo
 TEST_F(HttpKeepAliveHoldTest, ADrainWhoseGraceOutlastsTheKeepAliveTimeoutDoesNotLengthenAWait) {
   const StatTotals before = stat_totals();
   run([&](SocketStream& stream) -> Task<void> {
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);
-    co_await send(stream, kRequest);
-    (void)co_await read_answers(stream, 1);
-    co_await Sleep{1ms};  // its task waits now, for the 2 s keep-alive timeout
+    (void)co_await make_busy(stream);  // its task waits now, for the 2 s keep-alive timeout
     tracker_.drain(5s, [] {});
     (void)co_await read_to_end(stream);
   });
