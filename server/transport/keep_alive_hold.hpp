@@ -19,8 +19,8 @@ namespace tiffany {
 /// Parking a connection between requests (IdlePark) frees its task and its
 /// frames, and costs a park, a wake-up and a new task per request: on a
 /// connection that sends its next request at once (a load balancer's, a
-/// benchmark's, a page's burst of assets) that is a sixth of what a small
-/// request costs. So a connection whose last input came soon after it was
+/// benchmark's, a page's burst of assets) that is a sixth of a small
+/// request's instructions. So a connection whose last input came soon after it was
 /// parked is busy: once it has answered everything, its protocol waits for
 /// the next bytes in the same task (ConnectionHold), for at most kWindow
 /// (never past the idle timeout), and the connection parks only if none
