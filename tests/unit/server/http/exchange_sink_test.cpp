@@ -13,10 +13,12 @@
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/http/http_status.hpp>
 
+#include "unit/server/http/verdictless_wire.hpp"
+
 namespace tiffany::http {
 namespace {
 
-class RecordingWire final : public ResponseWire {
+class RecordingWire final : public testing::VerdictlessWire {
  public:
   Task<Head> send_head(const Response& response, std::optional<std::uint64_t> length, bool bodyless,
                        bool encoded) override {
@@ -35,14 +37,6 @@ class RecordingWire final : public ResponseWire {
     pieces.push_back("file " + std::to_string(offset) + "+" + std::to_string(length));
     co_return Delivery::sent;
   }
-  Task<WebSocket*> upgrade_to_websocket(Response&, websocket::UpgradeTerms, WebSocketOptions) override {
-    co_return nullptr;
-  }
-  void send_whole(const Response&, bool) override {}
-  void end_stream(std::string_view, bool) override {}
-  void cut() noexcept override {}
-  Task<void> end_websocket(bool) override { co_return; }
-  Sent sent() const noexcept override { return {}; }
 
   std::vector<std::string> heads;
   std::vector<std::string> pieces;

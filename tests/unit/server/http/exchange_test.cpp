@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "unit/server/http/verdictless_wire.hpp"
+
 namespace tiffany::http {
 namespace {
 
@@ -44,19 +46,11 @@ class ExchangeJudgeTest : public ::testing::Test {
   }
 
   // Judging writes nothing: a wire that is never used.
-  class NoWire final : public ResponseWire {
+  class NoWire final : public testing::VerdictlessWire {
    public:
     Task<Head> send_head(const Response&, std::optional<std::uint64_t>, bool, bool) override { co_return Head::refused; }
     Task<Delivery> write_piece(std::string_view) override { co_return Delivery::closed; }
     bool write_closed() const noexcept override { return true; }
-    Task<WebSocket*> upgrade_to_websocket(Response&, websocket::UpgradeTerms, WebSocketOptions) override {
-      co_return nullptr;
-    }
-    void send_whole(const Response&, bool) override {}
-    void end_stream(std::string_view, bool) override {}
-    void cut() noexcept override {}
-    Task<void> end_websocket(bool) override { co_return; }
-    Sent sent() const noexcept override { return {}; }
   };
 
   HttpSite site_;
