@@ -134,9 +134,6 @@ class Exchange final : public BodySink, public websocket::ConnectionUpgrade, pub
   /// response the handler cut short (Response::cut), logged with its reason.
   Judgment judge(const Request& request, const Response& response, const HandlerEnd& end) const;
 
-  /// The response's content coding, begun by route() for the routed handler.
-  ResponseCompression& compression() noexcept { return compression_; }
-
   // ---- the response's sink (exchange_sink.cpp) ----
   /// BodySink: the head (first call: its content coding begins, the length
   /// it declares is dropped when coding replaces the body), then `piece`,
@@ -211,7 +208,7 @@ class Exchange final : public BodySink, public websocket::ConnectionUpgrade, pub
   int fallback_status_ = 0;      // 404 or 405
   RouteStep route_step_{*this};
   FallbackStep fallback_step_{*this};
-  ResponseCompression compression_;
+  ResponseCompression compression_;  // the response's content coding, begun by route() for the routed handler
   std::optional<Router::Result> routed_;  // routed_early()'s, for the method and path below
   std::string routed_method_;
   std::string routed_path_;
