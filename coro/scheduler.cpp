@@ -59,7 +59,7 @@ Scheduler::Scheduler(const SchedulerOptions& options)
       remote_(std::make_shared<RemoteQueue>(options.poller)),
       failure_logger_(log_failure_to_stderr),
       slow_task_logger_(log_slow_task_to_stderr) {
-  if (tls_current_ != nullptr) {
+  if (tls_current_ != nullptr && !SharedThread::active()) {
     std::fputs("tiffany: a second Scheduler on one thread\n", stderr);
     std::abort();
   }
@@ -73,7 +73,7 @@ Scheduler::Scheduler(const SchedulerOptions& options)
     slow_ticks_ = std::max<std::uint64_t>(CycleClock::to_ticks(options_.slow_task_threshold), 1);
   }
   stamp_ = CycleClock::now();
-  tls_current_ = this;
+  if (!SharedThread::active()) tls_current_ = this;
 }
 
 Scheduler::~Scheduler() {
@@ -89,8 +89,18 @@ Scheduler::~Scheduler() {
       if (record.in_use_) TaskContext::release(std::exchange(record.context_, nullptr));
     }
   }
-  tls_current_ = nullptr;
+  if (tls_current_ == this) tls_current_ = nullptr;
 }
+
+namespace {
+thread_local int t_shared_thread_scopes = 0;
+}  // namespace
+
+Scheduler::SharedThread::SharedThread() noexcept { ++t_shared_thread_scopes; }
+Scheduler::SharedThread::~SharedThread() { --t_shared_thread_scopes; }
+bool Scheduler::SharedThread::active() noexcept { return t_shared_thread_scopes > 0; }
+
+bool Scheduler::has_ready_work() const noexcept { return ready_count_ > 0 || remote_->has_work(); }
 
 void Scheduler::abort_without_scheduler() noexcept {
   std::fputs("tiffany: no Scheduler on this thread\n", stderr);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <tiffany/coro/intrusive_list.hpp>
@@ -64,6 +65,34 @@ class Scheduler {
   }
   static Scheduler* current_or_null() noexcept { return tls_current_; }
 
+  /// Several schedulers on one thread, stepped in turn by a driver (the
+  /// simulation's workers and peers). While one of these lives on a thread,
+  /// a Scheduler (or Reactor) built there neither aborts for being the
+  /// second nor makes itself current: the driver makes each current in turn
+  /// with CurrentScope. Build it before the schedulers, destroy it after.
+  class SharedThread {
+   public:
+    SharedThread() noexcept;
+    ~SharedThread();
+    SharedThread(const SharedThread&) = delete;
+    SharedThread& operator=(const SharedThread&) = delete;
+    /// True while a SharedThread lives on the calling thread.
+    static bool active() noexcept;
+  };
+
+  /// Makes `scheduler` the thread's current one for the scope's life, then
+  /// restores the one before (see SharedThread).
+  class CurrentScope {
+   public:
+    explicit CurrentScope(Scheduler& scheduler) noexcept : previous_(std::exchange(tls_current_, &scheduler)) {}
+    ~CurrentScope() { tls_current_ = previous_; }
+    CurrentScope(const CurrentScope&) = delete;
+    CurrentScope& operator=(const CurrentScope&) = delete;
+
+   private:
+    Scheduler* previous_;
+  };
+
   /// Adds `task` to the task table and the back of the ready queue (of its
   /// priority, under the priority policy). Dropping the returned handle
   /// detaches the task; it keeps running.
@@ -86,6 +115,12 @@ class Scheduler {
   void advance(std::chrono::nanoseconds by);
   /// The scheduler's time: the ManualClock's if it has one.
   Clock::time_point now() const noexcept;
+  /// The earliest sleep or deadline, if any: when this scheduler next has
+  /// work of its own. A driver of several schedulers on one virtual clock
+  /// moves the clock to the earliest of theirs (run() would move it to its own).
+  std::optional<Clock::time_point> next_timer() const noexcept { return next_timer_at(); }
+  /// True when a task is ready to run or other threads have posted work.
+  bool has_ready_work() const noexcept;
 
   /// PYOS KillTask. A ready, sleeping or blocked task is woken at once and sees
   /// TaskCanceled where it is suspended (a task blocked in I/O once the kernel

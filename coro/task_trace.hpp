@@ -41,6 +41,11 @@ class TaskTrace {
     entries_[next_ % entries_.size()] = Entry{static_cast<std::int64_t>(stamp), task, event};
     ++next_;
   }
+  /// Events recorded since the trace began (kept or overwritten since).
+  std::uint64_t recorded() const noexcept { return next_; }
+  /// The event recorded `sequence`-th (from 0), its time as recorded: valid
+  /// while recorded() - sequence <= the capacity (not yet overwritten).
+  const Entry& recorded_at(std::uint64_t sequence) const noexcept { return entries_[sequence % entries_.size()]; }
   /// The worker whose scheduler this is (-1: none).
   int worker() const noexcept { return worker_; }
   /// The kept events, oldest first, times in nanoseconds.

@@ -1,9 +1,11 @@
-// HTTP dates: strftime/strptime in GMT plus a thread-local cache for Date headers.
+// HTTP dates: strftime/strptime in GMT plus a thread-local cache for Date headers (read from wall_now).
 #include <tiffany/http/http_date.hpp>
 
 #include <time.h>
 
 #include <cstring>
+
+#include <tiffany/coro/wall_clock.hpp>
 
 namespace tiffany::http {
 
@@ -39,8 +41,7 @@ std::string_view current_http_date() {
   thread_local std::time_t cached_second = 0;
   thread_local char cached[32] = {0};
   thread_local std::size_t cached_length = 0;
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  const std::timespec now = wall_now();
   if (now.tv_sec != cached_second) {
     cached_second = now.tv_sec;
     const std::string text = format_http_date(now.tv_sec);

@@ -1,11 +1,10 @@
 // Request ids: validation and a fast per-thread generator.
 #include <tiffany/http/request_id.hpp>
 
-#include <sys/random.h>
-
 #include <cstdint>
 #include <cstring>
-#include <random>
+
+#include <tiffany/coro/entropy.hpp>
 
 namespace tiffany::http {
 namespace {
@@ -18,16 +17,12 @@ bool is_id_char(char c) noexcept {
 }
 
 // xoshiro256**: fast and statistically strong; ids need uniqueness, not secrecy.
+// Seeded from fill_entropy, and again whenever the thread's entropy source
+// changes (entropy_epoch), so a simulated run's ids come from its seed.
 class IdGenerator {
  public:
-  IdGenerator() {
-    if (getrandom(state_, sizeof state_, 0) != static_cast<ssize_t>(sizeof state_)) {
-      std::random_device device;  // getrandom refused: still seed from the system
-      for (std::uint64_t& word : state_) word = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-    }
-    if ((state_[0] | state_[1] | state_[2] | state_[3]) == 0) state_[0] = 1;  // the one forbidden state
-  }
   std::uint64_t next() noexcept {
+    if (seeded_epoch_ != entropy_epoch()) seed();
     const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
     const std::uint64_t t = state_[1] << 17;
     state_[2] ^= state_[0];
@@ -41,7 +36,14 @@ class IdGenerator {
 
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t state_[4];
+  void seed() noexcept {
+    fill_entropy(state_, sizeof state_);
+    if ((state_[0] | state_[1] | state_[2] | state_[3]) == 0) state_[0] = 1;  // the one forbidden state
+    seeded_epoch_ = entropy_epoch();
+  }
+
+  std::uint64_t state_[4] = {};
+  std::uint64_t seeded_epoch_ = ~std::uint64_t{0};  // never an epoch: the first id seeds
 };
 
 }  // namespace

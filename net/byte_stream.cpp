@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include <tiffany/reactor/readiness.hpp>
+#include <tiffany/reactor/socket_calls.hpp>
 
 #include "reactor/engine/spare_read_buffers.hpp"
 
@@ -52,7 +53,7 @@ bool ByteStream::input_ready() const noexcept {
   const int fd = socket();
   if (fd < 0) return false;
   pollfd ready{fd, POLLIN, 0};
-  return ::poll(&ready, 1, 0) > 0;
+  return SocketCalls::current().poll(&ready, 1, 0) > 0;
 }
 
 Task<IoResult> ByteStream::wait_readable() {
@@ -64,7 +65,7 @@ Task<IoResult> ByteStream::wait_readable() {
 }
 
 void ByteStream::shutdown_write() noexcept {
-  if (socket() >= 0) ::shutdown(socket(), SHUT_WR);
+  if (socket() >= 0) SocketCalls::current().shutdown(socket(), SHUT_WR);
 }
 
 }  // namespace tiffany

@@ -14,6 +14,7 @@
 #include <tiffany/reactor/recv_pooled.hpp>
 #include <tiffany/reactor/send.hpp>
 #include <tiffany/reactor/send_message.hpp>
+#include <tiffany/reactor/socket_calls.hpp>
 
 namespace tiffany {
 namespace {
@@ -64,14 +65,13 @@ Task<IoResult> SocketStream::send_file_some(int file_fd, std::uint64_t offset, s
     // Why: io_uring accepts blocking sockets (its own operations never
     // block the thread), but sendfile(2) would wait in the kernel for a slow
     // peer and stall the whole worker.
-    const int flags = ::fcntl(fd_, F_GETFL);
-    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) < 0) co_return IoResult{-errno};
+    if (SocketCalls::current().set_nonblocking(fd_) < 0) co_return IoResult{-errno};
     nonblocking_ = true;
   }
   const std::size_t chunk = std::min(max, kMaxSendFileChunk);
   for (;;) {
     off_t at = static_cast<off_t>(offset);
-    const ssize_t sent = ::sendfile(fd_, file_fd, &at, chunk);
+    const ssize_t sent = SocketCalls::current().sendfile(fd_, file_fd, &at, chunk);
     if (sent >= 0) co_return IoResult{static_cast<int>(sent)};
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) co_return IoResult{-errno};
@@ -83,11 +83,12 @@ Task<IoResult> SocketStream::send_file_some(int file_fd, std::uint64_t offset, s
 void SocketStream::finish() noexcept { finish_socket(fd_); }
 
 void finish_socket(int fd) noexcept {
-  ::shutdown(fd, SHUT_WR);
+  SocketCalls& calls = SocketCalls::current();
+  calls.shutdown(fd, SHUT_WR);
   // Why: closing with unread input makes the kernel send RST, which can
   // destroy our last response in the peer's buffer before it reads it.
   char sink[4096];
-  for (int i = 0; i < 16 && ::recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+  for (int i = 0; i < 16 && calls.recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
   }
 }
 

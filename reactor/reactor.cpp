@@ -3,6 +3,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
+
+#include <tiffany/coro/scheduler.hpp>
 
 namespace tiffany {
 namespace {
@@ -10,6 +13,7 @@ thread_local Reactor* t_current_reactor = nullptr;
 }
 
 Reactor::Reactor() {
+  if (Scheduler::SharedThread::active()) return;  // the driver makes it current in turn (CurrentScope)
   if (t_current_reactor != nullptr) {
     std::fputs("tiffany: a second Reactor on one thread\n", stderr);
     std::abort();
@@ -17,7 +21,14 @@ Reactor::Reactor() {
   t_current_reactor = this;
 }
 
-Reactor::~Reactor() { t_current_reactor = nullptr; }
+Reactor::~Reactor() {
+  if (t_current_reactor == this) t_current_reactor = nullptr;
+}
+
+Reactor::CurrentScope::CurrentScope(Reactor& reactor) noexcept
+    : previous_(std::exchange(t_current_reactor, &reactor)) {}
+
+Reactor::CurrentScope::~CurrentScope() { t_current_reactor = previous_; }
 
 Reactor& Reactor::current() noexcept {
   if (t_current_reactor == nullptr) {

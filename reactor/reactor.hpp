@@ -24,6 +24,22 @@ class Reactor : public Poller {
   /// The reactor of the calling thread; aborts if there is none.
   static Reactor& current() noexcept;
 
+  /// Makes `reactor` the thread's current one for the scope's life, then
+  /// restores the one before: with Scheduler::CurrentScope, how a driver of
+  /// several workers on one thread (Scheduler::SharedThread) switches
+  /// between them. A reactor built while a SharedThread lives is not made
+  /// current by its constructor.
+  class CurrentScope {
+   public:
+    explicit CurrentScope(Reactor& reactor) noexcept;
+    ~CurrentScope();
+    CurrentScope(const CurrentScope&) = delete;
+    CurrentScope& operator=(const CurrentScope&) = delete;
+
+   private:
+    Reactor* previous_;
+  };
+
   /// Queues `op`; it is submitted at the next poll. `op` must stay put until
   /// it completes or is canceled.
   virtual void start(IoOperation& op) = 0;

@@ -5,9 +5,12 @@
 
 #include <utility>
 
+#include <tiffany/reactor/socket_calls.hpp>
+
 namespace tiffany {
 
-/// Closes its descriptor on destruction. Move-only.
+/// Closes its descriptor on destruction (through SocketCalls, so a simulated
+/// socket closes on the simulated network). Move-only.
 class UniqueFd {
  public:
   UniqueFd() noexcept = default;
@@ -26,7 +29,13 @@ class UniqueFd {
   explicit operator bool() const noexcept { return valid(); }
   int release() noexcept { return std::exchange(fd_, -1); }
   void reset(int fd = -1) noexcept {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0) {
+      if (SocketCalls* calls = SocketCalls::installed()) {
+        calls->close(fd_);
+      } else {
+        ::close(fd_);
+      }
+    }
     fd_ = fd;
   }
 

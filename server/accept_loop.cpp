@@ -15,6 +15,7 @@
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/spawn.hpp>
 #include <tiffany/reactor/accept.hpp>
+#include <tiffany/reactor/socket_calls.hpp>
 
 #include "handlers/engine/metrics.hpp"
 #include "server/log/error_log.hpp"
@@ -59,7 +60,7 @@ void admit(UniqueFd socket, const sockaddr_storage& peer, Transport& protocol, C
     }
   }
   const int one = 1;
-  ::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  SocketCalls::current().setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   (void)Scheduler::current().spawn(
       protocol.serve(std::move(socket), peer, ConnectionTracker::Slot(tracker, &limits, counted)));
 }
@@ -111,7 +112,8 @@ std::size_t accept_queued(int listen_fd, Transport& protocol, ConnectionTracker&
   while (accepted < most) {
     sockaddr_storage peer{};
     socklen_t peer_length = sizeof peer;
-    UniqueFd socket(::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_CLOEXEC));
+    UniqueFd socket(
+        SocketCalls::current().accept(listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_CLOEXEC));
     if (!socket) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       return accepted;  // EAGAIN: none left (or a shortage: the drain must not wait for room)

@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include <tiffany/reactor/reactor.hpp>
+#include <tiffany/reactor/socket_calls.hpp>
 
 namespace tiffany::detail {
 
@@ -68,7 +69,7 @@ bool ClientConnection::usable_after_idle() const noexcept {
   if (watching_) return !fired_while_idle_;
   if (fd_ < 0) return true;          // unknown stream: the request's retry covers a dead one
   char byte;
-  const ssize_t got = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  const ssize_t got = SocketCalls::current().recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   if (got < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
   // Why TLS tolerates bytes: a TLS 1.3 server sends session tickets after the
   // handshake, unasked; a close_notify among them makes the request fail

@@ -15,6 +15,7 @@
 #include <tiffany/coro/syscalls.hpp>
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/reactor/connect.hpp>
+#include <tiffany/reactor/socket_calls.hpp>
 
 namespace tiffany::detail {
 namespace {
@@ -126,12 +127,12 @@ Task<EyeballsOutcome> happy_eyeballs(std::vector<SocketAddress> addresses, std::
 }
 
 Task<AttemptOutcome> connect_tcp(SocketAddress address) {
-  UniqueFd socket(::socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd socket(SocketCalls::current().socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!socket) co_return AttemptOutcome(errno);
   const IoResult connected = co_await Connect{socket.get(), address.data(), address.length()};
   if (!connected) co_return AttemptOutcome(connected.error());
   const int one = 1;
-  ::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  SocketCalls::current().setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   co_return AttemptOutcome(std::move(socket));
 }
 

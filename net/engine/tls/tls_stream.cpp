@@ -13,6 +13,7 @@
 #include <tiffany/net/socket_stream.hpp>
 #include <tiffany/reactor/recv_pooled.hpp>
 #include <tiffany/reactor/send.hpp>
+#include <tiffany/reactor/socket_calls.hpp>
 
 #include "reactor/engine/spare_read_buffers.hpp"
 
@@ -100,7 +101,7 @@ bool TlsStream::send_without_waiting() noexcept {
   for (;;) {
     const std::string_view pending = ciphertext_.output();
     if (pending.empty()) return true;
-    const ssize_t sent = ::send(fd_, pending.data(), pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    const ssize_t sent = SocketCalls::current().send(fd_, pending.data(), pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
     ciphertext_.consume_output(static_cast<std::size_t>(sent));
   }
@@ -205,7 +206,7 @@ void TlsStream::finish() noexcept {
 
 void TlsStream::shutdown_write() noexcept {
   send_close_notify();
-  ::shutdown(fd_, SHUT_WR);
+  SocketCalls::current().shutdown(fd_, SHUT_WR);
 }
 
 void TlsStream::send_close_notify() noexcept {
