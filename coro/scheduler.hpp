@@ -105,6 +105,9 @@ class Scheduler {
   void run();
   /// Makes run() return after the task now running suspends. Callable from a task.
   void stop() noexcept { stop_requested_ = true; }
+  /// True once stop() was called (until run() begins again): what a driver
+  /// that steps the scheduler instead of running it looks at.
+  bool stopping() const noexcept { return stop_requested_; }
   /// Deterministic stepping: resumes the first ready task; false if none.
   bool step();
   /// Resumes ready tasks (and runs posted work, and fires due timers) until

@@ -18,19 +18,13 @@
 #include "server/build_tls_contexts.hpp"
 #include "server/listen_socket.hpp"
 #include "server/transport/listener_limits.hpp"
+#include "server/worker_runtime.hpp"
 
 namespace tiffany {
 
 class AppContext;
 class HandlerRegistry;
 class PluginHost;
-
-/// Who takes the listening sockets on when a worker drains.
-enum class Handover {
-  none,             ///< a shutdown: the sockets close for good
-  next_generation,  ///< a reload: the next configuration's workers accept on them
-  new_binary,       ///< an upgrade (SIGUSR2): the new executable accepts on them
-};
 
 /// The I/O backend a worker runs on, for the start-up lines.
 struct WorkerBackend {
@@ -39,8 +33,9 @@ struct WorkerBackend {
 };
 
 /// Shared-nothing: a worker owns its listening sockets (one per listener,
-/// SO_REUSEPORT), builds its own protocols and handlers, and talks to the
-/// main thread only through its RemoteQueue (drain, stop).
+/// SO_REUSEPORT), builds its own protocols and handlers (a WorkerRuntime
+/// over its own reactor), and talks to the main thread only through its
+/// RemoteQueue (drain, stop).
 class Worker {
  public:
   /// `access_log_fd` < 0: no access log. `builtins` (the built-in

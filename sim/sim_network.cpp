@@ -54,10 +54,9 @@ SimNetwork::time_point SimNetwork::arrival_after_latency(const Socket& to) {
 }
 
 int SimNetwork::listen(const std::string& address, std::size_t backlog) {
-  if (listening_at_.contains(address)) return -EADDRINUSE;
   const int fd = next_fd_++;
   listeners_[fd] = Listener{.address = address, .backlog = backlog, .queue = {}};
-  listening_at_[address] = fd;
+  listening_at_[address].push_back(fd);
   return fd;
 }
 
@@ -79,7 +78,8 @@ int SimNetwork::connect(int fd, const std::string& address, const std::string& f
     socket->connect_error = -ECONNREFUSED;
     return 0;
   }
-  Listener& listener = listeners_.at(listening->second);
+  const std::vector<int>& group = listening->second;
+  Listener& listener = listeners_.at(group[random_.below(group.size())]);
   if (listener.queue.size() >= listener.backlog) return 0;  // the SYN is dropped: never connected
   const int server_fd = next_fd_++;
   Socket& server = sockets_[server_fd];
@@ -240,7 +240,9 @@ int SimNetwork::close(int fd) {
   if (const auto listener = listeners_.find(fd); listener != listeners_.end()) {
     // Why resets: the kernel resets the connections still queued on a listener that closes.
     for (const Pending& pending : listener->second.queue) reset(pending.fd);
-    listening_at_.erase(listener->second.address);
+    std::vector<int>& group = listening_at_[listener->second.address];
+    group.erase(std::remove(group.begin(), group.end(), fd), group.end());
+    if (group.empty()) listening_at_.erase(listener->second.address);
     listeners_.erase(listener);
     return 0;
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <sys/socket.h>
 
@@ -56,7 +57,9 @@ class SimNetwork {
   bool owns(int fd) const noexcept { return fd >= kFirstFd; }
 
   /// A listening socket at `address` ("10.0.0.1:80"), taking up to `backlog`
-  /// connections that wait to be accepted; -EADDRINUSE if one listens there.
+  /// connections that wait to be accepted. Several may listen on one address
+  /// (SO_REUSEPORT, one per worker): each connection goes to one of them,
+  /// drawn from the seed.
   int listen(const std::string& address, std::size_t backlog = 128);
   /// A stream socket, not yet connected (socket(2)).
   int socket();
@@ -141,7 +144,7 @@ class SimNetwork {
   NetworkProfile profile_;
   std::unordered_map<int, Socket> sockets_;
   std::unordered_map<int, Listener> listeners_;
-  std::map<std::string, int> listening_at_;  // address → listener fd
+  std::map<std::string, std::vector<int>> listening_at_;  // address → its listeners' fds
   int next_fd_ = kFirstFd;
   int next_port_ = 40000;
 };

@@ -32,9 +32,11 @@ World::~World() {
   while (!hosts_.empty()) {
     Host& host = *hosts_.back();
     {
-      Scheduler::CurrentScope scheduler(*host.scheduler);
       Reactor::CurrentScope reactor(*host.reactor);
-      host.scheduler.reset();
+      if (host.own_scheduler) {
+        Scheduler::CurrentScope scheduler(*host.own_scheduler);
+        host.own_scheduler.reset();
+      }
       host.reactor.reset();
     }
     hosts_.pop_back();
@@ -48,18 +50,32 @@ std::timespec World::wall_time(const void* world) noexcept {
                        .tv_nsec = static_cast<long>(since % 1'000'000'000)};
 }
 
-Host& World::add_host(std::string name) {
+Host& World::add_bare_host(std::string name) {
   auto host = std::make_unique<Host>();
   host->name = std::move(name);
   const int index = static_cast<int>(hosts_.size());
   host->reactor = std::make_unique<SimReactor>(network_, trace_, index, random_.chance(500'000));
-  host->scheduler = std::make_unique<Scheduler>(SchedulerOptions{
-      .poller = host->reactor.get(), .clock = &clock_, .trace_capacity = kTraceCapacity, .worker = index});
   hosts_.push_back(std::move(host));
   return *hosts_.back();
 }
 
+Host& World::add_host(std::string name) {
+  Host& host = add_bare_host(std::move(name));
+  host.own_scheduler = std::make_unique<Scheduler>(SchedulerOptions{.poller = host.reactor.get(),
+                                                                   .clock = &clock_,
+                                                                   .trace_capacity = kTraceCapacity,
+                                                                   .worker = static_cast<int>(hosts_.size() - 1)});
+  attach(host, *host.own_scheduler);
+  return host;
+}
+
+void World::attach(Host& host, Scheduler& scheduler) {
+  host.scheduler = &scheduler;
+  host.trace_read = scheduler.trace() != nullptr ? scheduler.trace()->recorded() : 0;
+}
+
 bool World::runnable(const Host& host) const {
+  if (!steps(host)) return false;
   if (host.scheduler->has_ready_work() || host.reactor->has_due_completions()) return true;
   const auto timer = host.scheduler->next_timer();
   return timer && *timer <= clock_.now();
@@ -67,6 +83,7 @@ bool World::runnable(const Host& host) const {
 
 void World::mix_task_events(Host& host) {
   const TaskTrace* trace = host.scheduler->trace();
+  if (trace == nullptr) return;
   for (; host.trace_read < trace->recorded(); ++host.trace_read) {
     const TaskTrace::Entry& entry = trace->recorded_at(host.trace_read);
     trace_.mix(static_cast<std::uint64_t>(entry.time_ns));
@@ -88,10 +105,15 @@ void World::step(Host& host) {
 }
 
 RunEnd World::run(std::chrono::nanoseconds limit, std::uint64_t max_steps) {
+  return run_until([] { return false; }, limit, max_steps);
+}
+
+RunEnd World::run_until(const std::function<bool()>& done, std::chrono::nanoseconds limit, std::uint64_t max_steps) {
   const ManualClock::time_point until = clock_.now() + limit;
   const std::uint64_t last_step = steps_ + max_steps;
   std::vector<Host*> ready;
   for (;;) {
+    if (done()) return RunEnd::done;
     if (steps_ >= last_step) return RunEnd::step_limit;
     ready.clear();
     for (const auto& host : hosts_) {
@@ -105,6 +127,7 @@ RunEnd World::run(std::chrono::nanoseconds limit, std::uint64_t max_steps) {
     std::optional<ManualClock::time_point> next = network_.next_arrival();
     bool in_flight = false;
     for (const auto& host : hosts_) {
+      if (!steps(*host)) continue;
       const auto timer = host->scheduler->next_timer();
       if (timer && (!next || *timer < *next)) next = timer;
       in_flight = in_flight || host->reactor->has_pending();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,16 +24,19 @@
 namespace tiffany::sim {
 
 /// One simulated machine: a scheduler and its reactor (a worker of the
-/// server, or a peer), on the world's thread and clock.
+/// server, or a peer), on the world's thread and clock. A peer's scheduler
+/// is the host's own; a worker's is its WorkerRuntime's (attached).
 struct Host {
   std::string name;
   std::unique_ptr<SimReactor> reactor;  // before the scheduler: it outlives the tasks' operations
-  std::unique_ptr<Scheduler> scheduler;
-  std::uint64_t trace_read = 0;  // events of the scheduler's trace already mixed into the hash
+  std::unique_ptr<Scheduler> own_scheduler;
+  Scheduler* scheduler = nullptr;  // null once detached: the host takes no more steps
+  std::uint64_t trace_read = 0;    // events of the scheduler's trace already mixed into the hash
 };
 
 /// How a run ended.
 enum class RunEnd {
+  done,       ///< the run's own condition holds (run_until)
   quiet,      ///< nothing ready, nothing in flight, no timer, no segment on its way
   waiting,    ///< every host waits on I/O that nothing will ever complete (a hang)
   time_up,    ///< virtual time reached the limit
@@ -59,8 +63,15 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
-  /// A new host; `trace_capacity`: the scheduler's trace ring, read after each step.
+  /// A new host with a scheduler of its own (a peer).
   Host& add_host(std::string name);
+  /// A new host with a reactor and no scheduler yet: a worker, whose
+  /// WorkerRuntime builds its scheduler over `reactor` (on the world's
+  /// clock, with a trace) and is attached with attach().
+  Host& add_bare_host(std::string name);
+  /// Steps `scheduler` as `host`'s from now on; detach before it goes.
+  void attach(Host& host, Scheduler& scheduler);
+  void detach(Host& host) noexcept { host.scheduler = nullptr; }
   /// Spawns `task` on `host` (as its current scheduler).
   template <class T>
   JoinHandle<T> spawn(Host& host, Task<T> task) {
@@ -70,8 +81,19 @@ class World {
   }
 
   /// Steps hosts until the world is quiet, virtual time passes `limit`
-  /// (measured from now), or `max_steps` steps ran.
+  /// (measured from now), or `max_steps` steps ran. A host whose scheduler
+  /// was asked to stop (Scheduler::stopping: a drained worker) takes no more steps.
   RunEnd run(std::chrono::nanoseconds limit = std::chrono::hours(24), std::uint64_t max_steps = 50'000'000);
+  /// As run(), and ends with RunEnd::done as soon as `done()` holds (checked between steps).
+  RunEnd run_until(const std::function<bool()>& done, std::chrono::nanoseconds limit = std::chrono::hours(24),
+                   std::uint64_t max_steps = 50'000'000);
+  /// Runs `action` with `host`'s scheduler and reactor current (outside any task).
+  template <class Action>
+  void on(Host& host, Action&& action) {
+    Scheduler::CurrentScope scheduler(*host.scheduler);
+    Reactor::CurrentScope reactor(*host.reactor);
+    action();
+  }
 
   SimNetwork& network() noexcept { return network_; }
   SeededRandom& random() noexcept { return random_; }
@@ -86,6 +108,7 @@ class World {
 
  private:
   bool runnable(const Host& host) const;
+  bool steps(const Host& host) const noexcept { return host.scheduler != nullptr && !host.scheduler->stopping(); }
   void step(Host& host);
   void mix_task_events(Host& host);
   static std::timespec wall_time(const void* world) noexcept;

@@ -2,20 +2,12 @@
 // network: many clients connect, think for seeded times (some past the hold's window, so their
 // connections park), and leave; every request is answered and every connection closes.
 #include <gtest/gtest.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
-#include <charconv>
 #include <memory>
 #include <string>
-#include <string_view>
 
-#include <tiffany/coro/sleep.hpp>
 #include <tiffany/handlers/handler.hpp>
-#include <tiffany/net/socket_stream.hpp>
-#include <tiffany/reactor/connect.hpp>
 #include <tiffany/reactor/socket_calls.hpp>
-#include <tiffany/reactor/unique_fd.hpp>
 
 #include "server/accept_loop.hpp"
 #include "server/http/http_protocol.hpp"
@@ -23,6 +15,7 @@
 #include "server/transport/listener_limits.hpp"
 #include "server/transport/plain_transport.hpp"
 #include "sim/world.hpp"
+#include "unit/sim/http_peer.hpp"
 
 namespace tiffany::sim {
 namespace {
@@ -36,70 +29,6 @@ class NamesTheRequest final : public Handler {
     co_return;
   }
 };
-
-struct ClientTally {
-  int answered = 0;
-  int wrong = 0;
-  int finished = 0;
-};
-
-// Reads one answer with a Content-Length body from `stream` into `pending`; its body, or nullopt.
-Task<std::optional<std::string>> read_answer(SocketStream& stream, std::string& pending) {
-  char buffer[4096];
-  for (;;) {
-    const std::size_t head_end = pending.find("\r\n\r\n");
-    if (head_end != std::string::npos) {
-      std::size_t length = 0;
-      const std::size_t field = pending.find("\r\nContent-Length: ");
-      if (field != std::string::npos && field < head_end) {
-        std::from_chars(pending.data() + field + 18, pending.data() + head_end, length);
-      }
-      if (pending.size() >= head_end + 4 + length) {
-        std::string body = pending.substr(head_end + 4, length);
-        const bool ok = pending.starts_with("HTTP/1.1 200 ");
-        pending.erase(0, head_end + 4 + length);
-        co_return ok ? std::optional<std::string>(std::move(body)) : std::nullopt;
-      }
-    }
-    const IoResult read = co_await stream.read(buffer, sizeof buffer);
-    if (!read || read.bytes() == 0) co_return std::nullopt;
-    pending.append(buffer, read.bytes());
-  }
-}
-
-// One client: connects, sends `requests` requests one at a time with seeded pauses, then closes.
-Task<void> keep_alive_client(World& world, int client, int requests, ClientTally& tally) {
-  UniqueFd socket(SocketCalls::current().socket(AF_INET, SOCK_STREAM, 0));
-  sockaddr_in server{};
-  server.sin_family = AF_INET;
-  server.sin_port = htons(80);
-  inet_pton(AF_INET, "10.0.0.1", &server.sin_addr);
-  const IoResult connected = co_await Connect{socket.get(), reinterpret_cast<const sockaddr*>(&server), sizeof server};
-  if (!connected) {
-    ++tally.wrong;
-    co_return;
-  }
-  SocketStream stream(socket.get());
-  std::string pending;
-  for (int i = 0; i < requests; ++i) {
-    // Why this spread: under 20 ms the connection's task holds it (KeepAliveHold), over it parks.
-    co_await Sleep{std::chrono::milliseconds(world.random().below(60))};
-    const std::string path = "/c" + std::to_string(client) + "/r" + std::to_string(i);
-    const std::string request = "GET " + path + " HTTP/1.1\r\nHost: sim\r\n\r\n";
-    const IoResult written = co_await stream.write(request.data(), request.size());
-    if (!written) {
-      ++tally.wrong;
-      co_return;
-    }
-    const std::optional<std::string> body = co_await read_answer(stream, pending);
-    if (body == "you asked for " + path) {
-      ++tally.answered;
-    } else {
-      ++tally.wrong;
-    }
-  }
-  ++tally.finished;
-}
 
 struct PlainRun {
   RunEnd end;
@@ -122,7 +51,13 @@ PlainRun run_plain(std::uint64_t seed, int clients, int requests) {
   const int listener = world.network().listen("10.0.0.1:80");
   JoinHandle<void> accepting = world.spawn(server, accept_loop(listener, transport, tracker, limits));
   ClientTally tally;
-  for (int client = 0; client < clients; ++client) world.spawn(peers, keep_alive_client(world, client, requests, tally));
+  for (int client = 0; client < clients; ++client) {
+    const RequestPlan plan = [client](int i) {
+      const std::string path = "/c" + std::to_string(client) + "/r" + std::to_string(i);
+      return std::pair{path, "you asked for " + path};
+    };
+    world.spawn(peers, keep_alive_client(world, "10.0.0.1", 80, requests, plan, tally));
+  }
   const RunEnd end = world.run();
   // The clients are gone; what is left is the accept loop's wait. Stop it as a drain would.
   {
