@@ -74,6 +74,12 @@ void World::attach(Host& host, Scheduler& scheduler) {
   host.trace_read = scheduler.trace() != nullptr ? scheduler.trace()->recorded() : 0;
 }
 
+std::size_t World::foreign_operations() const noexcept {
+  std::size_t count = 0;
+  for (const auto& host : hosts_) count += host->reactor->foreign_operations();
+  return count;
+}
+
 bool World::runnable(const Host& host) const {
   if (!steps(host)) return false;
   if (host.scheduler->has_ready_work() || host.reactor->has_due_completions()) return true;

@@ -101,6 +101,8 @@ class World {
   TraceHash& trace() noexcept { return trace_; }
   std::uint64_t seed() const noexcept { return seed_; }
   std::uint64_t steps() const noexcept { return steps_; }
+  /// Operations any host started on descriptors the network does not own.
+  std::size_t foreign_operations() const noexcept;
   /// Virtual time since the world began.
   std::chrono::nanoseconds elapsed() const noexcept { return clock_.now() - start_; }
   /// The wall-clock time the world began at (fixed, so Date headers repeat): 2026-01-01T00:00:00Z.

@@ -15,7 +15,7 @@
 #include "server/transport/listener_limits.hpp"
 #include "server/transport/plain_transport.hpp"
 #include "sim/world.hpp"
-#include "unit/sim/http_peer.hpp"
+#include "sim/peers/http1_client.hpp"
 
 namespace tiffany::sim {
 namespace {
@@ -81,6 +81,7 @@ TEST(SimPlainTransportTest, ManyKeepAliveClientsAreAnsweredAndEveryConnectionClo
     EXPECT_EQ(run.end, RunEnd::waiting) << "seed " << seed;
     EXPECT_EQ(run.tally.answered, 20 * 6) << "seed " << seed;
     EXPECT_EQ(run.tally.wrong, 0) << "seed " << seed;
+    EXPECT_EQ(run.tally.cut, 0) << "seed " << seed;
     EXPECT_EQ(run.tally.finished, 20) << "seed " << seed;
     EXPECT_EQ(run.open_after, 0u) << "seed " << seed;
     EXPECT_EQ(run.sockets_after, 0u) << "seed " << seed;

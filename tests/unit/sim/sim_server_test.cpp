@@ -9,7 +9,7 @@
 
 #include "conf/config_loader.hpp"
 #include "handlers/engine/metrics.hpp"
-#include "unit/sim/http_peer.hpp"
+#include "sim/peers/http1_client.hpp"
 
 namespace tiffany::sim {
 namespace {
@@ -41,7 +41,7 @@ ServerRun run_server(std::uint64_t seed, int clients, int requests) {
   for (int client = 0; client < clients; ++client) {
     world.spawn(peers, keep_alive_client(world, "127.0.0.1", 8080, requests, plan, tally));
   }
-  const RunEnd served = world.run_until([&] { return tally.finished + tally.wrong >= clients; }, 1h);
+  const RunEnd served = world.run_until([&] { return tally.ended == clients; }, 1h);
   server.drain(5s);
   const RunEnd drained = world.run_until([&] { return server.drained(); }, 1h);
   std::size_t foreign = peers.reactor->foreign_operations();
@@ -62,6 +62,7 @@ TEST(SimServerTest, TheConfiguredServerAnswersEveryClientAndDrainsToNothing) {
     EXPECT_EQ(run.drained, RunEnd::done) << "seed " << seed;
     EXPECT_EQ(run.tally.answered, 30 * 5) << "seed " << seed;
     EXPECT_EQ(run.tally.wrong, 0) << "seed " << seed;
+    EXPECT_EQ(run.tally.cut, 0) << "seed " << seed;
     EXPECT_EQ(run.open_after, 0u) << "seed " << seed;
     EXPECT_EQ(run.sockets_after, 0u) << "seed " << seed;  // the listeners closed with the drain
     EXPECT_EQ(run.foreign_operations, 0u) << "seed " << seed;

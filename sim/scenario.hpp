@@ -1,0 +1,58 @@
+// Scenario: a named situation the simulation runs from one seed, and what it checks at the end.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/world.hpp"
+
+namespace tiffany::sim {
+
+/// What a scenario found: every property that did not hold, and a line on what happened.
+struct ScenarioOutcome {
+  std::vector<std::string> failures;
+  std::string summary;
+
+  /// Records a failure unless `holds`.
+  void check(bool holds, const std::string& property) {
+    if (!holds) failures.push_back(property);
+  }
+};
+
+struct Scenario {
+  const char* name;
+  const char* about;  // one line for --list
+  void (*run)(World& world, ScenarioOutcome& outcome);
+};
+
+/// Every scenario, in --list order.
+const std::vector<Scenario>& scenarios();
+const Scenario* find_scenario(const std::string& name);
+
+/// One seed of one scenario: how it went, and the numbers that identify the run.
+struct SeedRun {
+  ScenarioOutcome outcome;
+  std::uint64_t trace_hash = 0;
+  std::uint64_t events = 0;
+  std::chrono::nanoseconds virtual_time{0};
+  bool ok() const noexcept { return outcome.failures.empty(); }
+};
+
+/// Runs `scenario` from `seed` in a fresh world whose network (latency,
+/// segmenting, short writes, windows) is drawn from the seed too (each seed
+/// turns its own faults on: swarm testing); then checks what every scenario
+/// must leave behind: no simulated socket open, no I/O that missed the
+/// simulation. `trace`: one line per event, or null.
+SeedRun run_seed(const Scenario& scenario, std::uint64_t seed, std::ostream* trace);
+
+/// The network a seed runs on.
+NetworkProfile network_for(std::uint64_t seed);
+
+/// One run's line ("scenario NAME seed N: ok, trace hash H, ..."); for a
+/// failure, a line per failed property and the command that replays the seed.
+void print_run(std::ostream& out, const Scenario& scenario, std::uint64_t seed, const SeedRun& run);
+
+}  // namespace tiffany::sim
