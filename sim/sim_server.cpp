@@ -20,6 +20,15 @@ SimServer::SimServer(World& world, Config config) : world_(world), config_(std::
   peer_limits_ = build_peer_connection_limits(config_);
   (void)build_protocols(config_, handlers_->registry, handlers_->builtins_checking, tls_contexts_);
   handlers_->plugins.start(config_.workers);
+  try {
+    start_workers();
+  } catch (...) {
+    stop_workers();  // each on its host, as the destructor would: it does not run for a constructor that threw
+    throw;
+  }
+}
+
+void SimServer::start_workers() {
   for (std::size_t w = 0; w < config_.workers; ++w) {
     auto worker = std::make_unique<SimWorker>();
     worker->host = &world_.add_bare_host("worker " + std::to_string(w));
@@ -46,14 +55,19 @@ SimServer::SimServer(World& world, Config config) : world_(world), config_(std::
   }
 }
 
-SimServer::~SimServer() {
-  for (auto it = workers_.rbegin(); it != workers_.rend(); ++it) {
-    SimWorker& worker = **it;
+SimServer::~SimServer() { stop_workers(); }
+
+void SimServer::stop_workers() noexcept {
+  while (!workers_.empty()) {
+    SimWorker& worker = *workers_.back();
     world_.detach(*worker.host);
-    Scheduler::CurrentScope scheduler(worker.runtime->scheduler());
     Reactor::CurrentScope reactor(*worker.host->reactor);
-    worker.runtime.reset();
+    if (worker.runtime) {
+      Scheduler::CurrentScope scheduler(worker.runtime->scheduler());
+      worker.runtime.reset();
+    }
     worker.sockets.clear();
+    workers_.pop_back();
   }
 }
 

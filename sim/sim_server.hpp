@@ -44,6 +44,10 @@ class SimServer {
   std::size_t open_connections() const noexcept;
 
  private:
+  void start_workers();
+  /// Destroys the runtimes, last first, each with its host's scheduler and reactor current.
+  void stop_workers() noexcept;
+
   struct SimWorker {
     Host* host = nullptr;
     std::vector<ListenSocket> sockets;

@@ -107,6 +107,37 @@ Task<void> keep_alive_client(World& world, const char* ip, std::uint16_t port, i
   ++tally.finished;
 }
 
+Task<void> idle_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,
+                       ClientTally& tally) {
+  const CountsTheEnd counts{tally};
+  const UniqueFd socket = co_await connect_to(ip, port);
+  if (!socket) {
+    ++tally.cut;
+    co_return;
+  }
+  SocketStream stream(socket.get());
+  std::string pending;
+  for (int i = 0; i < requests; ++i) {
+    co_await Sleep{std::chrono::milliseconds(world.random().below(60))};
+    const auto [path, expected] = plan(i);
+    const std::string request = get_request(path);
+    const IoResult written = co_await stream.write(request.data(), request.size());
+    if (!written) {
+      ++tally.cut;
+      co_return;
+    }
+    const HttpAnswer answer = co_await read_http_answer(stream, pending);
+    if (!tally_answer(answer, expected, tally)) co_return;
+  }
+  char byte;
+  const IoResult end = co_await stream.read(&byte, 1);  // the server's close: 0, or a reset
+  if (!end || end.bytes() == 0) {
+    ++tally.finished;
+  } else {
+    ++tally.wrong;  // bytes nobody asked for
+  }
+}
+
 // Writes `wire` in seeded pieces; `failed` says whether a write failed.
 Task<void> write_in_pieces(World& world, SocketStream& stream, const std::string& wire, bool& failed) {
   for (std::size_t sent = 0; sent < wire.size();) {

@@ -45,6 +45,12 @@ using RequestPlan = std::function<std::pair<std::string, std::string>(int i)>;
 Task<void> keep_alive_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,
                              ClientTally& tally, std::chrono::milliseconds max_pause = std::chrono::milliseconds(60));
 
+/// As keep_alive_client, then stays connected without a word, as a browser
+/// keeps an idle connection, until the server closes it (its keep-alive
+/// timeout, or a drain's grace); counted finished once it has.
+Task<void> idle_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,
+                       ClientTally& tally);
+
 /// Connects and sends `requests` GETs at once (pipelined, in seeded
 /// pieces), then reads every answer in order and closes.
 Task<void> pipelining_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,

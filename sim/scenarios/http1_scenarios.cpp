@@ -22,6 +22,18 @@ constexpr const char* kServerConfig = R"({
       { "method": "GET", "path": "/about", "handler": "text", "with": { "body": "Tiffany, simulated" } } ] } ]
 })";
 
+// The drain's server: keep-alive connections may idle for 30 s, so only the
+// drain's own grace can close them in time (a drain that forgot an idle
+// connection would outlast its bound by far).
+constexpr const char* kDrainConfig = R"({
+  "workers": 2,
+  "listeners": [ { "name": "web", "address": "127.0.0.1:8080", "protocol": "http",
+    "timeouts": { "header_ms": 2000, "keepalive_ms": 30000 },
+    "routes": [
+      { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } },
+      { "method": "GET", "path": "/about", "handler": "text", "with": { "body": "Tiffany, simulated" } } ] } ]
+})";
+
 const RequestPlan kPlan = [](int i) {
   return i % 3 == 2 ? std::pair<std::string, std::string>{"/about", "Tiffany, simulated"}
                     : std::pair<std::string, std::string>{"/plaintext", "Hello, World!"};
@@ -30,10 +42,11 @@ const RequestPlan kPlan = [](int i) {
 struct Crowd {
   int keep_alive = 0;
   int pipelining = 0;
+  int idle = 0;  // stay connected after their requests until the server closes
   int leaving = 0;
   int requests_each = 0;
-  int total() const noexcept { return keep_alive + pipelining + leaving; }
-  int expected_answers() const noexcept { return (keep_alive + pipelining) * requests_each; }
+  int total() const noexcept { return keep_alive + pipelining + idle + leaving; }
+  int expected_answers() const noexcept { return (keep_alive + pipelining + idle) * requests_each; }
 };
 
 // Spawns the seed's crowd of clients on a host of their own.
@@ -41,6 +54,7 @@ Crowd spawn_crowd(World& world, ClientTally& tally) {
   Crowd crowd;
   crowd.keep_alive = static_cast<int>(world.random().between(1, 40));
   crowd.pipelining = static_cast<int>(world.random().between(0, 6));
+  crowd.idle = static_cast<int>(world.random().between(0, 10));
   crowd.leaving = static_cast<int>(world.random().between(0, 10));
   crowd.requests_each = static_cast<int>(world.random().between(1, 8));
   Host& clients = world.add_host("clients");
@@ -50,6 +64,9 @@ Crowd spawn_crowd(World& world, ClientTally& tally) {
   for (int i = 0; i < crowd.pipelining; ++i) {
     world.spawn(clients, pipelining_client(world, "127.0.0.1", 8080, crowd.requests_each, kPlan, tally));
   }
+  for (int i = 0; i < crowd.idle; ++i) {
+    world.spawn(clients, idle_client(world, "127.0.0.1", 8080, crowd.requests_each, kPlan, tally));
+  }
   for (int i = 0; i < crowd.leaving; ++i) {
     world.spawn(clients, leaving_client(world, "127.0.0.1", 8080, "GET /plaintext HTTP/1.1\r\nHost: sim\r\n\r\n", tally));
   }
@@ -58,10 +75,12 @@ Crowd spawn_crowd(World& world, ClientTally& tally) {
 
 std::string describe(const Crowd& crowd, const ClientTally& tally) {
   return std::to_string(tally.answered) + " answers to " + std::to_string(crowd.keep_alive) + " keep-alive, " +
-         std::to_string(crowd.pipelining) + " pipelining and " + std::to_string(crowd.leaving) + " leaving clients";
+         std::to_string(crowd.pipelining) + " pipelining, " + std::to_string(crowd.idle) + " idle and " +
+         std::to_string(crowd.leaving) + " leaving clients";
 }
 
-// Every client is answered in full; then a drain leaves no connection.
+// Every client is answered in full (the idle ones closed by the keep-alive
+// timeout); then a drain leaves no connection.
 void http1(World& world, ScenarioOutcome& outcome) {
   SimServer server(world, parse_config(kServerConfig, "sim-http1.json"));
   ClientTally tally;
@@ -83,7 +102,7 @@ void http1(World& world, ScenarioOutcome& outcome) {
 // A drain starts while clients are busy: whatever is answered is right, and
 // every connection ends within the grace.
 void drain(World& world, ScenarioOutcome& outcome) {
-  SimServer server(world, parse_config(kServerConfig, "sim-drain.json"));
+  SimServer server(world, parse_config(kDrainConfig, "sim-drain.json"));
   ClientTally tally;
   const Crowd crowd = spawn_crowd(world, tally);
   const auto drain_at = std::chrono::milliseconds(world.random().below(400));
