@@ -106,7 +106,8 @@ std::vector<std::unique_ptr<ListenerLimits>> make_listener_limits(const WorkerRu
   for (std::size_t i = 0; i < setup.config.listeners.size(); ++i) {
     const ListenerConfig& listener = setup.config.listeners[i];
     limits.push_back(std::make_unique<ListenerLimits>(
-        listener.name, share_of(listener.connection_limits.max_connections, setup.config), setup.peer_limits.at(i).get()));
+        listener.name, share_of(listener.connection_limits.max_connections, setup.config),
+        setup.peer_limits.at(i).get()));
   }
   return limits;
 }
@@ -157,8 +158,8 @@ WorkerRuntime::WorkerRuntime(const Setup& setup, std::vector<ListenSocket>& sock
       listener_limits_(make_listener_limits(setup)),
       plugin_worker_(setup.plugins, setup.index),
       builtins_(setup.builtins, static_cast<int>(setup.index)),
-      protocols_(build_protocols(setup.config, setup.registry, builtins_, setup.tls_contexts, access_log_.get(),
-                                 &tracker_)),
+      protocols_(
+          build_protocols(setup.config, setup.registry, builtins_, setup.tls_contexts, access_log_.get(), &tracker_)),
       scheduler_(scheduler_options(setup, reactor)),
       plugin_tasks_(setup.plugins, setup.index, scheduler_),
       builtin_tasks_{builtins_},

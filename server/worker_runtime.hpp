@@ -55,9 +55,9 @@ class WorkerRuntime {
     AppContext& builtins;
     const TlsContexts& tls_contexts;
     const PeerConnectionLimits& peer_limits;
-    int access_log_fd;         // < 0: no access log
-    PluginHost* plugins;       // started; may be null
-    ManualClock* clock;        // virtual time for the scheduler; null: the real clock
+    int access_log_fd;    // < 0: no access log
+    PluginHost* plugins;  // started; may be null
+    ManualClock* clock;   // virtual time for the scheduler; null: the real clock
   };
 
   /// `sockets`: the worker's listening sockets (a drain closes them);

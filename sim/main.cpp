@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
       const std::size_t dash = range.find('-');
       const auto first = number(range.substr(0, dash));
       const auto last = dash == std::string_view::npos ? first : number(range.substr(dash + 1));
-      if (!first || !last || *last < *first) return usage_error("--seeds wants A-B with A <= B, not \"" + std::string(range) + "\"");
+      if (!first || !last || *last < *first)
+        return usage_error("--seeds wants A-B with A <= B, not \"" + std::string(range) + "\"");
       seeds = std::pair{*first, *last};
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
@@ -76,7 +77,8 @@ int main(int argc, char** argv) {
     }
   }
   if (list) {
-    for (const Scenario& scenario : tiffany::sim::scenarios()) std::cout << scenario.name << "  " << scenario.about << "\n";
+    for (const Scenario& scenario : tiffany::sim::scenarios())
+      std::cout << scenario.name << "  " << scenario.about << "\n";
     return 0;
   }
   const Scenario* chosen = nullptr;

@@ -32,7 +32,8 @@ NetworkProfile network_for(std::uint64_t seed) {
   using std::chrono::microseconds;
   NetworkProfile profile;
   profile.min_latency = microseconds(random.between(5, 200));
-  profile.max_latency = profile.min_latency + microseconds(random.chance(300'000) ? random.between(1'000, 50'000) : random.between(0, 2'000));
+  profile.max_latency = profile.min_latency +
+                        microseconds(random.chance(300'000) ? random.between(1'000, 50'000) : random.between(0, 2'000));
   profile.max_segment = random.chance(300'000) ? random.between(1, 16) : random.between(64, 64 * 1024);
   profile.short_write_per_million = random.chance(500'000) ? static_cast<std::uint32_t>(random.between(0, 900'000)) : 0;
   profile.window = random.chance(300'000) ? random.between(1, 4096) : random.between(16 * 1024, 1024 * 1024);
@@ -50,8 +51,8 @@ SeedRun run_seed(const Scenario& scenario, std::uint64_t seed, std::ostream* tra
   }
   run.outcome.check(world.network().open_sockets() == 0,
                     std::to_string(world.network().open_sockets()) + " simulated sockets left open");
-  run.outcome.check(world.foreign_operations() == 0,
-                    std::to_string(world.foreign_operations()) + " operations on descriptors the simulation does not own");
+  run.outcome.check(world.foreign_operations() == 0, std::to_string(world.foreign_operations()) +
+                                                         " operations on descriptors the simulation does not own");
   run.trace_hash = world.trace().value();
   run.events = world.trace().events();
   run.virtual_time = world.elapsed();

@@ -39,10 +39,6 @@ std::string address_text(const sockaddr* address) {
   return {};
 }
 
-namespace {
-
-}  // namespace
-
 void SimReactor::start(IoOperation& op) {
   const IoRequest& request = op.request();
   if (!network_.owns(request.fd)) {
@@ -55,7 +51,8 @@ void SimReactor::start(IoOperation& op) {
     return;
   }
   if (request.kind == IoKind::connect) {
-    const int begun = network_.connect(request.fd, address_text(request.address), "10.0." + std::to_string(host_) + ".1");
+    const int begun =
+        network_.connect(request.fd, address_text(request.address), "10.0." + std::to_string(host_) + ".1");
     if (begun < 0) {
       done_.emplace_back(&op, begun);
       return;
@@ -116,21 +113,14 @@ bool SimReactor::attempt(IoOperation& op, int& result) {
       n = network_.recv(request.fd, static_cast<char*>(op.request().buffer), op.request().length, request.flags);
       if (n == -EAGAIN) op.return_buffer();
       break;
-    case IoKind::send:
-      n = network_.send(request.fd, static_cast<const char*>(request.buffer), request.length);
-      break;
-    case IoKind::send_message:
-      n = send_gathered(request);
-      break;
-    case IoKind::accept:
-      n = network_.accept(request.fd, request.address, request.address_length);
-      break;
+    case IoKind::send: n = network_.send(request.fd, static_cast<const char*>(request.buffer), request.length); break;
+    case IoKind::send_message: n = send_gathered(request); break;
+    case IoKind::accept: n = network_.accept(request.fd, request.address, request.address_length); break;
     case IoKind::connect:
       n = network_.connect_result(request.fd);
       if (n == -EINPROGRESS) return false;
       break;
-    default:
-      n = -EOPNOTSUPP;
+    default: n = -EOPNOTSUPP;
   }
   if (n == -EAGAIN) return false;
   result = static_cast<int>(n);
@@ -176,7 +166,8 @@ void SimReactor::poll(std::optional<std::chrono::nanoseconds>) {
 }
 
 bool SimReactor::has_due_completions() const {
-  return !done_.empty() || std::any_of(parked_.begin(), parked_.end(), [&](const IoOperation* op) { return could_complete(*op); });
+  return !done_.empty() ||
+         std::any_of(parked_.begin(), parked_.end(), [&](const IoOperation* op) { return could_complete(*op); });
 }
 
 void SimReactor::cancel(IoOperation& op) noexcept {

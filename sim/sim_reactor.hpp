@@ -55,7 +55,7 @@ class SimReactor final : public Reactor {
   TraceHash& trace_;
   int host_;
   bool queues_operations_;
-  std::vector<IoOperation*> parked_;                 // in start order: attempted in that order
+  std::vector<IoOperation*> parked_;                // in start order: attempted in that order
   std::vector<std::pair<IoOperation*, int>> done_;  // finished, delivered at the next poll
   std::size_t foreign_operations_ = 0;
 };

@@ -38,17 +38,17 @@ void SimServer::start_workers() {
     }
     {
       Reactor::CurrentScope reactor(*worker->host->reactor);
-      worker->runtime = std::make_unique<WorkerRuntime>(
-          WorkerRuntime::Setup{.index = w,
-                               .config = config_,
-                               .registry = handlers_->registry,
-                               .builtins = handlers_->builtins,
-                               .tls_contexts = tls_contexts_,
-                               .peer_limits = peer_limits_,
-                               .access_log_fd = -1,
-                               .plugins = &handlers_->plugins,
-                               .clock = &world_.clock()},
-          worker->sockets, *worker->host->reactor, worker->open, worker->accepting);
+      worker->runtime =
+          std::make_unique<WorkerRuntime>(WorkerRuntime::Setup{.index = w,
+                                                               .config = config_,
+                                                               .registry = handlers_->registry,
+                                                               .builtins = handlers_->builtins,
+                                                               .tls_contexts = tls_contexts_,
+                                                               .peer_limits = peer_limits_,
+                                                               .access_log_fd = -1,
+                                                               .plugins = &handlers_->plugins,
+                                                               .clock = &world_.clock()},
+                                          worker->sockets, *worker->host->reactor, worker->open, worker->accepting);
     }
     world_.attach(*worker->host, worker->runtime->scheduler());
     workers_.push_back(std::move(worker));

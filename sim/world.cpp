@@ -62,9 +62,9 @@ Host& World::add_bare_host(std::string name) {
 Host& World::add_host(std::string name) {
   Host& host = add_bare_host(std::move(name));
   host.own_scheduler = std::make_unique<Scheduler>(SchedulerOptions{.poller = host.reactor.get(),
-                                                                   .clock = &clock_,
-                                                                   .trace_capacity = kTraceCapacity,
-                                                                   .worker = static_cast<int>(hosts_.size() - 1)});
+                                                                    .clock = &clock_,
+                                                                    .trace_capacity = kTraceCapacity,
+                                                                    .worker = static_cast<int>(hosts_.size() - 1)});
   attach(host, *host.own_scheduler);
   return host;
 }
@@ -81,7 +81,7 @@ std::size_t World::foreign_operations() const noexcept {
 }
 
 bool World::runnable(const Host& host) const {
-  if (!steps(host)) return false;
+  if (!takes_steps(host)) return false;
   if (host.scheduler->has_ready_work() || host.reactor->has_due_completions()) return true;
   const auto timer = host.scheduler->next_timer();
   return timer && *timer <= clock_.now();
@@ -133,7 +133,7 @@ RunEnd World::run_until(const std::function<bool()>& done, std::chrono::nanoseco
     std::optional<ManualClock::time_point> next = network_.next_arrival();
     bool in_flight = false;
     for (const auto& host : hosts_) {
-      if (!steps(*host)) continue;
+      if (!takes_steps(*host)) continue;
       const auto timer = host->scheduler->next_timer();
       if (timer && (!next || *timer < *next)) next = timer;
       in_flight = in_flight || host->reactor->has_pending();

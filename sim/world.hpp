@@ -110,7 +110,7 @@ class World {
 
  private:
   bool runnable(const Host& host) const;
-  bool steps(const Host& host) const noexcept { return host.scheduler != nullptr && !host.scheduler->stopping(); }
+  bool takes_steps(const Host& host) const noexcept { return host.scheduler != nullptr && !host.scheduler->stopping(); }
   void step(Host& host);
   void mix_task_events(Host& host);
   static std::timespec wall_time(const void* world) noexcept;

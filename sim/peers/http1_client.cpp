@@ -189,8 +189,7 @@ Task<void> pipelining_client(World& world, const char* ip, std::uint16_t port, i
   if (complete && !write_failed) ++tally.finished;
 }
 
-Task<void> leaving_client(World& world, const char* ip, std::uint16_t port, std::string request,
-                          ClientTally& tally) {
+Task<void> leaving_client(World& world, const char* ip, std::uint16_t port, std::string request, ClientTally& tally) {
   const CountsTheEnd counts{tally};
   UniqueFd socket = co_await connect_to(ip, port);
   if (!socket) {

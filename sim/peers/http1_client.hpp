@@ -62,7 +62,6 @@ Task<void> pipelining_client(World& world, const char* ip, std::uint16_t port, i
 /// Connects, sends a seeded prefix of a request (maybe all of it), and
 /// leaves: closes at once, or after a seeded pause, without reading. The
 /// server must let go of the connection either way.
-Task<void> leaving_client(World& world, const char* ip, std::uint16_t port, std::string request,
-                          ClientTally& tally);
+Task<void> leaving_client(World& world, const char* ip, std::uint16_t port, std::string request, ClientTally& tally);
 
 }  // namespace tiffany::sim

@@ -68,7 +68,8 @@ Crowd spawn_crowd(World& world, ClientTally& tally) {
     world.spawn(clients, idle_client(world, "127.0.0.1", 8080, crowd.requests_each, kPlan, tally));
   }
   for (int i = 0; i < crowd.leaving; ++i) {
-    world.spawn(clients, leaving_client(world, "127.0.0.1", 8080, "GET /plaintext HTTP/1.1\r\nHost: sim\r\n\r\n", tally));
+    world.spawn(clients,
+                leaving_client(world, "127.0.0.1", 8080, "GET /plaintext HTTP/1.1\r\nHost: sim\r\n\r\n", tally));
   }
   return crowd;
 }
@@ -116,7 +117,8 @@ void drain(World& world, ScenarioOutcome& outcome) {
   // The bound docs/operations.md promises: idle connections close at the end
   // of the grace; a request in flight finishes, its head within header_ms
   // (2 s here); a second for the rest (handlers, the network).
-  outcome.check(world.elapsed() - drain_began <= grace + 2s + 1s, "the drain outlasted its grace and the header timeout");
+  outcome.check(world.elapsed() - drain_began <= grace + 2s + 1s,
+                "the drain outlasted its grace and the header timeout");
   outcome.check(server.open_connections() == 0,
                 std::to_string(server.open_connections()) + " connections still open after the drain");
   outcome.check(tally.wrong == 0, std::to_string(tally.wrong) + " wrong answers");
@@ -128,8 +130,10 @@ void drain(World& world, ScenarioOutcome& outcome) {
 }  // namespace
 
 void add_http1_scenarios(std::vector<Scenario>& into) {
-  into.push_back({"http1", "HTTP/1.1 keep-alive, pipelining and leaving clients against two workers, then a drain", http1});
-  into.push_back({"drain", "a drain begun while HTTP/1.1 clients are busy: right answers, every connection ends", drain});
+  into.push_back(
+      {"http1", "HTTP/1.1 keep-alive, pipelining and leaving clients against two workers, then a drain", http1});
+  into.push_back(
+      {"drain", "a drain begun while HTTP/1.1 clients are busy: right answers, every connection ends", drain});
 }
 
 }  // namespace tiffany::sim

@@ -71,8 +71,8 @@ Requests make_requests(SeededRandom& random, int count) {
     } else {
       std::string body(random.between(1, 40'000), '\0');
       for (char& c : body) c = static_cast<char>('a' + random.below(26));
-      requests.wire += "POST /echo HTTP/1.1\r\nHost: sim\r\nContent-Length: " + std::to_string(body.size()) +
-                       "\r\n" + connection + "\r\n" + body;
+      requests.wire += "POST /echo HTTP/1.1\r\nHost: sim\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
+                       connection + "\r\n" + body;
       requests.expected.push_back(std::move(body));
     }
   }

@@ -14,7 +14,8 @@ namespace {
 using namespace std::chrono_literals;
 
 struct NetworkFixture {
-  explicit NetworkFixture(NetworkProfile profile = {}, std::uint64_t seed = 7) : random(seed), network(clock, random, profile) {}
+  explicit NetworkFixture(NetworkProfile profile = {}, std::uint64_t seed = 7)
+      : random(seed), network(clock, random, profile) {}
   ManualClock clock;
   SeededRandom random;
   SimNetwork network;
@@ -32,7 +33,8 @@ struct NetworkFixture {
 };
 
 TEST(SimNetworkTest, BytesArriveAfterTheLatencyAndInOrder) {
-  NetworkFixture net(NetworkProfile{.min_latency = 1ms, .max_latency = 5ms, .max_segment = 3, .short_write_per_million = 0});
+  NetworkFixture net(
+      NetworkProfile{.min_latency = 1ms, .max_latency = 5ms, .max_segment = 3, .short_write_per_million = 0});
   const auto [a, b] = net.network.socket_pair();
   ASSERT_EQ(net.network.send(a, "hello, world", 12), 12);
   char buffer[16];

@@ -14,8 +14,8 @@
 #include "server/transport/connection_tracker.hpp"
 #include "server/transport/listener_limits.hpp"
 #include "server/transport/plain_transport.hpp"
-#include "sim/world.hpp"
 #include "sim/peers/http1_client.hpp"
+#include "sim/world.hpp"
 
 namespace tiffany::sim {
 namespace {

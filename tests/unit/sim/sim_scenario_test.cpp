@@ -32,7 +32,8 @@ TEST(SimScenarioTest, AFailedRunNamesWhatFailedAndTheCommandThatReplaysIt) {
   EXPECT_TRUE(report.str().starts_with("scenario " + name + " seed 81234: FAILED, trace hash 0000000000000abc, "))
       << report.str();
   EXPECT_NE(report.str().find("  failed: 2 connections still open after the drain\n"), std::string::npos);
-  EXPECT_NE(report.str().find("  replay: tiffany-sim --scenario " + name + " --seed 81234 --trace\n"), std::string::npos);
+  EXPECT_NE(report.str().find("  replay: tiffany-sim --scenario " + name + " --seed 81234 --trace\n"),
+            std::string::npos);
 }
 
 TEST(SimScenarioTest, SeedsDrawDifferentNetworks) {

@@ -46,13 +46,9 @@ ServerRun run_server(std::uint64_t seed, int clients, int requests) {
   const RunEnd drained = world.run_until([&] { return server.drained(); }, 1h);
   std::size_t foreign = peers.reactor->foreign_operations();
   for (std::size_t w = 0; w < server.workers(); ++w) foreign += server.host(w).reactor->foreign_operations();
-  return ServerRun{served,
-                   drained,
-                   world.trace().value(),
-                   tally,
-                   server.open_connections(),
-                   world.network().open_sockets(),
-                   foreign};
+  return ServerRun{
+      served, drained, world.trace().value(), tally, server.open_connections(), world.network().open_sockets(),
+      foreign};
 }
 
 TEST(SimServerTest, TheConfiguredServerAnswersEveryClientAndDrainsToNothing) {
