@@ -82,6 +82,26 @@ Task<HttpAnswer> read_http_answer(SocketStream& stream, std::string& pending) {
   }
 }
 
+// Asks `requests` GETs one at a time on `stream`, each after a seeded pause
+// of up to `max_pause`, and counts the answers; true when every one came.
+Task<bool> ask_one_by_one(World& world, SocketStream& stream, int requests, const RequestPlan& plan, ClientTally& tally,
+                          std::chrono::milliseconds max_pause) {
+  std::string pending;
+  for (int i = 0; i < requests; ++i) {
+    co_await Sleep{std::chrono::milliseconds(world.random().below(static_cast<std::uint64_t>(max_pause.count())))};
+    const auto [path, expected] = plan(i);
+    const std::string request = get_request(path);
+    const IoResult written = co_await stream.write(request.data(), request.size());
+    if (!written) {
+      ++tally.cut;
+      co_return false;
+    }
+    const HttpAnswer answer = co_await read_http_answer(stream, pending);
+    if (!tally_answer(answer, expected, tally)) co_return false;
+  }
+  co_return true;
+}
+
 Task<void> keep_alive_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,
                              ClientTally& tally, std::chrono::milliseconds max_pause) {
   const CountsTheEnd counts{tally};
@@ -91,20 +111,8 @@ Task<void> keep_alive_client(World& world, const char* ip, std::uint16_t port, i
     co_return;
   }
   SocketStream stream(socket.get());
-  std::string pending;
-  for (int i = 0; i < requests; ++i) {
-    co_await Sleep{std::chrono::milliseconds(world.random().below(static_cast<std::uint64_t>(max_pause.count())))};
-    const auto [path, expected] = plan(i);
-    const std::string request = get_request(path);
-    const IoResult written = co_await stream.write(request.data(), request.size());
-    if (!written) {
-      ++tally.cut;
-      co_return;
-    }
-    const HttpAnswer answer = co_await read_http_answer(stream, pending);
-    if (!tally_answer(answer, expected, tally)) co_return;
-  }
-  ++tally.finished;
+  const bool answered = co_await ask_one_by_one(world, stream, requests, plan, tally, max_pause);
+  if (answered) ++tally.finished;
 }
 
 Task<void> idle_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,
@@ -116,19 +124,8 @@ Task<void> idle_client(World& world, const char* ip, std::uint16_t port, int req
     co_return;
   }
   SocketStream stream(socket.get());
-  std::string pending;
-  for (int i = 0; i < requests; ++i) {
-    co_await Sleep{std::chrono::milliseconds(world.random().below(60))};
-    const auto [path, expected] = plan(i);
-    const std::string request = get_request(path);
-    const IoResult written = co_await stream.write(request.data(), request.size());
-    if (!written) {
-      ++tally.cut;
-      co_return;
-    }
-    const HttpAnswer answer = co_await read_http_answer(stream, pending);
-    if (!tally_answer(answer, expected, tally)) co_return;
-  }
+  const bool answered = co_await ask_one_by_one(world, stream, requests, plan, tally, std::chrono::milliseconds(60));
+  if (!answered) co_return;
   char byte;
   const IoResult end = co_await stream.read(&byte, 1);  // the server's close: 0, or a reset
   if (!end || end.bytes() == 0) {

@@ -12,27 +12,19 @@ namespace {
 using namespace std::chrono_literals;
 
 // The server under test, as a user writes it: two workers, one listener, a
-// greeting built in and a second route; short timeouts, so the seeds reach them.
-constexpr const char* kServerConfig = R"({
+// greeting built in and a second route; a short header timeout, so the seeds
+// reach it, and the keep-alive timeout the scenario asks for.
+std::string server_config(int keepalive_ms) {
+  return R"({
   "workers": 2,
   "listeners": [ { "name": "web", "address": "127.0.0.1:8080", "protocol": "http",
-    "timeouts": { "header_ms": 2000, "keepalive_ms": 1500 },
+    "timeouts": { "header_ms": 2000, "keepalive_ms": )" +
+         std::to_string(keepalive_ms) + R"( },
     "routes": [
       { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } },
       { "method": "GET", "path": "/about", "handler": "text", "with": { "body": "Tiffany, simulated" } } ] } ]
 })";
-
-// The drain's server: keep-alive connections may idle for 30 s, so only the
-// drain's own grace can close them in time (a drain that forgot an idle
-// connection would outlast its bound by far).
-constexpr const char* kDrainConfig = R"({
-  "workers": 2,
-  "listeners": [ { "name": "web", "address": "127.0.0.1:8080", "protocol": "http",
-    "timeouts": { "header_ms": 2000, "keepalive_ms": 30000 },
-    "routes": [
-      { "method": "GET", "path": "/plaintext", "handler": "text", "with": { "body": "Hello, World!" } },
-      { "method": "GET", "path": "/about", "handler": "text", "with": { "body": "Tiffany, simulated" } } ] } ]
-})";
+}
 
 const RequestPlan kPlan = [](int i) {
   return i % 3 == 2 ? std::pair<std::string, std::string>{"/about", "Tiffany, simulated"}
@@ -83,7 +75,7 @@ std::string describe(const Crowd& crowd, const ClientTally& tally) {
 // Every client is answered in full (the idle ones closed by the keep-alive
 // timeout); then a drain leaves no connection.
 void http1(World& world, ScenarioOutcome& outcome) {
-  SimServer server(world, parse_config(kServerConfig, "sim-http1.json"));
+  SimServer server(world, parse_config(server_config(1500), "sim-http1.json"));
   ClientTally tally;
   const Crowd crowd = spawn_crowd(world, tally);
   const RunEnd served = world.run_until([&] { return tally.ended == crowd.total(); }, 1h);
@@ -103,7 +95,9 @@ void http1(World& world, ScenarioOutcome& outcome) {
 // A drain starts while clients are busy: whatever is answered is right, and
 // every connection ends within the grace.
 void drain(World& world, ScenarioOutcome& outcome) {
-  SimServer server(world, parse_config(kDrainConfig, "sim-drain.json"));
+  // Why 30 s: only the drain's own grace can close an idle connection in time
+  // (a drain that forgot one would outlast its bound by far).
+  SimServer server(world, parse_config(server_config(30'000), "sim-drain.json"));
   ClientTally tally;
   const Crowd crowd = spawn_crowd(world, tally);
   const auto drain_at = std::chrono::milliseconds(world.random().below(400));
