@@ -12,7 +12,8 @@ class ConnectionTracker;
 
 /// When to trim: once the worker's open connections are at least
 /// `min_closed` (and half) below their peak since the last trim; checked
-/// every `period`.
+/// every `period`. And once more when the count, still falling after a
+/// trim, has stopped (the rest of a burst that closed over several checks).
 struct TrimPolicy {
   std::size_t min_closed = 512;
   std::chrono::milliseconds period{1000};

@@ -127,11 +127,22 @@ SchedulerOptions scheduler_options(const WorkerRuntime::Setup& setup, Reactor& r
 
 WorkerRuntime::PluginWorker::PluginWorker(PluginHost* plugin_host, std::size_t worker)
     : host(plugin_host), index(worker) {
-  if (host != nullptr) host->start_worker(index);
+  if (host == nullptr) return;
+  try {
+    host->start_worker(index);
+  } catch (...) {
+    // Why: the plugins whose hooks ran before the one that threw end as on
+    // any way out (the destructor does not run for a constructor that threw).
+    end();
+    throw;
+  }
 }
 
 WorkerRuntime::PluginWorker::~PluginWorker() {
-  if (host == nullptr) return;
+  if (host != nullptr) end();
+}
+
+void WorkerRuntime::PluginWorker::end() noexcept {
   host->drain_worker(index);  // no-op when it ran already
   host->detach_worker(index);
   host->end_worker(index);

@@ -88,6 +88,7 @@ class WorkerRuntime {
     std::size_t index;
     PluginWorker(PluginHost* plugin_host, std::size_t worker);
     ~PluginWorker();
+    void end() noexcept;
   };
   struct PluginWorkerTasks {
     PluginHost* host;
