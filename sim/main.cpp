@@ -1,4 +1,5 @@
 // tiffany-sim: runs the simulation's scenarios by seed, and prints how to replay a failure.
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <iostream>
@@ -17,10 +18,13 @@ constexpr const char* kUsage =
     "usage: tiffany-sim --list\n"
     "       tiffany-sim --scenario NAME --seed N [--trace]\n"
     "       tiffany-sim [--scenario NAME] --seeds A-B\n"
+    "       tiffany-sim [--scenario NAME] --budget [PERCENT]\n"
     "  --list        the scenarios, one a line, name first\n"
     "  --scenario    one scenario (with --seeds: every scenario when left out)\n"
     "  --seed N      one run; prints its trace hash\n"
     "  --seeds A-B   every seed from A to B; exits 1 if any fails, printing how to replay it\n"
+    "  --budget      each scenario's own seeds, 1 to its budget (what CI runs); PERCENT: that\n"
+    "                share of each budget (a sanitized build's); exits as --seeds\n"
     "  --trace       with --seed: every event of the run, one a line, on stdout\n";
 
 std::optional<std::uint64_t> number(std::string_view text) {
@@ -47,6 +51,7 @@ int main(int argc, char** argv) {
   std::string scenario_name;
   std::optional<std::uint64_t> seed;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> seeds;
+  std::optional<std::uint64_t> budget_percent;
   bool list = false;
   bool trace = false;
   for (int i = 1; i < argc; ++i) {
@@ -69,6 +74,13 @@ int main(int argc, char** argv) {
       if (!first || !last || *last < *first)
         return usage_error("--seeds wants A-B with A <= B, not \"" + std::string(range) + "\"");
       seeds = std::pair{*first, *last};
+    } else if (arg == "--budget") {
+      budget_percent = 100;
+      if (has_value && argv[i + 1][0] != '-') {
+        budget_percent = number(argv[++i]);
+        if (!budget_percent || *budget_percent == 0 || *budget_percent > 100)
+          return usage_error("--budget wants a percent from 1 to 100, not \"" + std::string(argv[i]) + "\"");
+      }
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
@@ -78,7 +90,7 @@ int main(int argc, char** argv) {
   }
   if (list) {
     for (const Scenario& scenario : tiffany::sim::scenarios())
-      std::cout << scenario.name << "  " << scenario.about << "\n";
+      std::cout << scenario.name << "  " << scenario.about << " (CI: " << scenario.budget << " seeds)\n";
     return 0;
   }
   const Scenario* chosen = nullptr;
@@ -86,20 +98,24 @@ int main(int argc, char** argv) {
     chosen = tiffany::sim::find_scenario(scenario_name);
     if (chosen == nullptr) return usage_error("no scenario \"" + scenario_name + "\" (--list names them)");
   }
-  if (seed && seeds) return usage_error("--seed and --seeds do not go together");
+  if ((seed ? 1 : 0) + (seeds ? 1 : 0) + (budget_percent ? 1 : 0) > 1)
+    return usage_error("--seed, --seeds and --budget do not go together");
   if (seed) {
     if (chosen == nullptr) return usage_error("--seed needs --scenario");
     const SeedRun run = tiffany::sim::run_seed(*chosen, *seed, trace ? &std::cout : nullptr);
     return report(*chosen, *seed, run) ? 0 : 1;
   }
-  if (!seeds) return usage_error("say --list, --seed or --seeds");
+  if (!seeds && !budget_percent) return usage_error("say --list, --seed, --seeds or --budget");
   if (trace) return usage_error("--trace goes with one --seed");
   int failed = 0;
   for (const Scenario& scenario : tiffany::sim::scenarios()) {
     if (chosen != nullptr && chosen != &scenario) continue;
-    for (std::uint64_t s = seeds->first;; ++s) {
+    const auto [first, last] = seeds ? *seeds
+                                     : std::pair<std::uint64_t, std::uint64_t>{
+                                           1, std::max<std::uint64_t>(1, scenario.budget * *budget_percent / 100)};
+    for (std::uint64_t s = first;; ++s) {
       if (!report(scenario, s, tiffany::sim::run_seed(scenario, s, nullptr))) ++failed;
-      if (s == seeds->second) break;
+      if (s == last) break;
     }
   }
   if (failed > 0) std::cout << failed << " failing seed" << (failed == 1 ? "" : "s") << "\n";

@@ -26,6 +26,7 @@ struct Scenario {
   const char* name;
   const char* about;  // one line for --list
   void (*run)(World& world, ScenarioOutcome& outcome);
+  std::uint64_t budget;  // the seeds CI runs: 1 to budget (`tiffany-sim --budget`)
 };
 
 /// Every scenario, in --list order.

@@ -105,7 +105,13 @@ Task<AfterBurst> Http2Connection::serve(ByteStream& stream, ConnectionContext& c
     }
     // Why first: the streams just started (or woken) answer now, and their
     // answers go out in the same write as what the session has to say.
-    if (running_tasks_ > 0) co_await Yield{};
+    // Why disarmed: the deadline wait_and_read armed is for its guarded
+    // waits; left armed over this yield, it would cancel the whole
+    // connection (no GOAWAY, no count, no lingering close) instead.
+    if (running_tasks_ > 0) {
+      deadline_->disarm();
+      co_await Yield{};
+    }
     const Sent sent = co_await send_pending();
     if (sent == Sent::failed) break;
     note_stalls();
@@ -150,7 +156,13 @@ Http2Connection::Serving Http2Connection::feed(std::string_view bytes) {
     if (feed_session(bytes.substr(0, piece)) == Serving::ends) return Serving::ends;
     if (self_dependent != 0) depends_on_itself(self_dependent);
     bytes.remove_prefix(piece);
-    if (bytes.empty()) return Serving::goes_on;
+    if (!bytes.empty()) continue;
+    // Why: a connection with no stream open is idle from the client's last
+    // bytes (as nginx and h2o count it), not from its last stream's end: a
+    // client still sending (a refused upload's DATA, WINDOW_UPDATE, PING) is
+    // using it, and the requests behind those bytes would meet a GOAWAY.
+    if (streams_.empty()) idle_since_ = Scheduler::current().now();
+    return Serving::goes_on;
   }
 }
 
@@ -183,14 +195,41 @@ Task<Http2Connection::Sent> Http2Connection::send_pending() {
     }
     if (out_.empty()) co_return Sent::all;
     deadline_->rearm_after(site_.timeouts.write);
+    const auto write_began = Scheduler::current().now();
     const Timed<IoResult> write = co_await within(*deadline_, TimeoutStage::write, stream_->write(out_.data(), out_.size()));
     if (write.timed_out() || !*write) co_return Sent::failed;  // a client that does not read, or gone
     add_stat(Stat::bytes_sent, static_cast<std::int64_t>(out_.size()));
+    hold_input_clocks(Scheduler::current().now() - write_began);
+    // Why: a last stream's end was framed before its bytes went; the
+    // connection is idle from when they have (a slow client's long write).
+    if (streams_.empty()) idle_since_ = Scheduler::current().now();
+  }
+}
+
+void Http2Connection::hold_input_clocks(Scheduler::Clock::duration write_wait) noexcept {
+  if (write_wait <= Scheduler::Clock::duration::zero()) return;
+  // Why: while a write waited for a slow reader, nothing the client sent was
+  // read; the header, body and stall timeouts judge the client, so their
+  // clocks stop meanwhile (else a client downloading slowly loses its
+  // connection to the header timeout of its next request, whose block we
+  // did not read, or a stream to a WINDOW_UPDATE waiting in our socket).
+  for (const Entry& entry : streams_) {
+    Http2Stream& stream = *entry.stream;
+    if (stream.stalled_since) *stream.stalled_since += write_wait;
+    if (stream.phase == StreamPhase::headers) stream.opened += write_wait;
+    if (stream.phase == StreamPhase::uploading) {
+      stream.last_input += write_wait;
+      stream.body_began += write_wait;
+    }
   }
 }
 
 Task<Http2Connection::Serving> Http2Connection::wait_and_read() {
   const std::optional<Scheduler::Clock::time_point> until = next_deadline();
+  // Why answered here: a busy connection (its wake set by running streams)
+  // takes none of the guarded waits below, so a stream's overdue timeout
+  // would wait for a quiet moment that may not come.
+  if (until && !streams_.empty() && *until <= Scheduler::current().now() && !draining_) co_return on_deadline();
   if (until) {
     deadline_->rearm(*until);
   } else {

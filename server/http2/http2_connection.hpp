@@ -195,6 +195,9 @@ class Http2Connection final : private DrainListener {
   void forget_if_done(Http2Stream& stream);
   /// After a write: notes which streams' output waits on the client's window (for the write timeout).
   void note_stalls();
+  /// After a write that waited `write_wait` (input unread meanwhile): moves
+  /// the streams' header, body and stall clocks by as much.
+  void hold_input_clocks(Scheduler::Clock::duration write_wait) noexcept;
   void on_drain(std::chrono::milliseconds idle_grace) override;
   /// Cancels every stream task and detaches the streams (idempotent); the
   /// tasks still running go to ending_.

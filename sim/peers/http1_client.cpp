@@ -1,9 +1,6 @@
 // Simulated HTTP/1.1 clients: connect, write, read and check, through the same awaitables as the server.
 #include "sim/peers/http1_client.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <charconv>
 #include <vector>
 
@@ -11,37 +8,15 @@
 #include <tiffany/coro/sleep.hpp>
 #include <tiffany/coro/spawn.hpp>
 #include <tiffany/coro/task_canceled.hpp>
-#include <tiffany/reactor/connect.hpp>
 #include <tiffany/reactor/socket_calls.hpp>
 #include <tiffany/reactor/unique_fd.hpp>
+
+#include "sim/peers/peer_connect.hpp"
 
 namespace tiffany::sim {
 namespace {
 
-sockaddr_in address_of(const char* ip, std::uint16_t port) {
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  inet_pton(AF_INET, ip, &address.sin_addr);
-  return address;
-}
-
-// A connected socket, or an empty one when the connect failed.
-Task<UniqueFd> connect_to(const char* ip, std::uint16_t port) {
-  UniqueFd socket(SocketCalls::current().socket(AF_INET, SOCK_STREAM, 0));
-  const sockaddr_in server = address_of(ip, port);
-  const IoResult connected = co_await Connect{socket.get(), reinterpret_cast<const sockaddr*>(&server), sizeof server};
-  if (!connected) socket.reset();
-  co_return socket;
-}
-
 std::string get_request(const std::string& path) { return "GET " + path + " HTTP/1.1\r\nHost: sim\r\n\r\n"; }
-
-// Counts a client's end, however its task ends.
-struct CountsTheEnd {
-  ClientTally& tally;
-  ~CountsTheEnd() { ++tally.ended; }
-};
 
 // Counts `answer` against the body it should carry; false when the connection ended.
 bool tally_answer(const HttpAnswer& answer, const std::string& expected, ClientTally& tally) {
@@ -104,7 +79,7 @@ Task<bool> ask_one_by_one(World& world, SocketStream& stream, int requests, cons
 
 Task<void> keep_alive_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,
                              ClientTally& tally, std::chrono::milliseconds max_pause) {
-  const CountsTheEnd counts{tally};
+  const CountsTheEnd<ClientTally> counts{tally};
   const UniqueFd socket = co_await connect_to(ip, port);
   if (!socket) {
     ++tally.cut;
@@ -117,7 +92,7 @@ Task<void> keep_alive_client(World& world, const char* ip, std::uint16_t port, i
 
 Task<void> idle_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,
                        ClientTally& tally) {
-  const CountsTheEnd counts{tally};
+  const CountsTheEnd<ClientTally> counts{tally};
   const UniqueFd socket = co_await connect_to(ip, port);
   if (!socket) {
     ++tally.cut;
@@ -150,7 +125,7 @@ Task<void> write_in_pieces(World& world, SocketStream& stream, const std::string
 
 Task<void> pipelining_client(World& world, const char* ip, std::uint16_t port, int requests, RequestPlan plan,
                              ClientTally& tally) {
-  const CountsTheEnd counts{tally};
+  const CountsTheEnd<ClientTally> counts{tally};
   const UniqueFd socket = co_await connect_to(ip, port);
   if (!socket) {
     ++tally.cut;
@@ -187,7 +162,7 @@ Task<void> pipelining_client(World& world, const char* ip, std::uint16_t port, i
 }
 
 Task<void> leaving_client(World& world, const char* ip, std::uint16_t port, std::string request, ClientTally& tally) {
-  const CountsTheEnd counts{tally};
+  const CountsTheEnd<ClientTally> counts{tally};
   UniqueFd socket = co_await connect_to(ip, port);
   if (!socket) {
     ++tally.cut;

@@ -125,9 +125,11 @@ void drain(World& world, ScenarioOutcome& outcome) {
 
 void add_http1_scenarios(std::vector<Scenario>& into) {
   into.push_back(
-      {"http1", "HTTP/1.1 keep-alive, pipelining and leaving clients against two workers, then a drain", http1});
+      {"http1", "HTTP/1.1 keep-alive, pipelining and leaving clients against two workers, then a drain", http1,
+       2000});
   into.push_back(
-      {"drain", "a drain begun while HTTP/1.1 clients are busy: right answers, every connection ends", drain});
+      {"drain", "a drain begun while HTTP/1.1 clients are busy: right answers, every connection ends", drain,
+       2000});
 }
 
 }  // namespace tiffany::sim
