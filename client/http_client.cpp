@@ -16,6 +16,7 @@
 #include "client/internal/response_error.hpp"
 #include "client/internal/response_events.hpp"
 #include "client/internal/stage_deadline.hpp"
+#include "coro/engine/worker_local.hpp"
 
 namespace tiffany {
 namespace {
@@ -83,10 +84,8 @@ HttpClient::HttpClient(HttpClientOptions options)
 HttpClient::~HttpClient() { pools_->shut_down(); }
 
 HttpClient& HttpClient::for_this_thread() {
-  // Why a pointer made on first use: a thread that never calls out holds no pools.
-  static thread_local std::unique_ptr<HttpClient> client;
-  if (!client) client = std::make_unique<HttpClient>();
-  return *client;
+  // Why made on first use: a worker that never calls out holds no pools.
+  return worker_local<HttpClient>();
 }
 
 std::size_t HttpClient::idle_connections() const noexcept { return pools_->idle_count(); }

@@ -81,7 +81,9 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
   ~HttpClient();
 
-  /// This thread's client with the default options, made on first use.
+  /// This worker's client with the default options (its scheduler's: one a
+  /// worker thread, one a simulated worker), made on first use and
+  /// destroyed with the scheduler; outside any scheduler, this thread's.
   static HttpClient& for_this_thread();
 
   /// Sends the request and reads the whole response (at most

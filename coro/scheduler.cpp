@@ -14,6 +14,7 @@
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/coro/task_context.hpp>
 
+#include "coro/engine/worker_local.hpp"
 #include "coro/internal/ticked_steady_clock.hpp"
 
 namespace tiffany {
@@ -90,6 +91,7 @@ Scheduler::~Scheduler() {
     }
   }
   if (tls_current_ == this) tls_current_ = nullptr;
+  detail::end_worker_locals(this);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Resolver: the public face of AresChannel, and each thread's default resolver.
 #include <tiffany/net/resolver.hpp>
 
+#include "coro/engine/worker_local.hpp"
 #include "net/internal/ares_channel.hpp"
 
 namespace tiffany {
@@ -26,10 +27,8 @@ Resolver::Resolver(ResolverOptions options) : channel_(std::make_shared<detail::
 Resolver::~Resolver() = default;
 
 Resolver& Resolver::for_this_thread() {
-  // Why a pointer made on first use: a thread that never resolves never reads resolv.conf.
-  static thread_local std::unique_ptr<Resolver> resolver;
-  if (!resolver) resolver = std::make_unique<Resolver>();
-  return *resolver;
+  // Why made on first use: a worker that never resolves never reads resolv.conf.
+  return worker_local<Resolver>();
 }
 
 Task<ResolveResult> Resolver::resolve(std::string host) {

@@ -90,7 +90,9 @@ class Resolver {
   Resolver& operator=(const Resolver&) = delete;
   ~Resolver();
 
-  /// This thread's resolver with the system's configuration, made on first use.
+  /// This worker's resolver with the system's configuration (its
+  /// scheduler's: one a worker thread, one a simulated worker), made on
+  /// first use and destroyed with the scheduler; outside any, this thread's.
   static Resolver& for_this_thread();
 
   /// The addresses of `host`: a numeric IPv4 or IPv6 literal at once, else

@@ -10,12 +10,14 @@ namespace tiffany::sim {
 
 void add_http1_scenarios(std::vector<Scenario>& into);  // sim/scenarios/http1_scenarios.cpp
 void add_http2_scenarios(std::vector<Scenario>& into);  // sim/scenarios/http2_scenarios.cpp
+void add_websocket_scenarios(std::vector<Scenario>& into);  // sim/scenarios/websocket_scenarios.cpp
 
 const std::vector<Scenario>& scenarios() {
   static const std::vector<Scenario> all = [] {
     std::vector<Scenario> list;
     add_http1_scenarios(list);
     add_http2_scenarios(list);
+    add_websocket_scenarios(list);
     return list;
   }();
   return all;

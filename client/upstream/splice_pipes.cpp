@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "coro/engine/worker_local.hpp"
+
 namespace tiffany::upstream {
 
 PipeLease::~PipeLease() {
@@ -13,10 +15,7 @@ PipeLease::~PipeLease() {
   if (held == 0) owner_->give_back(std::move(pipe_));
 }
 
-SplicePipes& SplicePipes::for_this_thread() noexcept {
-  static thread_local SplicePipes pipes;
-  return pipes;
-}
+SplicePipes& SplicePipes::for_this_thread() { return worker_local<SplicePipes>(); }
 
 std::optional<PipeLease> SplicePipes::take() {
   if (!kept_.empty()) {

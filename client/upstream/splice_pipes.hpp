@@ -53,7 +53,8 @@ class SplicePipes {
   static constexpr std::size_t kPipeBytes = 256 * 1024;
   static constexpr std::size_t kKept = 16;
 
-  static SplicePipes& for_this_thread() noexcept;
+  /// This worker's pipes (its scheduler's; see worker_local).
+  static SplicePipes& for_this_thread();
   SplicePipes() = default;
   SplicePipes(const SplicePipes&) = delete;
   SplicePipes& operator=(const SplicePipes&) = delete;

@@ -68,6 +68,12 @@ class Metrics {
   RedisMetrics& add_redis(std::string redis);
   void set_backend(std::string name);
 
+  /// The WebSocket counters of `listener`, summed over its workers' rows.
+  struct WebSocketTotals {
+    std::uint64_t connections = 0, ended = 0, freed = 0;
+  };
+  WebSocketTotals websocket_totals(const std::string& listener) const;
+
   /// Everything in Prometheus text exposition format.
   std::string render_prometheus() const;
   /// The same counters as one JSON object (the status handler's body):

@@ -25,6 +25,18 @@ WebSocketMetrics& Metrics::add_websocket(std::string listener) {
   return websocket_.emplace_back(std::move(listener));
 }
 
+Metrics::WebSocketTotals Metrics::websocket_totals(const std::string& listener) const {
+  std::lock_guard lock(mutex_);
+  WebSocketTotals totals;
+  for (const WebSocketMetrics& row : websocket_) {
+    if (row.listener != listener) continue;
+    totals.connections += prometheus::read(row.connections);
+    totals.ended += prometheus::read(row.ended);
+    totals.freed += prometheus::read(row.freed);
+  }
+  return totals;
+}
+
 void Metrics::render_websocket(std::string& out) const {
   auto sums = prometheus::sums_by_labels<Sum>(
       websocket_, [](const WebSocketMetrics& m) { return "listener=\"" + prometheus_label(m.listener) + "\""; },

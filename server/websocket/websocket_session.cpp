@@ -8,6 +8,7 @@
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/http/utf8.hpp>
+#include <tiffany/reactor/send.hpp>
 
 #include "coro/engine/done_mark.hpp"
 #include "handlers/engine/websocket_metrics.hpp"
@@ -21,6 +22,17 @@ using websocket::Opcode;
 
 // The most one write takes, so its close_timeout is a limit on progress, not on a large queue.
 constexpr std::size_t kWritePiece = 64 * 1024;
+
+// Writes some of `data`: on a plain socket one send (what the peer took),
+// else the whole of it. Why one send there: close_timeout drops a peer that
+// takes nothing, and a slow link that keeps taking a little must stay (a
+// 64 KiB piece at a few KiB a second outlasts the timeout though the peer
+// reads all along). A TLS or HTTP/2 stream writes whole pieces, each within it.
+Task<IoResult> write_some(ByteStream& stream, const char* data, std::size_t size) {
+  if (stream.socket() >= 0 && !stream.encrypted()) co_return co_await Send{stream.socket(), data, size};
+  const IoResult wrote = co_await stream.write(data, size);
+  co_return wrote ? IoResult{static_cast<int>(size)} : wrote;
+}
 
 }  // namespace
 
@@ -257,13 +269,14 @@ Task<void> WebSocketSession::write_loop(std::shared_ptr<WebSocketSession> self) 
     while (!left.empty() && !s.failed_) {
       const std::size_t piece = std::min(left.size(), kWritePiece);
       timer.rearm_after(s.options_.close_timeout);  // a peer that takes nothing for this long is dropped
-      const Timed<IoResult> wrote = co_await timer.guard(s.stream_.write(left.data(), piece));
+      const Timed<IoResult> wrote = co_await timer.guard(write_some(s.stream_, left.data(), piece));
       if (wrote.timed_out() || !*wrote) {
         s.fail(websocket::close_code::abnormal);
         break;
       }
-      left.remove_prefix(piece);
-      s.written_total_ += piece;
+      const auto sent = static_cast<std::size_t>((*wrote).bytes());
+      left.remove_prefix(sent);
+      s.written_total_ += sent;
       s.wake_senders();
     }
     // Why let go: a connection's largest message would otherwise stay held

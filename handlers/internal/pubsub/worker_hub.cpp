@@ -8,6 +8,8 @@
 
 #include <tiffany/coro/scheduler.hpp>
 
+#include "coro/engine/worker_local.hpp"
+
 namespace tiffany::pubsub {
 namespace {
 
@@ -17,8 +19,7 @@ std::atomic<RelayStarter> g_relay_starter{nullptr};
 // This worker's hubs by bus: routes (and plugins) on one bus share one hub, and with Redis its
 // two connections. Weak: the handlers that use a hub keep it.
 std::map<const PubSubBus*, std::weak_ptr<WorkerHub>>& hubs_of_this_worker() {
-  thread_local std::map<const PubSubBus*, std::weak_ptr<WorkerHub>> hubs;
-  return hubs;
+  return worker_local<std::map<const PubSubBus*, std::weak_ptr<WorkerHub>>>();
 }
 
 }  // namespace
