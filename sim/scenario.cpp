@@ -60,6 +60,7 @@ SeedRun run_seed(const Scenario& scenario, std::uint64_t seed, std::ostream* tra
   run.trace_hash = world.trace().value();
   run.events = world.trace().events();
   run.virtual_time = world.elapsed();
+  run.log = world.log();
   return run;
 }
 
@@ -72,6 +73,7 @@ void print_run(std::ostream& out, const Scenario& scenario, std::uint64_t seed, 
       << (run.outcome.summary.empty() ? "" : ", " + run.outcome.summary) << "\n";
   if (run.ok()) return;
   for (const std::string& failure : run.outcome.failures) out << "  failed: " << failure << "\n";
+  for (const std::string& line : run.log) out << "  log: " << line << "\n";
   out << "  replay: tiffany-sim --scenario " << scenario.name << " --seed " << seed << " --trace\n";
 }
 

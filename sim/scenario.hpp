@@ -39,6 +39,7 @@ struct SeedRun {
   std::uint64_t trace_hash = 0;
   std::uint64_t events = 0;
   std::chrono::nanoseconds virtual_time{0};
+  std::vector<std::string> log;  // the server's last log lines (World::log)
   bool ok() const noexcept { return outcome.failures.empty(); }
 };
 

@@ -18,7 +18,19 @@ World::World(std::uint64_t seed, NetworkProfile profile)
       socket_calls_scope_(socket_calls_),
       wall_clock_(&World::wall_time, this),
       entropy_random_(seed ^ 0xd1b54a32d192ed03ULL),
-      entropy_(&World::draw_entropy, this) {}
+      entropy_(&World::draw_entropy, this) {
+  set_log_sink(&log_capture_);
+}
+
+void World::LogCapture::write(LogLevel level, std::string_view line) noexcept {
+  try {
+    if (lines.size() == kLogLines) lines.erase(lines.begin());
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(world.elapsed()).count();
+    lines.push_back(std::to_string(ms) + " ms [" + std::string(log_level_name(level)) + "] " + std::string(line));
+  } catch (...) {
+    // A line that cannot be kept is lost, as a full disk loses one.
+  }
+}
 
 void World::draw_entropy(void* world, void* into, std::size_t size) noexcept {
   auto* bytes = static_cast<unsigned char*>(into);
@@ -41,6 +53,7 @@ World::~World() {
     }
     hosts_.pop_back();
   }
+  set_log_sink(nullptr);  // the hosts' last lines came in above
 }
 
 std::timespec World::wall_time(const void* world) noexcept {

@@ -14,6 +14,7 @@
 #include <tiffany/coro/manual_clock.hpp>
 #include <tiffany/coro/scheduler.hpp>
 #include <tiffany/coro/wall_clock.hpp>
+#include <tiffany/handlers/plugin_logger.hpp>
 
 #include "sim/seeded_random.hpp"
 #include "sim/sim_network.hpp"
@@ -103,6 +104,11 @@ class World {
   std::uint64_t steps() const noexcept { return steps_; }
   /// Operations any host started on descriptors the network does not own.
   std::size_t foreign_operations() const noexcept;
+  /// What the server logged through the log sink (plugins, pub/sub's
+  /// Redis link), each line after its virtual time in ms and level; the last
+  /// kLogLines are kept, for a failure's report.
+  const std::vector<std::string>& log() const noexcept { return log_capture_.lines; }
+  static constexpr std::size_t kLogLines = 40;
   /// Virtual time since the world began.
   std::chrono::nanoseconds elapsed() const noexcept { return clock_.now() - start_; }
   /// The wall-clock time the world began at (fixed, so Date headers repeat): 2026-01-01T00:00:00Z.
@@ -116,6 +122,15 @@ class World {
   static std::timespec wall_time(const void* world) noexcept;
   static void draw_entropy(void* world, void* into, std::size_t size) noexcept;
 
+  // The log sink while the world lives: lines go to the run, not to stderr.
+  struct LogCapture final : LogSink {
+    explicit LogCapture(World& owner) : world(owner) {}
+    bool enabled(LogLevel level) const noexcept override { return level >= LogLevel::info; }
+    void write(LogLevel level, std::string_view line) noexcept override;
+    World& world;
+    std::vector<std::string> lines;
+  };
+
   std::uint64_t seed_;
   Scheduler::SharedThread shared_thread_;  // first: the hosts are built while it is in force
   SeededRandom random_;
@@ -128,6 +143,7 @@ class World {
   WallClockSource wall_clock_;
   SeededRandom entropy_random_;
   EntropySource entropy_;
+  LogCapture log_capture_{*this};
   std::vector<std::unique_ptr<Host>> hosts_;
   std::uint64_t steps_ = 0;
 };

@@ -305,7 +305,7 @@ Task<void> websocket_subscriber(World& world, const char* ip, std::uint16_t port
 }
 
 Task<void> websocket_publisher(World& world, const char* ip, std::uint16_t port, std::string path, std::string channel,
-                               int messages, int subscribers, WebSocketTally& tally) {
+                               int messages, std::function<bool()> may_publish, WebSocketTally& tally) {
   const CountsTheEnd<WebSocketTally> counts{tally};
   UniqueFd socket = co_await connect_to(ip, port);
   if (!socket) {
@@ -318,7 +318,7 @@ Task<void> websocket_publisher(World& world, const char* ip, std::uint16_t port,
   if (!upgraded) co_return;
   // Why wait: a message published before a subscription is confirmed need
   // not reach it, and the subscribers expect every one.
-  while (tally.settled < subscribers) co_await Sleep{1ms};
+  while (!may_publish()) co_await Sleep{1ms};
   for (int i = 0; i < messages; ++i) {
     co_await Sleep{std::chrono::milliseconds(world.random().below(20))};
     const std::string publish = "{\"publish\": \"" + channel + "\", \"data\": " + std::to_string(i) + "}";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <tiffany/coro/task.hpp>
@@ -40,10 +41,11 @@ Task<void> websocket_echo_client(World& world, const char* ip, std::uint16_t por
 Task<void> websocket_subscriber(World& world, const char* ip, std::uint16_t port, std::string path, std::string channel,
                                 int expected, WebSocketTally& tally);
 
-/// Connects, upgrades at `path`, waits until `subscribers` subscribers have
-/// settled (tally.settled: subscribed, or failed before), then publishes data 0 to `messages` - 1 on
-/// `channel` with seeded pauses; then closes with the close handshake.
+/// Connects, upgrades at `path`, waits until `may_publish()` (the
+/// scenario's word: every subscriber settled, a Redis back after a drop),
+/// then publishes data 0 to `messages` - 1 on `channel` with seeded pauses;
+/// then closes with the close handshake.
 Task<void> websocket_publisher(World& world, const char* ip, std::uint16_t port, std::string path, std::string channel,
-                               int messages, int subscribers, WebSocketTally& tally);
+                               int messages, std::function<bool()> may_publish, WebSocketTally& tally);
 
 }  // namespace tiffany::sim

@@ -1,8 +1,10 @@
 // WebSocket scenarios: echo clients and pub/sub across two workers; every session freed at the end.
+#include <optional>
 #include <string>
 
 #include "conf/config_loader.hpp"
 #include "handlers/engine/metrics.hpp"
+#include "sim/peers/redis_server.hpp"
 #include "sim/peers/websocket_client.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sim_server.hpp"
@@ -14,10 +16,11 @@ using namespace std::chrono_literals;
 
 constexpr const char* kListener = "ws";
 
-// Two workers, one listener: a WebSocket echo and a pub/sub endpoint on the
-// in-process bus (a subscriber on one worker hears a publisher on the
-// other), pinging every half second so pings meet the clients' frames.
-std::string server_config() {
+// Two workers, one listener: a WebSocket echo and a pub/sub endpoint, its
+// bus in-process or on Redis (either way a subscriber on one worker hears a
+// publisher on the other), pinging every half second so pings meet the
+// clients' frames.
+std::string server_config(bool redis) {
   return R"({
   "workers": 2,
   "listeners": [ { "name": "ws", "address": "127.0.0.1:8080", "protocol": "http",
@@ -26,7 +29,8 @@ std::string server_config() {
       { "method": "GET", "path": "/echo", "handler": "websocket_echo",
         "with": { "ping_interval_ms": 500, "close_timeout_ms": 1000 } },
       { "method": "GET", "path": "/pubsub", "handler": "pubsub",
-        "with": { "ping_interval_ms": 500, "close_timeout_ms": 1000 } } ] } ]
+        "with": { "ping_interval_ms": 500, "close_timeout_ms": 1000)" +
+         std::string(redis ? R"(, "redis": "127.0.0.1:6379")" : "") + R"( } } ] } ]
 })";
 }
 
@@ -36,10 +40,11 @@ struct Crowd {
   int subscribers = 0;
   int publishers = 0;  // one when there are subscribers
   int messages = 0;    // each echo client's, and the publisher's
+  int redis_restarts = 0;
   int total() const noexcept { return echoing + leaving + subscribers + publishers; }
 };
 
-Crowd spawn_crowd(World& world, WebSocketTally& tally) {
+Crowd spawn_crowd(World& world, SimRedis* redis, WebSocketTally& tally) {
   Crowd crowd;
   crowd.echoing = static_cast<int>(world.random().between(1, 8));
   crowd.leaving = static_cast<int>(world.random().between(0, 3));
@@ -55,8 +60,20 @@ Crowd spawn_crowd(World& world, WebSocketTally& tally) {
     world.spawn(clients, websocket_subscriber(world, "127.0.0.1", 8080, "/pubsub", "room", crowd.messages, tally));
   }
   if (crowd.publishers > 0) {
+    // With Redis, in some seeds it restarts once every subscriber is in,
+    // and the publisher waits until every link is back and subscribed again.
+    const bool restart = redis != nullptr && world.random().chance(400'000);
+    crowd.redis_restarts = restart ? 1 : 0;
+    auto may_publish = [&tally, redis, restart, subscribers = crowd.subscribers, restarted = false]() mutable {
+      if (tally.settled < subscribers) return false;
+      if (restart && !restarted) {
+        redis->drop_connections();
+        restarted = true;
+      }
+      return redis == nullptr || redis->recovered();
+    };
     world.spawn(clients, websocket_publisher(world, "127.0.0.1", 8080, "/pubsub", "room", crowd.messages,
-                                             crowd.subscribers, tally));
+                                             std::move(may_publish), tally));
   }
   return crowd;
 }
@@ -72,9 +89,11 @@ std::string describe(const Crowd& crowd, const WebSocketTally& tally) {
 // drain no connection is open and no session is left in memory.
 void websocket(World& world, ScenarioOutcome& outcome) {
   const Metrics::WebSocketTotals before = Metrics::instance().websocket_totals(kListener);
-  SimServer server(world, parse_config(server_config(), "sim-websocket.json"));
+  std::optional<SimRedis> redis;
+  if (world.random().chance(500'000)) redis.emplace(world, "127.0.0.1:6379");
+  SimServer server(world, parse_config(server_config(redis.has_value()), "sim-websocket.json"));
   WebSocketTally tally;
-  const Crowd crowd = spawn_crowd(world, tally);
+  const Crowd crowd = spawn_crowd(world, redis ? &*redis : nullptr, tally);
   const RunEnd served = world.run_until([&] { return tally.ended == crowd.total(); }, 1h);
   outcome.check(served == RunEnd::done, "the clients did not all end within an hour of virtual time");
   outcome.check(tally.upgraded == crowd.total(),
@@ -103,6 +122,15 @@ void websocket(World& world, ScenarioOutcome& outcome) {
                                                             " WebSocket sessions still in memory after the drain");
   outcome.check(after.ended - before.ended == sessions, "a WebSocket connection not counted as ended");
   outcome.summary = describe(crowd, tally);
+  if (redis) {
+    outcome.check(
+        redis->published() == static_cast<std::uint64_t>(tally.published),
+        std::to_string(redis->published()) + " of " + std::to_string(tally.published) + " messages reached Redis");
+    redis->stop();
+    const RunEnd stopped = world.run_until([&] { return redis->stopped(); }, 1min);
+    outcome.check(stopped == RunEnd::done, "the simulated Redis did not stop");
+    outcome.summary += crowd.redis_restarts > 0 ? ", through Redis restarted once" : ", through Redis";
+  }
 }
 
 }  // namespace

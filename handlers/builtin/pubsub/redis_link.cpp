@@ -11,6 +11,7 @@
 
 #include "client/engine/redis/resp_command.hpp"
 #include "coro/engine/done_mark.hpp"
+#include "coro/engine/worker_local.hpp"
 #include "handlers/builtin/pubsub/redis_connect.hpp"
 #include "handlers/engine/metrics.hpp"
 #include "handlers/internal/pubsub/worker_hub.hpp"
@@ -34,7 +35,7 @@ std::string in_time(std::chrono::milliseconds duration) {
 
 // This worker's metrics row for `address`: links (buses, reloads) to one Redis share it.
 RedisMetrics& metrics_row(const std::string& address) {
-  thread_local std::unordered_map<std::string, RedisMetrics*> rows;
+  auto& rows = worker_local<std::unordered_map<std::string, RedisMetrics*>>();
   RedisMetrics*& row = rows[address];
   if (row == nullptr) row = &Metrics::instance().add_redis(address);
   return *row;

@@ -26,12 +26,14 @@ TEST(SimScenarioTest, AFailedRunNamesWhatFailedAndTheCommandThatReplaysIt) {
   SeedRun run;
   run.trace_hash = 0xabc;
   run.outcome.failures.push_back("2 connections still open after the drain");
+  run.log.push_back("1500 ms [warn] pubsub: lost Redis at 127.0.0.1:6379");
   std::ostringstream report;
   print_run(report, scenario, 81234, run);
   const std::string name = scenario.name;
   EXPECT_TRUE(report.str().starts_with("scenario " + name + " seed 81234: FAILED, trace hash 0000000000000abc, "))
       << report.str();
   EXPECT_NE(report.str().find("  failed: 2 connections still open after the drain\n"), std::string::npos);
+  EXPECT_NE(report.str().find("  log: 1500 ms [warn] pubsub: lost Redis at 127.0.0.1:6379\n"), std::string::npos);
   EXPECT_NE(report.str().find("  replay: tiffany-sim --scenario " + name + " --seed 81234 --trace\n"),
             std::string::npos);
 }

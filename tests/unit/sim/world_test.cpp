@@ -63,6 +63,20 @@ Task<void> waits_for_bytes(int fd) {
   co_await Recv{fd, &byte, 1};
 }
 
+TEST(WorldTest, TheServersLogLinesGoToTheRunAtTheirVirtualTime) {
+  World world(7);
+  Host& host = world.add_host("logger");
+  world.spawn(host, []() -> Task<void> {
+    co_await Sleep{1500ms};
+    log_sink().write(LogLevel::warn, "pubsub: lost Redis");
+  }());
+  EXPECT_EQ(world.run(), RunEnd::quiet);
+  EXPECT_EQ(world.log(), std::vector<std::string>{"1500 ms [warn] pubsub: lost Redis"});
+  for (std::size_t i = 0; i < World::kLogLines + 5; ++i) log_sink().write(LogLevel::info, std::to_string(i));
+  ASSERT_EQ(world.log().size(), World::kLogLines) << "the run keeps only its last lines";
+  EXPECT_EQ(world.log().back(), "1500 ms [info] " + std::to_string(World::kLogLines + 4));
+}
+
 TEST(WorldTest, ARunWhereEveryHostWaitsOnSilentSocketsEndsAsWaiting) {
   World world(4);
   Host& host = world.add_host("host");
