@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,7 +34,9 @@ struct StreamState {
   bool sent_before_settings = false;  // its HEADERS left before the server's SETTINGS came
 };
 
-nghttp2_nv field(const std::string& name, const std::string& value) {
+// Why views: nghttp2 copies the bytes on submit; until then they must live
+// (a literal, or the request's strings), never a temporary std::string.
+nghttp2_nv field(std::string_view name, std::string_view value) {
   return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
           reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
           NGHTTP2_NV_FLAG_NONE};
