@@ -11,6 +11,7 @@ namespace tiffany::sim {
 void add_http1_scenarios(std::vector<Scenario>& into);  // sim/scenarios/http1_scenarios.cpp
 void add_http2_scenarios(std::vector<Scenario>& into);  // sim/scenarios/http2_scenarios.cpp
 void add_websocket_scenarios(std::vector<Scenario>& into);  // sim/scenarios/websocket_scenarios.cpp
+void add_mixed_drain_scenario(std::vector<Scenario>& into);  // sim/scenarios/mixed_drain_scenario.cpp
 
 const std::vector<Scenario>& scenarios() {
   static const std::vector<Scenario> all = [] {
@@ -18,6 +19,7 @@ const std::vector<Scenario>& scenarios() {
     add_http1_scenarios(list);
     add_http2_scenarios(list);
     add_websocket_scenarios(list);
+    add_mixed_drain_scenario(list);
     return list;
   }();
   return all;

@@ -52,6 +52,8 @@ class SimNetwork {
   SimNetwork(const ManualClock& clock, SeededRandom& random, NetworkProfile profile = {}) noexcept
       : clock_(clock), random_(random), profile_(profile) {}
 
+  const NetworkProfile& profile() const noexcept { return profile_; }
+
   /// Two connected sockets (as socketpair(2), but with the network's latency).
   std::pair<int, int> socket_pair();
   bool owns(int fd) const noexcept { return fd >= kFirstFd; }

@@ -10,7 +10,7 @@ sim=$1
 fail() { echo "tiffany_sim_cli: $*"; exit 1; }
 
 list=$("$sim" --list)
-for name in http1 drain http2 websocket; do
+for name in http1 drain http2 websocket mixed_drain; do
   grep -q "^$name " <<<"$list" || fail "--list does not name $name first on a line: $list"
 done
 
