@@ -12,6 +12,7 @@
 
 #include "handlers/engine/http2_metrics.hpp"
 #include "handlers/engine/readiness.hpp"
+#include "net/engine/write_some.hpp"
 #include "server/log/access_log.hpp"
 #include "server/log/error_log.hpp"
 #include "server/log/state_bug.hpp"
@@ -194,10 +195,16 @@ Task<Http2Connection::Sent> Http2Connection::send_pending() {
       out_.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(produced));
     }
     if (out_.empty()) co_return Sent::all;
-    deadline_->rearm_after(site_.timeouts.write);
     const auto write_began = Scheduler::current().now();
-    const Timed<IoResult> write = co_await within(*deadline_, TimeoutStage::write, stream_->write(out_.data(), out_.size()));
-    if (write.timed_out() || !*write) co_return Sent::failed;  // a client that does not read, or gone
+    // Why the deadline re-armed for each part the client takes: write_ms is
+    // "each wait for the peer to take more" (write_some).
+    for (std::string_view left = out_; !left.empty();) {
+      deadline_->rearm_after(site_.timeouts.write);
+      const Timed<IoResult> wrote =
+          co_await within(*deadline_, TimeoutStage::write, write_some(*stream_, left.data(), left.size()));
+      if (wrote.timed_out() || !*wrote) co_return Sent::failed;  // a client that does not read, or gone
+      left.remove_prefix(static_cast<std::size_t>((*wrote).bytes()));
+    }
     add_stat(Stat::bytes_sent, static_cast<std::int64_t>(out_.size()));
     hold_input_clocks(Scheduler::current().now() - write_began);
     // Why: a last stream's end was framed before its bytes went; the
@@ -432,7 +439,14 @@ void Http2Connection::note_stalls() {
       stream.stalled_since.reset();
     } else if (!stream.stalled_since) {
       stream.stalled_since = Scheduler::current().now();
+      stream.taken_when_stalled = stream.output_taken;
       count(&Http2Metrics::stalls);
+    } else if (stream.output_taken != stream.taken_when_stalled) {
+      // Why anew: the window opened and shut again between two looks (a
+      // client whose window is smaller than what one round trip carries,
+      // every time); write_ms bounds a wait without progress, not a download.
+      stream.stalled_since = Scheduler::current().now();
+      stream.taken_when_stalled = stream.output_taken;
     }
   }
 }

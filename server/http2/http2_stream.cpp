@@ -351,6 +351,7 @@ ssize_t Http2Stream::read_data(std::uint8_t* buffer, std::size_t length, std::ui
     }
     if (pending_.size() - pending_from_ <= kMaxPendingBytes) drained_.set();
   }
+  output_taken += copied;
   if ((output_ == OutputPhase::whole || output_ == OutputPhase::ended) && whole_.empty() &&
       pending_from_ == pending_.size()) {
     *flags |= NGHTTP2_DATA_FLAG_EOF;

@@ -61,6 +61,8 @@ struct StreamBooks {
   Scheduler::Clock::time_point body_began{};  // the header block ended
   Scheduler::Clock::time_point last_input{};  // the last body bytes (or body_began)
   std::optional<Scheduler::Clock::time_point> stalled_since;  // output waiting on the client's window
+  std::uint64_t output_taken = 0;        // body bytes the session has framed (read_data): the stall clock's progress
+  std::uint64_t taken_when_stalled = 0;  // output_taken when stalled_since was last set
   std::size_t slot = 0;           // its entry's index in the connection's streams
   bool window_held = false;       // listed among the connection's streams whose window it holds
 

@@ -8,12 +8,12 @@
 #include <tiffany/coro/deadline.hpp>
 #include <tiffany/coro/task_canceled.hpp>
 #include <tiffany/http/utf8.hpp>
-#include <tiffany/reactor/send.hpp>
 
 #include "coro/engine/done_mark.hpp"
 #include "handlers/engine/websocket_metrics.hpp"
 #include "http/engine/websocket/deflate_negotiation.hpp"
 #include "http/engine/websocket/frame.hpp"
+#include "net/engine/write_some.hpp"
 
 namespace tiffany::http {
 namespace {
@@ -23,16 +23,6 @@ using websocket::Opcode;
 // The most one write takes, so its close_timeout is a limit on progress, not on a large queue.
 constexpr std::size_t kWritePiece = 64 * 1024;
 
-// Writes some of `data`: on a plain socket one send (what the peer took),
-// else the whole of it. Why one send there: close_timeout drops a peer that
-// takes nothing, and a slow link that keeps taking a little must stay (a
-// 64 KiB piece at a few KiB a second outlasts the timeout though the peer
-// reads all along). A TLS or HTTP/2 stream writes whole pieces, each within it.
-Task<IoResult> write_some(ByteStream& stream, const char* data, std::size_t size) {
-  if (stream.socket() >= 0 && !stream.encrypted()) co_return co_await Send{stream.socket(), data, size};
-  const IoResult wrote = co_await stream.write(data, size);
-  co_return wrote ? IoResult{static_cast<int>(size)} : wrote;
-}
 
 }  // namespace
 
