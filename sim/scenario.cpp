@@ -6,11 +6,13 @@
 
 #include <tiffany/coro/exception_message.hpp>
 
+#include "sim/sim_server.hpp"
+
 namespace tiffany::sim {
 
-void add_http1_scenarios(std::vector<Scenario>& into);  // sim/scenarios/http1_scenarios.cpp
-void add_http2_scenarios(std::vector<Scenario>& into);  // sim/scenarios/http2_scenarios.cpp
-void add_websocket_scenarios(std::vector<Scenario>& into);  // sim/scenarios/websocket_scenarios.cpp
+void add_http1_scenarios(std::vector<Scenario>& into);       // sim/scenarios/http1_scenarios.cpp
+void add_http2_scenarios(std::vector<Scenario>& into);       // sim/scenarios/http2_scenarios.cpp
+void add_websocket_scenarios(std::vector<Scenario>& into);   // sim/scenarios/websocket_scenarios.cpp
 void add_mixed_drain_scenario(std::vector<Scenario>& into);  // sim/scenarios/mixed_drain_scenario.cpp
 
 const std::vector<Scenario>& scenarios() {
@@ -23,6 +25,17 @@ const std::vector<Scenario>& scenarios() {
     return list;
   }();
   return all;
+}
+
+void drain_and_check(World& world, SimServer& server, std::chrono::milliseconds grace, ScenarioOutcome& outcome) {
+  using namespace std::chrono_literals;
+  const auto began = world.elapsed();
+  server.drain(grace);
+  const RunEnd drained = world.run_until([&] { return server.drained(); }, 1h);
+  outcome.check(drained == RunEnd::done, "the drain did not end");
+  outcome.check(world.elapsed() - began <= grace + 2s + 1s, "the drain outlasted its grace and the header timeout");
+  outcome.check(server.open_connections() == 0,
+                std::to_string(server.open_connections()) + " connections still open after the drain");
 }
 
 const Scenario* find_scenario(const std::string& name) {

@@ -29,6 +29,14 @@ struct Scenario {
   std::uint64_t budget;  // the seeds CI runs: 1 to budget (`tiffany-sim --budget`)
 };
 
+class SimServer;
+
+/// Drains `server` (what SIGTERM asks) with `grace` once the clients are
+/// done, and checks what such a drain must end with: it ends, within the
+/// grace plus the header timeout (2 s in the scenarios' configs) plus a
+/// second (docs/operations.md), and no connection is left.
+void drain_and_check(World& world, SimServer& server, std::chrono::milliseconds grace, ScenarioOutcome& outcome);
+
 /// Every scenario, in --list order.
 const std::vector<Scenario>& scenarios();
 const Scenario* find_scenario(const std::string& name);

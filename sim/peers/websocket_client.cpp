@@ -1,6 +1,7 @@
 // Simulated WebSocket clients: RFC 6455 framing written here (masked, fragmented by seed), checked as they read.
 #include "sim/peers/websocket_client.hpp"
 
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -206,10 +207,26 @@ Task<void> close_and_count(Connection& connection, WebSocketTally& tally) {
   }
 }
 
-// Upgrades at `path`, counted (upgraded, or refused).
-Task<bool> upgrade_counted(Connection& connection, const std::string& path, WebSocketTally& tally) {
-  const bool upgraded = co_await connection.upgrade(path);
-  ++(upgraded ? tally.upgraded : tally.refused);
+// A connection upgraded to WebSocket: its socket, stream and framing together.
+struct Upgraded {
+  Upgraded(World& world, UniqueFd fd) : socket(std::move(fd)), stream(socket.get()), connection(world, stream) {}
+  UniqueFd socket;
+  SocketStream stream;
+  Connection connection;
+};
+
+// Connects and upgrades at `path`, counted (upgraded, or refused); null when either failed.
+Task<std::unique_ptr<Upgraded>> open_upgraded(World& world, const char* ip, std::uint16_t port, std::string path,
+                                              WebSocketTally& tally) {
+  UniqueFd socket = co_await connect_to(ip, port);
+  if (!socket) {
+    ++tally.refused;
+    co_return nullptr;
+  }
+  auto upgraded = std::make_unique<Upgraded>(world, std::move(socket));
+  const bool ok = co_await upgraded->connection.upgrade(path);
+  ++(ok ? tally.upgraded : tally.refused);
+  if (!ok) co_return nullptr;
   co_return upgraded;
 }
 
@@ -218,15 +235,9 @@ Task<bool> upgrade_counted(Connection& connection, const std::string& path, WebS
 Task<void> websocket_echo_client(World& world, const char* ip, std::uint16_t port, std::string path, int messages,
                                  bool leave_early, WebSocketTally& tally) {
   const CountsTheEnd<WebSocketTally> counts{tally};
-  UniqueFd socket = co_await connect_to(ip, port);
-  if (!socket) {
-    ++tally.refused;
-    co_return;
-  }
-  SocketStream stream(socket.get());
-  Connection connection(world, stream);
-  const bool upgraded = co_await upgrade_counted(connection, path, tally);
+  const std::unique_ptr<Upgraded> upgraded = co_await open_upgraded(world, ip, port, std::move(path), tally);
   if (!upgraded) co_return;
+  Connection& connection = upgraded->connection;
   const int before_leaving = leave_early ? static_cast<int>(world.random().below(messages + 1)) : messages;
   for (int i = 0; i < before_leaving; ++i) {
     co_await Sleep{std::chrono::milliseconds(world.random().below(40))};
@@ -245,7 +256,7 @@ Task<void> websocket_echo_client(World& world, const char* ip, std::uint16_t por
     ++(echo->opcode == (text ? kText : kBinary) && echo->payload == payload ? tally.echoed : tally.wrong);
   }
   if (leave_early) {
-    socket.reset();  // gone without a close frame: the server must let the session go
+    upgraded->socket.reset();  // gone without a close frame: the server must let the session go
     ++tally.left;
     co_return;
   }
@@ -264,15 +275,9 @@ Task<void> websocket_subscriber(World& world, const char* ip, std::uint16_t port
     WebSocketTally& tally;
   };
   std::optional<Settles> settles(std::in_place, tally);
-  UniqueFd socket = co_await connect_to(ip, port);
-  if (!socket) {
-    ++tally.refused;
-    co_return;
-  }
-  SocketStream stream(socket.get());
-  Connection connection(world, stream);
-  const bool upgraded = co_await upgrade_counted(connection, path, tally);
+  const std::unique_ptr<Upgraded> upgraded = co_await open_upgraded(world, ip, port, std::move(path), tally);
   if (!upgraded) co_return;
+  Connection& connection = upgraded->connection;
   const bool sent = co_await connection.send(kText, "{\"subscribe\": \"" + channel + "\"}");
   if (!sent) {
     ++tally.cut;
@@ -307,15 +312,9 @@ Task<void> websocket_subscriber(World& world, const char* ip, std::uint16_t port
 Task<void> websocket_publisher(World& world, const char* ip, std::uint16_t port, std::string path, std::string channel,
                                int messages, std::function<bool()> may_publish, WebSocketTally& tally) {
   const CountsTheEnd<WebSocketTally> counts{tally};
-  UniqueFd socket = co_await connect_to(ip, port);
-  if (!socket) {
-    ++tally.refused;
-    co_return;
-  }
-  SocketStream stream(socket.get());
-  Connection connection(world, stream);
-  const bool upgraded = co_await upgrade_counted(connection, path, tally);
+  const std::unique_ptr<Upgraded> upgraded = co_await open_upgraded(world, ip, port, std::move(path), tally);
   if (!upgraded) co_return;
+  Connection& connection = upgraded->connection;
   // Why wait: a message published before a subscription is confirmed need
   // not reach it, and the subscribers expect every one.
   while (!may_publish()) co_await Sleep{1ms};

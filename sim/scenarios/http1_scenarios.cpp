@@ -84,11 +84,7 @@ void http1(World& world, ScenarioOutcome& outcome) {
                 "answered " + std::to_string(tally.answered) + " of " + std::to_string(crowd.expected_answers()));
   outcome.check(tally.wrong == 0, std::to_string(tally.wrong) + " wrong answers");
   outcome.check(tally.cut == 0, std::to_string(tally.cut) + " connections cut before their answer");
-  server.drain(5s);
-  const RunEnd drained = world.run_until([&] { return server.drained(); }, 1h);
-  outcome.check(drained == RunEnd::done, "the drain did not end");
-  outcome.check(server.open_connections() == 0,
-                std::to_string(server.open_connections()) + " connections still open after the drain");
+  drain_and_check(world, server, 5s, outcome);
   outcome.summary = describe(crowd, tally);
 }
 
@@ -125,11 +121,9 @@ void drain(World& world, ScenarioOutcome& outcome) {
 
 void add_http1_scenarios(std::vector<Scenario>& into) {
   into.push_back(
-      {"http1", "HTTP/1.1 keep-alive, pipelining and leaving clients against two workers, then a drain", http1,
-       2000});
+      {"http1", "HTTP/1.1 keep-alive, pipelining and leaving clients against two workers, then a drain", http1, 2000});
   into.push_back(
-      {"drain", "a drain begun while HTTP/1.1 clients are busy: right answers, every connection ends", drain,
-       2000});
+      {"drain", "a drain begun while HTTP/1.1 clients are busy: right answers, every connection ends", drain, 2000});
 }
 
 }  // namespace tiffany::sim

@@ -123,15 +123,7 @@ void http2(World& world, ScenarioOutcome& outcome) {
   outcome.check(tally.goaway_errors == 0, std::to_string(tally.goaway_errors) + " GOAWAYs with an error");
   outcome.check(tally.finished == crowd.clients,
                 std::to_string(tally.finished) + " of " + std::to_string(crowd.clients) + " clients finished");
-  const auto drain_began = world.elapsed();
-  server.drain(5s);
-  const RunEnd drained = world.run_until([&] { return server.drained(); }, 1h);
-  outcome.check(drained == RunEnd::done, "the drain did not end");
-  // Its bound (docs/operations.md): the grace, then a header block's
-  // timeout for a request under way (2 s), and a second for the rest.
-  outcome.check(world.elapsed() - drain_began <= 5s + 2s + 1s, "the drain outlasted its grace and the header timeout");
-  outcome.check(server.open_connections() == 0,
-                std::to_string(server.open_connections()) + " connections still open after the drain");
+  drain_and_check(world, server, 5s, outcome);
   outcome.summary = describe(crowd, tally);
 }
 

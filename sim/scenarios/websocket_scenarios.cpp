@@ -107,13 +107,7 @@ void websocket(World& world, ScenarioOutcome& outcome) {
   outcome.check(tally.cut == 0, std::to_string(tally.cut) + " connections cut");
   outcome.check(tally.closed == crowd.echoing + crowd.subscribers + crowd.publishers,
                 std::to_string(tally.closed) + " close handshakes completed");
-  const auto drain_began = world.elapsed();
-  server.drain(5s);
-  const RunEnd drained = world.run_until([&] { return server.drained(); }, 1h);
-  outcome.check(drained == RunEnd::done, "the drain did not end");
-  outcome.check(world.elapsed() - drain_began <= 5s + 2s + 1s, "the drain outlasted its grace and the header timeout");
-  outcome.check(server.open_connections() == 0,
-                std::to_string(server.open_connections()) + " connections still open after the drain");
+  drain_and_check(world, server, 5s, outcome);
   // The judges' defect: a closed WebSocket kept in memory until shutdown.
   const Metrics::WebSocketTotals after = Metrics::instance().websocket_totals(kListener);
   const std::uint64_t sessions = after.connections - before.connections;
