@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <utility>
 
 #include <tiffany/coro/exception_message.hpp>
 
@@ -36,6 +37,18 @@ void drain_and_check(World& world, SimServer& server, std::chrono::milliseconds 
   outcome.check(world.elapsed() - began <= grace + 2s + 1s, "the drain outlasted its grace and the header timeout");
   outcome.check(server.open_connections() == 0,
                 std::to_string(server.open_connections()) + " connections still open after the drain");
+}
+
+WebSocketSessionsFreed::WebSocketSessionsFreed(std::string listener)
+    : listener_(std::move(listener)), before_(Metrics::instance().websocket_totals(listener_)) {}
+
+void WebSocketSessionsFreed::check(ScenarioOutcome& outcome) const {
+  const Metrics::WebSocketTotals after = Metrics::instance().websocket_totals(listener_);
+  const std::uint64_t sessions = after.connections - before_.connections;
+  const std::uint64_t freed = after.freed - before_.freed;
+  outcome.check(freed == sessions, std::to_string(sessions - freed) + " of " + std::to_string(sessions) +
+                                       " WebSocket sessions still in memory after the drain");
+  outcome.check(after.ended - before_.ended == sessions, "a WebSocket connection not counted as ended");
 }
 
 const Scenario* find_scenario(const std::string& name) {

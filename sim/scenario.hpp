@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "handlers/engine/metrics.hpp"
 #include "sim/world.hpp"
 
 namespace tiffany::sim {
@@ -30,6 +31,21 @@ struct Scenario {
 };
 
 class SimServer;
+
+/// The judges' "closed WebSocket never freed", as a property: built before
+/// the server, it notes `listener`'s WebSocket counters (process-wide rows,
+/// so a run reads its own difference); check() after the drain records a
+/// failure for every session the run opened that is still in memory, or
+/// whose connection was never counted as ended.
+class WebSocketSessionsFreed {
+ public:
+  explicit WebSocketSessionsFreed(std::string listener);
+  void check(ScenarioOutcome& outcome) const;
+
+ private:
+  std::string listener_;
+  Metrics::WebSocketTotals before_;
+};
 
 /// Drains `server` (what SIGTERM asks) with `grace` once the clients are
 /// done, and checks what such a drain must end with: it ends, within the

@@ -80,11 +80,9 @@ class ClientSession {
       ++(ended_ ? tally_.cut : tally_.refused);
       return 0;
     }
-    const std::string scheme = "http";
-    const std::string authority = "sim";
     const std::string length = std::to_string(request.body.size());
-    std::vector<nghttp2_nv> fields = {field(":method", request.method), field(":scheme", scheme),
-                                      field(":authority", authority), field(":path", request.path)};
+    std::vector<nghttp2_nv> fields = {field(":method", request.method), field(":scheme", "http"),
+                                      field(":authority", "sim"), field(":path", request.path)};
     if (request.method == "POST") fields.push_back(field("content-length", length));
     // The stream's state first (nghttp2 gives its id only on submit): a
     // std::map node keeps its address, which the upload's source holds.

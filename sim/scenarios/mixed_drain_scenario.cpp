@@ -2,7 +2,6 @@
 #include <string>
 
 #include "conf/config_loader.hpp"
-#include "handlers/engine/metrics.hpp"
 #include "sim/peers/http1_client.hpp"
 #include "sim/peers/http2_client.hpp"
 #include "sim/peers/websocket_client.hpp"
@@ -41,7 +40,7 @@ struct Crowd {
 // Everything any client here gets must be right; ends cut by the drain are
 // allowed (a refused or cut stream, a WebSocket closed with 1001).
 void mixed_drain(World& world, ScenarioOutcome& outcome) {
-  const Metrics::WebSocketTotals before = Metrics::instance().websocket_totals(kListener);
+  const WebSocketSessionsFreed sessions_freed(kListener);
   SimServer server(world, parse_config(server_config(), "sim-mixed-drain.json"));
   ClientTally http1;
   Http2Tally http2;
@@ -97,11 +96,7 @@ void mixed_drain(World& world, ScenarioOutcome& outcome) {
   outcome.check(http2.wrong == 0, std::to_string(http2.wrong) + " wrong HTTP/2 answers");
   outcome.check(http2.goaway_errors == 0, std::to_string(http2.goaway_errors) + " GOAWAYs with an error");
   outcome.check(websocket.wrong == 0, std::to_string(websocket.wrong) + " wrong WebSocket messages");
-  const Metrics::WebSocketTotals after = Metrics::instance().websocket_totals(kListener);
-  const std::uint64_t sessions = after.connections - before.connections;
-  outcome.check(after.freed - before.freed == sessions, std::to_string(sessions - (after.freed - before.freed)) +
-                                                            " of " + std::to_string(sessions) +
-                                                            " WebSocket sessions still in memory after the drain");
+  sessions_freed.check(outcome);
   outcome.summary = std::to_string(http1.answered) + " HTTP/1.1 answers, " + std::to_string(http2.answered) +
                     " HTTP/2 answers (" + std::to_string(http2.refused) + " refused, " + std::to_string(http2.cut) +
                     " cut), " + std::to_string(websocket.echoed) + " echoes on " + std::to_string(crowd.websocket) +
